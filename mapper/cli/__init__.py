@@ -1,0 +1,58 @@
+"""``stackmap``: the map tool's command line.
+
+Each command group lives in its own module and registers itself on :data:`app`; this module
+only assembles them.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from mapper import __version__
+from mapper.cli import check_cmd, ingest_cmd, status_cmd
+
+HELP = """Map an AI-accelerator software stack: layers, components, interfaces, scenarios.
+
+Examples:
+
+  stackmap init ../other-stack          propose a stackmap.toml for another repository
+
+  stackmap ingest .                     build the graph and the vector index
+
+  stackmap search "who frees device memory" --json
+
+  stackmap show interface:umd_kmd.submit
+
+  stackmap ls --kind component --layer umd
+
+  stackmap check --format sarif -o check.sarif
+
+  stackmap diff v1 HEAD
+"""
+
+app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"stackmap {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """The map tool."""
+
+
+status_cmd.register(app)
+ingest_cmd.register(app)
+check_cmd.register(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,33 @@
+"""The main job on the embedded defaults: what `make demo` runs.
+
+Each step is a real command of the two console scripts; a step that fails stops the demo with
+its exit status.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+STEPS: list[list[str]] = [
+    ["refstack", "status"],
+    ["stackmap", "status", "."],
+]
+
+
+def main() -> int:
+    for argv in STEPS:
+        print(f"\n$ {' '.join(argv)}", flush=True)
+        code = subprocess.call([str(BIN / argv[0]), *argv[1:]], cwd=ROOT)
+        if code != 0:
+            print(f"demo step failed with exit status {code}: {' '.join(argv)}", file=sys.stderr)
+            return code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

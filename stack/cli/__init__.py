@@ -1,0 +1,57 @@
+"""``refstack``: the reference stack's command line.
+
+Each command group lives in its own module and registers itself on :data:`app`; this module
+only assembles them. The CLI sits outside the five layers, so it may import any of them.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from stack import __version__
+from stack.cli import bench, kmd_cmd, model_cmd, umd_cmd
+
+HELP = """The reference five-layer AI-accelerator stack: adapter → compiler → runtime → UMD → KMD.
+
+Examples:
+
+  refstack status --json
+
+  refstack compile model.onnx -o model.sx
+
+  refstack run model.sx --input x=x.npy --output-dir out/
+
+  refstack umd serve --port 50051
+
+  refstack bench kmd --json
+
+  refstack conformance --json
+"""
+
+app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"refstack {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """The reference stack."""
+
+
+app.add_typer(bench.app, name="bench")
+app.add_typer(umd_cmd.app, name="umd")
+kmd_cmd.register(app)
+model_cmd.register(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,1 @@
+"""The web UI over the map: role views served by FastAPI. Imports ``mapper`` only."""
