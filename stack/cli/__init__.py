@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from stack import __version__
-from stack.cli import bench, kmd_cmd, model_cmd, umd_cmd
+from stack.cli import bench, kmd_cmd, model_cmd, run_cmd, umd_cmd
 
 HELP = """The reference five-layer AI-accelerator stack: adapter → compiler → runtime → UMD → KMD.
 
@@ -50,6 +50,7 @@ app.add_typer(bench.app, name="bench")
 app.add_typer(umd_cmd.app, name="umd")
 kmd_cmd.register(app)
 model_cmd.register(app)
+run_cmd.register(app)
 
 
 def main() -> None:

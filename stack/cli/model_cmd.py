@@ -11,7 +11,6 @@ from stack.cli._common import not_implemented
 
 def register(app: typer.Typer) -> None:
     app.command("compile")(compile_model)
-    app.command("run")(run_model)
     app.command("conformance")(conformance)
 
 
@@ -21,15 +20,6 @@ def compile_model(
 ) -> None:
     """Compile an ONNX model into an Executable (.sx)."""
     not_implemented("refstack compile")
-
-
-def run_model(
-    executable: Path = typer.Argument(..., help="An Executable written by `refstack compile`."),
-    inputs: list[str] = typer.Option([], "--input", help="NAME=FILE.npy, once per input."),
-    output_dir: Path = typer.Option(Path("out"), "--output-dir", help="Where outputs go."),
-) -> None:
-    """Run an Executable through runtime → UMD → KMD and write each output as .npy."""
-    not_implemented("refstack run")
 
 
 def conformance(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
