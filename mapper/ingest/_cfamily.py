@@ -1,0 +1,227 @@
+"""C, C++ and CUDA symbol extraction from a tree-sitter tree (``queries/{c,cpp,cuda}.scm``)."""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from mapper.ingest.treesitter import end_line, line, matches, text
+from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
+
+_IOCTL = re.compile(r"^\s*_IO(R|W|WR)?\s*\(")
+_INT = re.compile(r"^\s*\(?\s*(-?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+))[uUlL]*\s*\)?\s*$")
+_SCOPES = ("namespace_definition", "class_specifier", "struct_specifier")
+_WRAPPERS = ("pointer_declarator", "reference_declarator", "parenthesized_declarator")
+_DEF_KINDS = {
+    "definition.function": SymbolKind.FUNCTION,
+    "definition.class": SymbolKind.CLASS,
+    "definition.struct": SymbolKind.STRUCT,
+    "definition.enum": SymbolKind.ENUM,
+    "definition.enumerator": SymbolKind.ENUMERATOR,
+    "definition.macro": SymbolKind.MACRO,
+}
+
+
+def extract(
+    path: str, root: ts.Node, language: Language
+) -> tuple[tuple[Symbol, ...], tuple[Reference, ...]]:
+    symbols: dict[str, Symbol] = {}
+    refs: list[Reference] = []
+    cpp = language is not Language.C
+    for caps in matches(language, root):
+        def_key = next((k for k in caps if k in _DEF_KINDS), None)
+        if def_key is not None:
+            node, name_node = caps[def_key][0], caps["name"][0]
+            sym = _definition(path, node, name_node, _DEF_KINDS[def_key], language, cpp)
+            if sym is None:
+                continue
+            old = symbols.get(sym.qualname)
+            # a definition with a body wins over an earlier prototype of the same name
+            if (
+                old is None
+                or (node.type == "function_definition" and old.kind is not sym.kind)
+                or (node.type == "function_definition" and _is_prototype(old))
+            ):
+                symbols[sym.qualname] = sym
+        elif "reference.call" in caps:
+            node = caps["reference.call"][0]
+            target = _callee(caps["name"][0])
+            scope = _enclosing_function(node, cpp)
+            refs.append(Reference("call", target, Location(path, line(node)), scope, language))
+        elif "reference.include" in caps:
+            node = caps["reference.include"][0]
+            target = text(caps["name"][0]).strip().strip('"<>')
+            refs.append(Reference("include", target, Location(path, line(node)), None, language))
+    return tuple(symbols.values()), tuple(refs)
+
+
+def _is_prototype(sym: Symbol) -> bool:
+    return sym.end_line == sym.location.line and sym.kind in (
+        SymbolKind.FUNCTION,
+        SymbolKind.METHOD,
+    )
+
+
+def _prefix(node: ts.Node, cpp: bool) -> list[str]:
+    if not cpp:
+        return []
+    names: list[str] = []
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _SCOPES:
+            name = parent.child_by_field_name("name")
+            if name is not None:
+                names.append(text(name))
+        parent = parent.parent
+    return list(reversed(names))
+
+
+def _function_declarator(node: ts.Node) -> ts.Node | None:
+    while node is not None and node.type in _WRAPPERS:
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            return None
+        node = inner
+    return node if node is not None and node.type == "function_declarator" else None
+
+
+def _definition(
+    path: str, node: ts.Node, name_node: ts.Node, kind: SymbolKind, lang: Language, cpp: bool
+) -> Symbol | None:
+    loc = Location(path, line(node))
+    end = end_line(node)
+    if kind is SymbolKind.FUNCTION:
+        return _function(path, node, name_node, lang, cpp)
+    name = text(name_node)
+    prefix = _prefix(node, cpp)
+    if kind is SymbolKind.MACRO:
+        value_node = node.child_by_field_name("value")
+        value = text(value_node).strip() or None
+        if value is None and re.search(r"_(H|HPP|H_)$", name):
+            return None  # include guard
+        sig = None
+        if node.type == "preproc_function_def":
+            params = node.child_by_field_name("parameters")
+            names = [text(p) for p in params.named_children] if params is not None else []
+            sig = Signature(tuple(Param(n) for n in names))
+        elif value is not None and _IOCTL.match(value):
+            kind = SymbolKind.IOCTL
+        return Symbol(name, kind, lang, loc, sig, value=value, end_line=end)
+    if kind is SymbolKind.ENUMERATOR:
+        enum = node.parent.parent if node.parent is not None else None
+        if enum is not None and any(c.type == "class" for c in enum.children):
+            enum_name = enum.child_by_field_name("name")
+            prefix = [*_prefix(enum, cpp), text(enum_name)]
+        qual = "::".join([*prefix, name])
+        return Symbol(qual, kind, lang, loc, value=_enumerator_value(node), end_line=end)
+    if node.type == "type_definition" or kind is SymbolKind.CLASS or cpp:
+        qual = "::".join([*prefix, name])
+    else:
+        qual = name
+    return Symbol(qual, kind, lang, loc, end_line=end)
+
+
+def _enumerator_value(node: ts.Node) -> str | None:
+    value = node.child_by_field_name("value")
+    if value is not None:
+        return text(value).strip()
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type != "enumerator":
+        prev = prev.prev_named_sibling
+    if prev is None:
+        return "0"
+    prev_value = _enumerator_value(prev)
+    match = _INT.match(prev_value or "")
+    return str(int(match.group(1), 0) + 1) if match else None
+
+
+def _function(
+    path: str, node: ts.Node, name_node: ts.Node, lang: Language, cpp: bool
+) -> Symbol | None:
+    decl = _function_declarator(name_node)
+    if decl is None:
+        return None
+    if node.type == "declaration" and any(p.type == "compound_statement" for p in _ancestors(node)):
+        return None  # a local prototype inside a function body
+    ident = decl.child_by_field_name("declarator")
+    name = text(ident)
+    prefix = _prefix(node, cpp)
+    in_class = any(p.type in ("class_specifier", "struct_specifier") for p in _ancestors(node))
+    kind = SymbolKind.METHOD if cpp and (in_class or "::" in name) else SymbolKind.FUNCTION
+    if lang is Language.CUDA and any(c.type == "__global__" for c in node.children):
+        kind = SymbolKind.KERNEL
+    returns = _type_text(node) + _stars(name_node, decl)
+    sig = Signature(_params(decl.child_by_field_name("parameters")), returns or None)
+    qual = "::".join([*prefix, name]) if cpp else name
+    return Symbol(qual, kind, lang, Location(path, line(node)), sig, end_line=end_line(node))
+
+
+def _ancestors(node: ts.Node) -> list[ts.Node]:
+    out: list[ts.Node] = []
+    parent = node.parent
+    while parent is not None:
+        out.append(parent)
+        parent = parent.parent
+    return out
+
+
+def _type_text(node: ts.Node) -> str:
+    quals = [text(c) for c in node.children if c.type == "type_qualifier"]
+    return " ".join([*quals, text(node.child_by_field_name("type"))]).strip()
+
+
+def _stars(outer: ts.Node, inner: ts.Node) -> str:
+    """The ``*``/``&`` of the wrappers between a declarator and its inner declarator."""
+    marks = ""
+    node: ts.Node | None = outer
+    while node is not None and node != inner:
+        if node.type == "pointer_declarator":
+            marks += "*"
+        elif node.type == "reference_declarator":
+            marks += "&"
+        node = node.child_by_field_name("declarator")
+    return marks
+
+
+def _params(plist: ts.Node | None) -> tuple[Param, ...]:
+    params: list[Param] = []
+    for child in plist.named_children if plist is not None else []:
+        if child.type == "variadic_parameter":
+            params.append(Param("...", None, None, "var_positional"))
+            continue
+        if child.type not in ("parameter_declaration", "optional_parameter_declaration"):
+            continue
+        declarator = child.child_by_field_name("declarator")
+        ptype = _type_text(child)
+        if declarator is None:
+            if ptype == "void":
+                continue
+            params.append(Param("", ptype))
+            continue
+        inner = declarator
+        while inner.child_by_field_name("declarator") is not None:
+            inner = inner.child_by_field_name("declarator")  # type: ignore[assignment]
+        suffix = _stars(declarator, inner)
+        if declarator.type == "array_declarator":
+            suffix += "[]"
+        default = text(child.child_by_field_name("default_value")) or None
+        params.append(Param(text(inner), (ptype + suffix).strip() or None, default))
+    return tuple(params)
+
+
+def _callee(node: ts.Node) -> str:
+    if node.type == "template_function":
+        node = node.child_by_field_name("name") or node
+    return re.sub(r"<[^<>]*>", "", "".join(text(node).split()))
+
+
+def _enclosing_function(node: ts.Node, cpp: bool) -> str | None:
+    for parent in _ancestors(node):
+        if parent.type == "function_definition":
+            decl = _function_declarator(parent.child_by_field_name("declarator") or parent)
+            if decl is None:
+                return None
+            name = text(decl.child_by_field_name("declarator"))
+            return "::".join([*_prefix(parent, cpp), name]) if cpp else name
+    return None

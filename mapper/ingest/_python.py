@@ -1,0 +1,225 @@
+"""Python symbol extraction from a tree-sitter tree (driven by ``queries/python.scm``)."""
+
+from __future__ import annotations
+
+import ast
+
+import tree_sitter as ts
+
+from mapper.ingest.treesitter import end_line, line, matches, text
+from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
+
+_DEFS = ("class_definition", "function_definition")
+_MAX_VALUE = 200
+
+
+def extract(
+    path: str, root: ts.Node, module: str
+) -> tuple[tuple[Symbol, ...], tuple[Reference, ...], tuple[tuple[str, str], ...]]:
+    symbols: dict[str, Symbol] = {}
+    refs: list[Reference] = []
+    imports: list[tuple[str, str]] = []
+    for caps in matches(Language.PYTHON, root):
+        if "definition.class" in caps or "definition.function" in caps:
+            node = (caps.get("definition.class") or caps["definition.function"])[0]
+            sym = _definition(path, node, module)
+            symbols.setdefault(sym.qualname, sym)
+        elif "definition.constant" in caps:
+            node = caps["definition.constant"][0]
+            name = text(caps["name"][0])
+            owner = _scope(node, module)
+            value = text(node.child_by_field_name("right"))[:_MAX_VALUE] or None
+            qual = f"{owner}.{name}" if owner else name
+            symbols.setdefault(
+                qual,
+                Symbol(
+                    qual,
+                    SymbolKind.CONSTANT,
+                    Language.PYTHON,
+                    Location(path, line(node)),
+                    value=value,
+                    end_line=end_line(node),
+                ),
+            )
+        elif "reference.call" in caps:
+            node = caps["reference.call"][0]
+            target = "".join(text(caps["name"][0]).split())
+            refs.append(
+                Reference("call", target, Location(path, line(node)), _ref_scope(node, module))
+            )
+        elif "reference.import" in caps:
+            node = caps["reference.import"][0]
+            for local, bound, target in _imports(node, module, path):
+                imports.append((local, bound))
+                refs.append(
+                    Reference(
+                        "import", target, Location(path, line(node)), _ref_scope(node, module)
+                    )
+                )
+    return tuple(symbols.values()), tuple(refs), tuple(imports)
+
+
+def _scope(node: ts.Node, module: str) -> str:
+    """Qualname of the innermost class/function enclosing ``node`` (the module if none)."""
+    names: list[str] = []
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _DEFS:
+            names.append(text(parent.child_by_field_name("name")))
+        parent = parent.parent
+    return ".".join([module, *reversed(names)]) if module else ".".join(reversed(names))
+
+
+def _ref_scope(node: ts.Node, module: str) -> str | None:
+    """The enclosing definition's qualname, None at module level."""
+    return _scope(node, module) if _enclosing_def(node) is not None else None
+
+
+def _enclosing_def(node: ts.Node) -> ts.Node | None:
+    parent = node.parent
+    while parent is not None and parent.type not in _DEFS:
+        parent = parent.parent
+    return parent
+
+
+def _definition(path: str, node: ts.Node, module: str) -> Symbol:
+    name = text(node.child_by_field_name("name"))
+    owner = _scope(node, module)
+    qual = f"{owner}.{name}" if owner else name
+    loc = Location(path, line(node))
+    doc = _docstring(node)
+    if node.type == "class_definition":
+        return Symbol(
+            qual, SymbolKind.CLASS, Language.PYTHON, loc, end_line=end_line(node), doc=doc
+        )
+    outer = _enclosing_def(node)
+    is_method = outer is not None and outer.type == "class_definition"
+    kind = SymbolKind.METHOD if is_method else SymbolKind.FUNCTION
+    sig = _signature(node, drop_self=is_method and not _is_static(node))
+    return Symbol(qual, kind, Language.PYTHON, loc, sig, end_line=end_line(node), doc=doc)
+
+
+def _is_static(node: ts.Node) -> bool:
+    parent = node.parent
+    if parent is None or parent.type != "decorated_definition":
+        return False
+    return any(
+        c.type == "decorator" and text(c).strip() == "@staticmethod" for c in parent.children
+    )
+
+
+def _signature(node: ts.Node, *, drop_self: bool) -> Signature:
+    params: list[Param] = []
+    kind = "positional"
+    plist = node.child_by_field_name("parameters")
+    for child in plist.named_children if plist is not None else []:
+        t = child.type
+        if t == "keyword_separator":
+            kind = "keyword_only"
+            continue
+        if t in ("positional_separator", "comment"):
+            continue
+        name, ptype, default, pkind = _param(child, kind)
+        if pkind == "var_positional":
+            kind = "keyword_only"
+        if name:
+            params.append(Param(name, ptype, default, pkind))
+    if drop_self and params and params[0].name in ("self", "cls"):
+        params = params[1:]
+    returns = text(node.child_by_field_name("return_type")) or None
+    is_async = any(c.type == "async" for c in node.children)
+    return Signature(tuple(params), returns, is_async)
+
+
+def _param(node: ts.Node, kind: str) -> tuple[str, str | None, str | None, str]:
+    t = node.type
+    if t == "identifier":
+        return text(node), None, None, kind
+    if t == "list_splat_pattern":
+        return (
+            text(node.named_children[0]) if node.named_children else "",
+            None,
+            None,
+            ("var_positional"),
+        )
+    if t == "dictionary_splat_pattern":
+        return (
+            text(node.named_children[0]) if node.named_children else "",
+            None,
+            None,
+            ("var_keyword"),
+        )
+    ptype = text(node.child_by_field_name("type")) or None
+    default = text(node.child_by_field_name("value")) or None
+    name_node = node.child_by_field_name("name")
+    if name_node is None:  # typed_parameter: the name is the first named child
+        inner = node.named_children[0] if node.named_children else None
+        if inner is not None and inner.type in ("list_splat_pattern", "dictionary_splat_pattern"):
+            name, _, _, pkind = _param(inner, kind)
+            return name, ptype, None, pkind
+        return text(inner), ptype, default, kind
+    return text(name_node), ptype, default, kind
+
+
+def _docstring(node: ts.Node) -> str | None:
+    body = node.child_by_field_name("body")
+    if body is None or not body.named_children:
+        return None
+    first = body.named_children[0]
+    if first.type != "expression_statement" or not first.named_children:
+        return None
+    string = first.named_children[0]
+    if string.type != "string":
+        return None
+    raw = text(string)
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        value = raw.strip("\"'")
+    return str(value).strip()[:1000] or None
+
+
+def _imports(node: ts.Node, module: str, path: str) -> list[tuple[str, str, str]]:
+    """(local name, what the name is bound to, imported target) for one import statement.
+
+    ``import a.b`` binds ``a`` to ``a`` and imports ``a.b``; every other form binds the local
+    name to the imported target.
+    """
+    out: list[tuple[str, str, str]] = []
+    if node.type == "import_statement":
+        for child in node.children_by_field_name("name"):
+            if child.type == "aliased_import":
+                target = text(child.child_by_field_name("name"))
+                out.append((text(child.child_by_field_name("alias")), target, target))
+            else:
+                target = text(child)
+                head = target.split(".")[0]
+                out.append((head, head, target))
+        return out
+    base = _from_module(node.child_by_field_name("module_name"), module, path)
+    names = node.children_by_field_name("name")
+    if not names:  # from x import *
+        return [("*", base, base)]
+    for child in names:
+        if child.type == "aliased_import":
+            name = text(child.child_by_field_name("name"))
+            local = text(child.child_by_field_name("alias"))
+        else:
+            name = local = text(child)
+        target = f"{base}.{name}" if base else name
+        out.append((local, target, target))
+    return out
+
+
+def _from_module(node: ts.Node | None, module: str, path: str) -> str:
+    if node is None:
+        return ""
+    if node.type != "relative_import":
+        return text(node)
+    prefix = next((c for c in node.children if c.type == "import_prefix"), None)
+    level = len(text(prefix)) if prefix is not None else 0
+    rest = next((text(c) for c in node.children if c.type == "dotted_name"), "")
+    package = module.split(".") if path.endswith("__init__.py") else module.split(".")[:-1]
+    if level > 1:
+        package = package[: max(0, len(package) - (level - 1))]
+    return ".".join([*package, rest] if rest else package)
