@@ -2,3 +2,46 @@
 
 Imports only ``stack.umd`` below it.
 """
+
+from stack.runtime.errors import (
+    ExecutableFormatError,
+    ExecutionFaultError,
+    ModelClosedError,
+    ModelInputError,
+    ModelLoadError,
+)
+from stack.runtime.executable import (
+    CONST_ALIGNMENT,
+    FORMAT_VERSION,
+    DType,
+    ExecOp,
+    Executable,
+    OpRecord,
+    Segment,
+    TensorInfo,
+    TensorRole,
+)
+from stack.runtime.executor import LoadedModel, RunStats
+from stack.runtime.recovery import RecoveryPolicy
+from stack.runtime.runtime import Runtime
+
+__all__ = [
+    "CONST_ALIGNMENT",
+    "FORMAT_VERSION",
+    "DType",
+    "ExecOp",
+    "Executable",
+    "ExecutableFormatError",
+    "ExecutionFaultError",
+    "LoadedModel",
+    "ModelClosedError",
+    "ModelInputError",
+    "ModelLoadError",
+    "OpRecord",
+    "RecoveryPolicy",
+    "RunStats",
+    "Runtime",
+    "Segment",
+    "TensorInfo",
+    "TensorRole",
+]

@@ -1,0 +1,232 @@
+"""Execution: one inference of a loaded model, with fault recovery.
+
+The hot path is deliberately short: write the inputs, submit each prepared command buffer
+(one per schedule group, with the tickets of the groups it waits on), wait for the last
+ticket of every stream, read the outputs. Nothing is translated or allocated per run.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from stack.errors import UmdError
+from stack.runtime.errors import ExecutionFaultError, ModelClosedError
+from stack.runtime.executable import Executable
+from stack.runtime.inputs import check_inputs
+from stack.runtime.loader import DeviceImage
+from stack.runtime.recovery import DEVICE_FAULTS, RecoveryPolicy
+from stack.umd import Ticket, Translated, UmdSession
+
+#: Fault kinds that only echo a fault elsewhere (a failed dependency, a reset queue).
+_SECONDARY = frozenset({"DEPENDENCY", "RESET"})
+
+
+@dataclass(frozen=True, slots=True)
+class RunStats:
+    """What the last run cost: attempts (1 + retries used), wall seconds, submits."""
+
+    attempts: int
+    seconds: float
+    submits: int
+    faults: tuple[str, ...] = ()
+
+
+class _Fault(Exception):
+    """A run attempt failed on the device; carries where (internal to this module)."""
+
+    def __init__(self, cause: UmdError, stream: int | None, group: int | None) -> None:
+        super().__init__(str(cause))
+        self.cause, self.stream, self.group = cause, stream, group
+        self.retryable = isinstance(cause, DEVICE_FAULTS)
+
+
+class LoadedModel:
+    """A model resident on the device, ready to run. Made by ``Runtime.load``.
+
+    Contract: :meth:`run` is synchronous — it returns only after every stream's final fence
+    is reached, so the returned arrays are complete and no device work of the run is left
+    pending. Runs of one model are serialised (a lock); separate models run independently.
+    The model owns its UMD session and all device memory in it (arenas, IO, constants);
+    :meth:`close` frees them. Errors: ModelInputError (bad inputs, nothing submitted),
+    ExecutionFaultError (device fault or timeout after recovery was exhausted; no outputs),
+    ModelClosedError (used after close).
+    """
+
+    def __init__(
+        self,
+        session: UmdSession,
+        image: DeviceImage,
+        policy: RecoveryPolicy,
+        on_close: Callable[[LoadedModel], None] | None = None,
+    ) -> None:
+        self._session = session
+        self._image = image
+        self._policy = policy
+        self._on_close = on_close
+        self._lock = threading.Lock()
+        self._closed = False
+        self._poisoned: ExecutionFaultError | None = None
+        self._scratch_spent = False
+        self.last_stats: RunStats | None = None
+
+    @property
+    def executable(self) -> Executable:
+        return self._image.exe
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self._image.exe.input_tensors)
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self._image.exe.output_tensors)
+
+    @property
+    def session(self) -> UmdSession:
+        """The model's UMD session (for tools and fault-injection tests; do not close it)."""
+        return self._session
+
+    @property
+    def image(self) -> DeviceImage:
+        """The device image (buffers, schedule); for inspection and tools."""
+        return self._image
+
+    def run(
+        self, inputs: Mapping[str, np.ndarray], timeout_s: float = 60.0
+    ) -> dict[str, np.ndarray]:
+        """Run one inference; returns ``{output name: array}`` (see the class contract)."""
+        with self._lock:
+            if self._closed:
+                raise ModelClosedError("the model is closed")
+            if self._poisoned is not None:
+                raise self._poisoned
+            pairs = check_inputs(self._image.exe, inputs)
+            start = time.perf_counter()
+            faults: list[str] = []
+            submits = 0
+            for attempt in range(1, self._policy.attempts + 1):
+                try:
+                    outputs, submits = self._attempt(pairs, time.monotonic() + timeout_s)
+                except _Fault as fault:
+                    faults.append(
+                        fault.cause.details.get("fault_kind") or type(fault.cause).__name__
+                    )
+                    self._recover()
+                    if attempt == self._policy.attempts or not fault.retryable:
+                        raise self._give_up(fault, attempt) from fault.cause
+                    continue
+                self.last_stats = RunStats(
+                    attempt, time.perf_counter() - start, submits, tuple(faults)
+                )
+                return outputs
+            raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    def _commands(self) -> list[tuple[Translated, ...]]:
+        """The command buffers of this attempt: the prepared ones, with translations that own
+        conversion scratch re-made after their first submission."""
+        image = self._image
+        if not self._scratch_spent:
+            self._scratch_spent = True
+            return list(image.commands)
+        commands = list(image.commands)
+        for g, redo in enumerate(image.retranslate):
+            if redo:
+                ops = list(commands[g])
+                for pos, index in redo:
+                    ops[pos] = self._session.translate(image.requests[index])
+                commands[g] = tuple(ops)
+        return commands
+
+    def _attempt(self, pairs: list[Any], deadline: float) -> tuple[dict[str, np.ndarray], int]:
+        image, session = self._image, self._session
+        schedule = image.schedule
+        tickets: list[Ticket] = []
+        try:
+            for info, array in pairs:
+                session.write(image.addr(info), array)
+            commands = self._commands()
+        except UmdError as exc:
+            raise _Fault(exc, None, None) from exc
+        for index, (group, ops) in enumerate(zip(schedule.groups, commands, strict=True)):
+            try:
+                tickets.append(
+                    session.submit(
+                        image.streams[group.stream], ops, wait=[tickets[w] for w in group.waits]
+                    )
+                )
+            except UmdError as exc:
+                raise _Fault(exc, group.stream, index) from exc
+        for index in schedule.finals:
+            try:
+                session.wait(tickets[index], timeout_s=max(deadline - time.monotonic(), 0.0))
+            except UmdError as exc:
+                failed, cause = self._root_fault(tickets, exc, index)
+                raise _Fault(cause, schedule.groups[failed].stream, failed) from exc
+        outputs = {
+            t.name: session.read(image.addr(t), t.shape, t.dtype) for t in image.exe.output_tensors
+        }
+        return outputs, len(tickets)
+
+    def _root_fault(
+        self, tickets: list[Ticket], exc: UmdError, default: int
+    ) -> tuple[int, UmdError]:
+        """The first group (in submission order) that failed by itself rather than because a
+        group it waited on failed (fault kinds DEPENDENCY/RESET), with its error."""
+        for index, ticket in enumerate(tickets):
+            try:
+                self._session.wait(ticket, timeout_s=0.0)
+            except UmdError as probe:
+                if type(probe) is type(exc) and probe.details.get("fault_kind") not in _SECONDARY:
+                    return index, probe
+        return default, exc
+
+    def _recover(self) -> None:
+        if not self._policy.reset_on_fault:
+            return
+        for stream in self._image.streams:
+            self._session.reset_stream(stream)
+
+    def _give_up(self, fault: _Fault, attempts: int) -> ExecutionFaultError:
+        exe = self._image.exe
+        ops: list[str] = []
+        if fault.group is not None:
+            ops = [
+                exe.ops[i].name or f"{exe.ops[i].op.name}#{i}"
+                for i in self._image.schedule.groups[fault.group].ops
+            ]
+        err = ExecutionFaultError(
+            f"run failed on stream {fault.stream} after {attempts} attempt(s): {fault.cause}",
+            stream=fault.stream,
+            fault=type(fault.cause).__name__,
+            fault_kind=fault.cause.details.get("fault_kind"),
+            attempts=attempts,
+            op=ops[0] if len(ops) == 1 else None,
+            ops=ops,
+            cause=fault.cause.to_dict(),
+        )
+        if not self._policy.reset_on_fault:
+            self._poisoned = err
+        return err
+
+    def close(self) -> None:
+        """Free the model's device memory and streams (idempotent). Waits for a run in
+        progress to finish first."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._session.close()
+        if self._on_close is not None:
+            self._on_close(self)
+
+    def __enter__(self) -> LoadedModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
