@@ -1,0 +1,98 @@
+"""Name resolution over the parsed repository: dotted Python names, C names, proto names.
+
+Python names resolve through the module files (``a.b.C.m`` → file of ``a.b`` → symbol
+``a.b.C.m``), following re-exports (a name a package ``__init__`` imports) up to a small depth,
+and accepting instance attributes a class assigns (``self.x = ...``) or annotates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mapper.check.facts import Facts, module_path
+from mapper.model import Symbol, SymbolKind
+
+_MAX_DEPTH = 6
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """Where a name is defined: its canonical qualname, its file, and its symbol (None for a
+    module, or for an instance attribute of ``symbol``'s class)."""
+
+    name: str
+    path: str
+    symbol: Symbol | None
+    line: int | None = None
+    end_line: int | None = None
+
+
+def is_python_name(facts: Facts, name: str) -> bool:
+    """A dotted name whose first part is a top-level module or package of the repository."""
+    parts = name.split(".")
+    return (
+        len(parts) > 1
+        and all(_IDENT.match(p) for p in parts)
+        and any(m == parts[0] or m.startswith(parts[0] + ".") for m in facts.modules)
+    )
+
+
+def resolve_python(facts: Facts, dotted: str, depth: int = 0) -> Resolved | None:
+    split = module_path(facts.modules, dotted)
+    if split is None:
+        return None
+    mod, path, rest = split
+    if not rest:
+        return Resolved(mod, path, None, 1, None)
+    parsed = facts.parsed(path)
+    if parsed is None:
+        return None
+    by_name = {s.qualname: s for s in parsed.symbols}
+    for cut in range(len(rest), 0, -1):
+        qual = ".".join([mod, *rest[:cut]])
+        sym = by_name.get(qual)
+        if sym is None:
+            continue
+        if cut == len(rest):
+            return Resolved(qual, path, sym, sym.location.line, sym.end_line)
+        if (
+            cut == len(rest) - 1
+            and sym.kind is SymbolKind.CLASS
+            and _has_attribute(facts, path, sym, rest[cut])
+        ):
+            return Resolved(f"{qual}.{rest[cut]}", path, sym, sym.location.line, sym.end_line)
+        return None
+    bound = dict(parsed.imports).get(rest[0])
+    if bound is not None and depth < _MAX_DEPTH and bound != dotted:
+        return resolve_python(facts, ".".join([bound, *rest[1:]]), depth + 1)
+    return None
+
+
+def _has_attribute(facts: Facts, path: str, cls: Symbol, attr: str) -> bool:
+    try:
+        lines = (facts.root / path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    start = (cls.location.line or 1) - 1
+    body = "\n".join(lines[start : cls.end_line or len(lines)])
+    pattern = rf"self\.{re.escape(attr)}\s*[:=]|^\s+{re.escape(attr)}\s*:"
+    return re.search(pattern, body, re.MULTILINE) is not None
+
+
+def header_end(facts: Facts, path: str, line: int | None) -> int | None:
+    """Last line of a ``def`` header starting at ``line`` (parentheses balanced, ends in ':')."""
+    if line is None:
+        return None
+    try:
+        lines = (facts.root / path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return line
+    depth = 0
+    for i in range(line - 1, min(len(lines), line + 60)):
+        text = lines[i].split("#", 1)[0]
+        depth += text.count("(") + text.count("[") - text.count(")") - text.count("]")
+        if depth <= 0 and text.rstrip().endswith(":"):
+            return i + 1
+    return line

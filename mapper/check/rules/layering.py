@@ -1,0 +1,112 @@
+"""SM201 undeclared-interface, SM202 layer-upward, SM203 layer-skip.
+
+From Python imports and calls and C/C++ includes and calls (see :mod:`._deps`). A layer may
+depend on the layer directly below it through interfaces its contract declares; upward
+dependencies are always wrong; skipping a layer needs a contract between the two layers that
+declares the interface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mapper.check.facts import Facts
+from mapper.check.finding import Finding, Policy, RuleInfo, Severity
+from mapper.check.registry import Rule
+from mapper.check.rules._deps import Dependency, dependencies
+from mapper.model import Location
+
+
+def _where(dep: Dependency) -> dict[str, object]:
+    return {
+        "subject": dep.subject,
+        "layer": dep.src_layer,
+        "code": Location(dep.src_path, dep.line),
+        "map_loc": Location("stackmap.toml"),
+    }
+
+
+def _gap(facts: Facts, dep: Dependency) -> int:
+    cfg = facts.config
+    return cfg.layer_index(dep.dst_layer) - cfg.layer_index(dep.src_layer)
+
+
+def _undeclared(facts: Facts) -> Iterator[Finding]:
+    for dep in dependencies(facts):
+        if _gap(facts, dep) != 1 or dep.declared or dep.kind == "include":
+            continue
+        contract = f"{dep.src_layer}_{dep.dst_layer}"
+        between = facts.contract_between(dep.src_layer, dep.dst_layer)
+        where = _where(dep)
+        if between:
+            where["map_loc"] = Location(between[0].path)
+        yield SM201.finding(
+            f"{dep.src_layer} uses {dep.target} ({dep.kind}) from {dep.dst_layer}, "
+            f"which no {dep.src_layer}→{dep.dst_layer} contract declares",
+            fix=f"declare the interface in contracts/{contract}.yaml (with sync, "
+            f"synchronization, memory, errors), or use an interface that is declared",
+            **where,  # type: ignore[arg-type]
+        )
+
+
+def _upward(facts: Facts) -> Iterator[Finding]:
+    for dep in dependencies(facts):
+        if _gap(facts, dep) >= 0:
+            continue
+        yield SM202.finding(
+            f"{dep.src_layer} depends upward on {dep.dst_layer}: {dep.kind} of {dep.target} "
+            f"({dep.dst_path})",
+            fix=f"invert the dependency: move what {dep.src_layer} needs into "
+            f"{dep.src_layer} or below, or pass it down (callback, fence, parameter)",
+            **_where(dep),  # type: ignore[arg-type]
+        )
+
+
+def _skip(facts: Facts) -> Iterator[Finding]:
+    for dep in dependencies(facts):
+        if _gap(facts, dep) <= 1 or dep.declared:
+            continue
+        yield SM203.finding(
+            f"{dep.src_layer} skips to {dep.dst_layer}: {dep.kind} of {dep.target} "
+            f"({dep.dst_path}) with no {dep.src_layer}→{dep.dst_layer} contract declaring it",
+            fix="go through the layer in between (it re-exports or wraps what is needed), "
+            f"or declare the interface in a contracts/{dep.src_layer}_{dep.dst_layer}.yaml",
+            **_where(dep),  # type: ignore[arg-type]
+        )
+
+
+SM201 = Rule(
+    RuleInfo(
+        "SM201",
+        "undeclared-interface",
+        Severity.WARNING,
+        Policy.HISTORY,
+        "A call or import into the layer below uses a symbol no contract declares.",
+        "Declare the interface in the contract of that pair of layers, or use a declared one.",
+    ),
+    _undeclared,
+)
+SM202 = Rule(
+    RuleInfo(
+        "SM202",
+        "layer-upward",
+        Severity.ERROR,
+        Policy.CODE_WRONG,
+        "A lower layer imports, includes or calls a higher layer.",
+        "Invert the dependency: pass what is needed down, or move it to the lower layer.",
+    ),
+    _upward,
+)
+SM203 = Rule(
+    RuleInfo(
+        "SM203",
+        "layer-skip",
+        Severity.ERROR,
+        Policy.CODE_WRONG,
+        "A layer imports, includes or calls a layer more than one below it without a "
+        "contract between the two declaring that interface.",
+        "Go through the layer in between, or declare the interface in a contract.",
+    ),
+    _skip,
+)
+RULES = (SM201, SM202, SM203)

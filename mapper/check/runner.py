@@ -1,0 +1,59 @@
+"""Run the rules over a repository and build the report (parse-only: no embeddings, no store)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from mapper.check import registry
+from mapper.check.facts import Facts, collect
+from mapper.check.finding import Classification, Finding
+from mapper.check.history import GitHistory
+from mapper.check.report import Report
+from mapper.check.rules import register_all
+from mapper.config import StackmapConfig
+
+
+def run_check(
+    root: Path,
+    *,
+    rules: Iterable[str] | None = None,
+    config: StackmapConfig | None = None,
+    history: bool = True,
+) -> Report:
+    """Check the map of the repository at ``root`` against its code. Synchronous.
+
+    ``rules`` selects rules by id or name (all when empty; UnknownNameError lists the known
+    ones). Raises ConfigError / ContractError / IngestError when the map cannot be read.
+    Findings come classified (map stale / code wrong / unknown) when ``history`` is on.
+    """
+    start = time.perf_counter()
+    register_all()
+    selected = registry.select(rules)
+    facts = collect(root, config)
+    findings = check_facts(facts, selected, GitHistory(facts.root) if history else None)
+    layers = tuple(layer.id for layer in facts.config.layers)
+    return Report(
+        root=str(facts.root),
+        rules=tuple(r.info for r in selected),
+        layers=layers,
+        findings=findings,
+        duration_s=time.perf_counter() - start,
+    )
+
+
+def check_facts(
+    facts: Facts, rules: Iterable[registry.Rule], history: GitHistory | None
+) -> tuple[Finding, ...]:
+    """Every rule's findings, deduplicated by fingerprint, classified, in report order."""
+    unique: dict[str, Finding] = {}
+    for rule in rules:
+        for finding in rule.check(facts):
+            if finding.layer is None and finding.code is not None:
+                finding = replace(finding, layer=facts.config.layer_of(finding.code.path))
+            if finding.classification is Classification.UNKNOWN and history is not None:
+                finding = finding.classified(history.classify(finding, rule.info.policy))
+            unique.setdefault(finding.fingerprint, finding)
+    return tuple(sorted(unique.values(), key=Finding.sort_key))

@@ -1,0 +1,259 @@
+"""The seeded-drift suite: one known drift per rule applied to the clean fixture stack.
+
+The clean stack has zero findings. Each case commits one drift on top of it (so the git
+classification is exercised) and asserts the exact finding set: rule, code location, map
+location and classification. Recall on the seeded set is 100 %, false positives 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from mapper.check import run_check
+
+Edit = Callable[[Path], None]
+
+
+def replace_in(path: str, old: str, new: str) -> Edit:
+    def edit(root: Path) -> None:
+        file = root / path
+        text = file.read_text(encoding="utf-8")
+        assert old in text, f"{old!r} not in {path}"
+        file.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+    return edit
+
+
+@dataclass(frozen=True)
+class Drift:
+    id: str
+    edits: tuple[Edit, ...]
+    expected: tuple[tuple[str, str | None, str | None, str], ...]  # rule, code, map, class
+
+
+KMD_H = "fx/kmd/include/fx_kmd.h"
+DRIFTS = [
+    Drift(
+        "rename-parameter",
+        (
+            replace_in("fx/umd/session.py", "submit(self, blob: bytes", "submit(self, data: bytes"),
+            replace_in("fx/umd/session.py", "len(blob)", "len(data)"),
+        ),
+        (("SM102", "fx/umd/session.py:10", "contracts/runtime_umd.yaml:15", "map-stale"),),
+    ),
+    Drift(
+        "contract-renames-parameter",
+        (
+            replace_in(
+                "contracts/runtime_umd.yaml",
+                "{name: blob, type: bytes}",
+                "{name: payload, type: bytes}",
+            ),
+        ),
+        (("SM102", "fx/umd/session.py:10", "contracts/runtime_umd.yaml:15", "code-wrong"),),
+    ),
+    Drift(
+        "async-becomes-sync",
+        (replace_in("fx/umd/session.py", "async def drain", "def drain"),),
+        (("SM102", "fx/umd/session.py:15", "contracts/runtime_umd.yaml:27", "map-stale"),),
+    ),
+    Drift(
+        "delete-implementation",
+        (
+            replace_in(
+                "fx/kmd/device.py",
+                "    def free(self, va: int) -> None:\n        return None\n",
+                "",
+            ),
+        ),
+        (("SM101", "fx/kmd/device.py", "contracts/umd_kmd.yaml:20", "map-stale"),),
+    ),
+    Drift(
+        "undeclared-cross-layer-call",
+        (
+            replace_in(
+                "fx/umd/session.py",
+                "from fx.kmd.device import Device",
+                "from fx.kmd.device import Device, scrub",
+            ),
+            replace_in(
+                "fx/umd/session.py",
+                "        self.device.free(va)\n",
+                "        self.device.free(va)\n        scrub(va)\n",
+            ),
+        ),
+        (("SM201", "fx/umd/session.py:3", "contracts/umd_kmd.yaml", "map-stale"),),
+    ),
+    Drift(
+        "upward-import",
+        (
+            replace_in(
+                "fx/kmd/device.py",
+                '"""Device memory."""\n',
+                '"""Device memory."""\n\nfrom fx.umd.session import Session\n',
+            ),
+        ),
+        (("SM202", "fx/kmd/device.py:3", "stackmap.toml", "code-wrong"),),
+    ),
+    Drift(
+        "python-import-skips-a-layer",
+        (
+            replace_in(
+                "fx/runtime/engine.py",
+                "from fx.umd.session import Session\n",
+                "from fx.kmd.device import Device\nfrom fx.umd.session import Session\n",
+            ),
+        ),
+        (("SM203", "fx/runtime/engine.py:3", "stackmap.toml", "code-wrong"),),
+    ),
+    Drift(
+        "c-include-skips-a-layer",
+        (
+            replace_in(
+                "fx/runtime/native/launch.c",
+                '#include "umd_api.h"\n',
+                '#include "umd_api.h"\n#include "fx_kmd.h"\n',
+            ),
+        ),
+        (("SM203", "fx/runtime/native/launch.c:3", "stackmap.toml", "code-wrong"),),
+    ),
+    Drift(
+        "c-call-goes-upward",
+        (
+            replace_in(
+                "fx/kmd/native/kmd.c",
+                "    return queue;",
+                "    return launch((const void *)0, (size_t)queue);",
+            ),
+        ),
+        (("SM202", "fx/kmd/native/kmd.c:4", "stackmap.toml", "code-wrong"),),
+    ),
+    Drift(
+        "delete-symbol-a-doc-names",
+        (
+            replace_in(
+                "fx/kmd/device.py", "\n\ndef scrub(va: int) -> None:\n    return None\n", "\n"
+            ),
+        ),
+        (("SM301", "fx/kmd/device.py", "knowledge_base/kmd/device.md:14", "map-stale"),),
+    ),
+    Drift(
+        "doc-names-missing-interface",
+        (replace_in("knowledge_base/umd/session.md", "`umd_kmd.alloc`", "`umd_kmd.allocate`"),),
+        (("SM301", "contracts/umd_kmd.yaml", "knowledge_base/umd/session.md:14", "map-stale"),),
+    ),
+    Drift(
+        "scenario-step-hole",
+        (
+            replace_in(
+                "knowledge_base/scenarios/submit.md",
+                "{component: umd.session,",
+                "{component: umd.sessions,",
+            ),
+        ),
+        ((("SM302", None, "knowledge_base/scenarios/submit.md:8", "map-stale")),),
+    ),
+    Drift(
+        "drop-sync-field",
+        (
+            replace_in(
+                "contracts/umd_kmd.yaml",
+                "      returns: None\n    sync: sync\n",
+                "      returns: None\n",
+            ),
+        ),
+        (("SM401", None, "contracts/umd_kmd.yaml:20", "map-stale"),),
+    ),
+    Drift(
+        "delete-rpc-implementation",
+        (
+            replace_in(
+                "fx/umd/service.py",
+                "\n    def Ping(self, request, context):\n        return umd_pb2.PingReply()\n",
+                "\n",
+            ),
+        ),
+        (("SM501", "fx/umd/service.py:6", "contracts/umd.proto:28", "map-stale"),),
+    ),
+    Drift(
+        "use-field-the-proto-lacks",
+        (replace_in("fx/umd/service.py", "op = request.op", "op = request.op + request.priority"),),
+        (("SM502", "fx/umd/service.py:8", "contracts/umd.proto:12", "map-stale"),),
+    ),
+    Drift(
+        "construct-with-field-the-proto-lacks",
+        (replace_in("fx/umd/service.py", "cache_hit=False)", "cache_hit=False, cached=True)"),),
+        (("SM502", "fx/umd/service.py:9", "contracts/umd.proto:17", "map-stale"),),
+    ),
+    Drift(
+        "enum-value-changes-on-one-side",
+        (replace_in(KMD_H, "#define FX_DTYPE_F16 2", "#define FX_DTYPE_F16 5"),),
+        (("SM601", f"{KMD_H}:5", "contracts/umd.proto:8", "map-stale"),),
+    ),
+    Drift(
+        "proto-enum-value-changes",
+        (replace_in("contracts/umd.proto", "DATA_TYPE_I8 = 3;", "DATA_TYPE_I8 = 4;"),),
+        (("SM601", "fx/kmd/dtypes.py:9", "contracts/umd.proto:9", "code-wrong"),),
+    ),
+]
+
+
+def _observed(root: Path) -> set[tuple[str, str | None, str | None, str]]:
+    report = run_check(root)
+    return {
+        (
+            f.rule,
+            str(f.code) if f.code else None,
+            str(f.map_loc) if f.map_loc else None,
+            f.classification.value,
+        )
+        for f in report.findings
+    }
+
+
+def test_clean_stack_has_no_findings(clean_repo: Path) -> None:
+    report = run_check(clean_repo)
+    assert report.findings == ()
+    assert len(report.rules) >= 11
+
+
+@pytest.mark.parametrize("drift", DRIFTS, ids=[d.id for d in DRIFTS])
+def test_seeded_drift_is_found_exactly(
+    clean_repo: Path, commit: Callable[[Path, str], None], drift: Drift
+) -> None:
+    for edit in drift.edits:
+        edit(clean_repo)
+    commit(clean_repo, drift.id)
+    assert _observed(clean_repo) == set(drift.expected)
+
+
+def test_every_rule_is_seeded() -> None:
+    from mapper.check import registry
+    from mapper.check.rules import register_all
+
+    register_all()
+    seeded = {rule for d in DRIFTS for rule, *_ in d.expected}
+    assert seeded == {r.info.id for r in registry.all_rules()}
+
+
+def test_uncommitted_drift_is_unknown(clean_repo: Path) -> None:
+    DRIFTS[0].edits[0](clean_repo)
+    DRIFTS[0].edits[1](clean_repo)
+    assert {c for *_, c in _observed(clean_repo)} == {"unknown"}
+
+
+def test_outside_git_everything_is_unknown_or_by_policy(clean_copy: Path) -> None:
+    replace_in("fx/umd/session.py", "submit(self, blob: bytes", "submit(self, data: bytes")(
+        clean_copy
+    )
+    replace_in(
+        "fx/kmd/device.py",
+        '"""Device memory."""\n',
+        '"""Device memory."""\n\nfrom fx.umd.session import Session\n',
+    )(clean_copy)
+    observed = {(rule, cls) for rule, _, _, cls in _observed(clean_copy)}
+    assert observed == {("SM102", "unknown"), ("SM202", "code-wrong")}
