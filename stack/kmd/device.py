@@ -1,0 +1,201 @@
+"""KmdDevice: the ioctl entry point of the KMD shim, and its typed wrappers.
+
+``ioctl(cmd, args)`` is the single entry: :func:`stack.kmd.validate.validate` checks the
+command and its argument record, then the dispatch table calls the handler of
+:class:`stack.kmd.driver.Driver`. Every typed method below issues exactly one ioctl.
+
+Thread-safe. Synchronous refusals (typed KmdError subclasses) leave the state unchanged;
+failures of submitted work arrive asynchronously, through the fence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from stack.kmd import ioctl as io
+from stack.kmd.driver import Driver
+from stack.kmd.dtypes import DType
+from stack.kmd.errors import DeviceClosedError
+from stack.kmd.faults import FaultKind, FaultRecord
+from stack.kmd.ioctl import Ioctl, KmdStats
+from stack.kmd.kernels.registry import select_backend
+from stack.kmd.validate import validate
+
+
+class KmdDevice:
+    """One simulated device: its contexts, memory, queues and fences, and a kernel backend."""
+
+    def __init__(self, backend: str | None = None, *, memory_limit: int | None = None) -> None:
+        """Open the device. ``backend``: "numpy" | "cupy" | None = auto ($REFSTACK_BACKEND,
+        else CuPy when a GPU is usable, else NumPy). BackendUnavailableError /
+        UnknownKernelError when the named backend cannot run."""
+        impl = select_backend(backend)
+        self.backend: str = impl.name
+        self._driver: Driver | None = Driver(impl, memory_limit or impl.memory_limit())
+        d = self._driver
+        self._dispatch: dict[Ioctl, Callable[[Any], Any]] = {
+            Ioctl.CREATE_CONTEXT: d.create_context,
+            Ioctl.DESTROY_CONTEXT: d.destroy_context,
+            Ioctl.ALLOC: d.alloc,
+            Ioctl.FREE: d.free,
+            Ioctl.WRITE: d.write,
+            Ioctl.READ: d.read,
+            Ioctl.MAP: d.map,
+            Ioctl.CREATE_QUEUE: d.create_queue,
+            Ioctl.DESTROY_QUEUE: d.destroy_queue,
+            Ioctl.CREATE_FENCE: d.create_fence,
+            Ioctl.DESTROY_FENCE: d.destroy_fence,
+            Ioctl.SUBMIT: d.submit,
+            Ioctl.FENCE_VALUE: d.fence_value,
+            Ioctl.WAIT_FENCE: d.wait_fence,
+            Ioctl.ON_FENCE: d.on_fence,
+            Ioctl.INJECT_FAULT: d.inject_fault,
+            Ioctl.RESET_QUEUE: d.reset_queue,
+            Ioctl.STATS: d.stats,
+        }
+
+    def ioctl(self, cmd: Ioctl, args: Any) -> Any:
+        """Validate ``args`` for ``cmd`` and dispatch it. Sync; raises the handler's KmdError."""
+        if self._driver is None:
+            raise DeviceClosedError("the device is closed", op=getattr(cmd, "name", str(cmd)))
+        return self._dispatch[validate(cmd, args)](args)
+
+    # ---------------------------------------------------------------- contexts
+    def create_context(self) -> int:
+        """A new context handle. It owns the allocations, queues and fences made under it."""
+        result: int = self.ioctl(Ioctl.CREATE_CONTEXT, io.CreateContextArgs())
+        return result
+
+    def destroy_context(self, ctx: int) -> None:
+        """Stop the context's queues (the running command finishes; pending ones are dropped,
+        their fences fail with RESET), then free every allocation and fence it owns."""
+        self.ioctl(Ioctl.DESTROY_CONTEXT, io.ContextArgs(ctx))
+
+    # ---------------------------------------------------------------- memory
+    def alloc(self, ctx: int, nbytes: int, align: int = 256, host_visible: bool = True) -> int:
+        """Allocate zeroed device memory; returns its VA (aligned to ``align``). Sync.
+        OutOfMemoryError over budget; InvalidArgumentError for a bad size or alignment."""
+        result: int = self.ioctl(Ioctl.ALLOC, io.AllocArgs(ctx, nbytes, align, host_visible))
+        return result
+
+    def free(self, ctx: int, va: int) -> None:
+        """Free the allocation based at ``va`` at once. The caller must first wait on the fence of
+        every command that references it: otherwise MemoryInUseError (naming that fence and
+        value) and nothing is freed. DoubleFreeError / CrossContextAccessError otherwise."""
+        self.ioctl(Ioctl.FREE, io.FreeArgs(ctx, va))
+
+    def write(
+        self, ctx: int, va: int, data: bytes | memoryview | np.ndarray, offset: int = 0
+    ) -> None:
+        """Copy host bytes to ``va + offset``. Sync; not ordered with queued work (wait first)."""
+        if isinstance(data, np.ndarray):
+            view = np.ascontiguousarray(data).reshape(-1).view(np.uint8).data
+        else:
+            view = memoryview(data).cast("B")
+        self.ioctl(Ioctl.WRITE, io.WriteArgs(ctx, va, view, offset))
+
+    def read(self, ctx: int, va: int, nbytes: int, offset: int = 0) -> bytes:
+        """Copy ``nbytes`` at ``va + offset`` to the host. Sync; wait on the producer first."""
+        result: bytes = self.ioctl(Ioctl.READ, io.ReadArgs(ctx, va, nbytes, offset))
+        return result
+
+    def read_array(self, ctx: int, va: int, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
+        """A host copy of the tensor at ``va``. Sync; wait on the producer first."""
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        args = io.ReadArgs(ctx, va, nbytes, 0, tuple(shape), dtype)
+        result: np.ndarray = self.ioctl(Ioctl.READ, args)
+        return result
+
+    def map(self, ctx: int, va: int) -> np.ndarray:
+        """A host view (uint8, zero-copy) of a host-visible allocation; valid until it is freed.
+        NumPy backend only (BackendUnavailableError on device memory)."""
+        result: np.ndarray = self.ioctl(Ioctl.MAP, io.MapArgs(ctx, va))
+        return result
+
+    # ---------------------------------------------------------------- queues and fences
+    def create_queue(self, ctx: int) -> int:
+        """A new command queue (ring buffer + doorbell + worker) owned by ``ctx``."""
+        result: int = self.ioctl(Ioctl.CREATE_QUEUE, io.CreateQueueArgs(ctx))
+        return result
+
+    def destroy_queue(self, ctx: int, queue: int) -> None:
+        """Reset the queue (pending work dropped, fences failed with RESET) and stop it."""
+        self.ioctl(Ioctl.DESTROY_QUEUE, io.QueueArgs(ctx, queue))
+
+    def create_fence(self, ctx: int, initial: int = 0) -> int:
+        """A timeline fence (monotonic u64) starting at ``initial``."""
+        result: int = self.ioctl(Ioctl.CREATE_FENCE, io.CreateFenceArgs(ctx, initial))
+        return result
+
+    def destroy_fence(self, ctx: int, fence: int) -> None:
+        """Forget a fence with no work left to signal it."""
+        self.ioctl(Ioctl.DESTROY_FENCE, io.FenceArgs(ctx, fence))
+
+    def submit(
+        self,
+        ctx: int,
+        queue: int,
+        blobs: Sequence[bytes],
+        *,
+        signal: tuple[int, int],
+        wait: Sequence[tuple[int, int]] = (),
+    ) -> None:
+        """Queue ``blobs`` as one command. Async: every blob (format, kernel ABI) and every address
+        (inside one of ``ctx``'s allocations) is checked before anything is queued, refusals are
+        raised here; then the doorbell rings and the call returns. The queue waits for each
+        ``wait`` (fence, value), runs the blobs in order, then sets fence := value, or marks it
+        failed (sticky) on a fault. Referenced memory cannot be freed until then."""
+        sig: Any = tuple(signal)  # shape checked by validate(), like every field
+        waits: Any = tuple(tuple(w) for w in wait)
+        args = io.SubmitArgs(ctx, queue, tuple(blobs), sig, waits)
+        self.ioctl(Ioctl.SUBMIT, args)
+
+    def fence_value(self, ctx: int, fence: int) -> int:
+        """The fence's current value (non-blocking)."""
+        result: int = self.ioctl(Ioctl.FENCE_VALUE, io.FenceArgs(ctx, fence))
+        return result
+
+    def wait_fence(self, ctx: int, fence: int, value: int, timeout_s: float | None = None) -> None:
+        """Block until the fence reaches ``value``. FenceTimeoutError after ``timeout_s`` (None:
+        no limit); FenceFailedError (carrying the FaultRecord) when the fence has failed."""
+        self.ioctl(Ioctl.WAIT_FENCE, io.WaitFenceArgs(ctx, fence, value, timeout_s))
+
+    def on_fence(
+        self, ctx: int, fence: int, value: int, callback: Callable[[int, FaultRecord | None], None]
+    ) -> None:
+        """Completion interrupt: ``callback(reached, fault)`` once the fence reaches ``value`` or
+        fails; at once (in this thread) if it already has, else on the queue's worker thread."""
+        self.ioctl(Ioctl.ON_FENCE, io.OnFenceArgs(ctx, fence, value, callback))
+
+    # ---------------------------------------------------------------- faults
+    def inject_fault(self, ctx: int, queue: int, kind: FaultKind, *, after: int = 0) -> None:
+        """Make the command that runs after ``after`` more successful ones fail with ``kind``
+        (ECC, BAD_ADDRESS: fence fails; HANG: it never completes until reset_queue)."""
+        self.ioctl(Ioctl.INJECT_FAULT, io.InjectFaultArgs(ctx, queue, kind, after))
+
+    def reset_queue(self, ctx: int, queue: int) -> None:
+        """Drop pending work (their fences fail with RESET), end a hang, clear the fault state:
+        the queue takes submissions again. Sync. Failed fences stay failed (use new ones)."""
+        self.ioctl(Ioctl.RESET_QUEUE, io.QueueArgs(ctx, queue))
+
+    def stats(self) -> KmdStats:
+        """Live counters: contexts, queues, fences, allocations, bytes, commands, faults."""
+        result: KmdStats = self.ioctl(Ioctl.STATS, io.StatsArgs())
+        return result
+
+    def close(self) -> None:
+        """Destroy every context (as destroy_context) and refuse further ioctls. Idempotent."""
+        if self._driver is None:
+            return
+        for ctx in self._driver.context_ids():
+            self.destroy_context(ctx)
+        self._driver = None
+
+    def __enter__(self) -> KmdDevice:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,260 @@
+"""The KMD's state and one handler per ioctl (called only by KmdDevice after validation).
+
+Thread-safe: one device lock guards the handle tables and the address space; it is never held
+while blocking (waiting on a fence, a full ring or a queue reset), because queue workers take
+it to release memory references.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from stack.kmd import ioctl as io
+from stack.kmd.errors import (
+    FenceFailedError,
+    InvalidArgumentError,
+    InvalidHandleError,
+)
+from stack.kmd.fence import TimelineFence
+from stack.kmd.kernels.registry import KernelBackend
+from stack.kmd.memory import AddressSpace, Allocation
+from stack.kmd.queue import Command, CommandQueue
+from stack.kmd.submit import Planner
+
+
+@dataclass(slots=True)
+class Context:
+    """What one context owns (allocations are found through the address space)."""
+
+    ctx: int
+    queues: set[int] = field(default_factory=set)
+    fences: set[int] = field(default_factory=set)
+
+
+class Driver:
+    """Contexts, memory, queues and fences of one device."""
+
+    def __init__(self, backend: KernelBackend, memory_limit: int) -> None:
+        self.backend = backend
+        self.space = AddressSpace(memory_limit)
+        self.planner = Planner(backend)
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._contexts: dict[int, Context] = {}
+        self._queues: dict[int, CommandQueue] = {}
+        self._fences: dict[int, TimelineFence] = {}
+        self._retired = [0, 0, 0]  # submitted, completed, faults of destroyed queues
+
+    # ---------------------------------------------------------------- handles
+    def _ctx(self, ctx: int) -> Context:
+        c = self._contexts.get(ctx)
+        if c is None:
+            raise InvalidHandleError(f"no context {ctx}", kind="context", handle=ctx)
+        return c
+
+    def _queue(self, ctx: int, queue: int) -> CommandQueue:
+        if queue not in self._ctx(ctx).queues:
+            raise InvalidHandleError(
+                f"context {ctx} has no queue {queue}", kind="queue", handle=queue
+            )
+        return self._queues[queue]
+
+    def _fence(self, ctx: int, fence: int) -> TimelineFence:
+        if fence not in self._ctx(ctx).fences:
+            raise InvalidHandleError(
+                f"context {ctx} has no fence {fence}", kind="fence", handle=fence
+            )
+        return self._fences[fence]
+
+    # ---------------------------------------------------------------- contexts
+    def create_context(self, a: io.CreateContextArgs) -> int:
+        with self._lock:
+            ctx = next(self._ids)
+            self._contexts[ctx] = Context(ctx)
+            return ctx
+
+    def destroy_context(self, a: io.ContextArgs) -> None:
+        with self._lock:
+            c = self._ctx(a.ctx)
+            del self._contexts[a.ctx]
+            queues = [self._queues.pop(q) for q in c.queues]
+        for q in queues:
+            self._retire(q)
+        with self._lock:
+            for f in c.fences:
+                self._fences.pop(f)
+            for alloc in self.space.owned_by(a.ctx):
+                self.space.force_unmap(alloc)
+
+    # ---------------------------------------------------------------- memory
+    def alloc(self, a: io.AllocArgs) -> int:
+        with self._lock:
+            self._ctx(a.ctx)
+            self.space.reserve(a.nbytes)
+            storage = self.backend.alloc(a.nbytes)
+            return self.space.map(a.ctx, a.nbytes, a.align, a.host_visible, storage).va
+
+    def free(self, a: io.FreeArgs) -> None:
+        with self._lock:
+            self._ctx(a.ctx)
+            self.space.unmap(a.ctx, a.va)
+
+    def write(self, a: io.WriteArgs) -> None:
+        with self._lock:
+            self._ctx(a.ctx)
+            alloc = self.space.lookup(a.ctx, a.va + a.offset, a.data.nbytes)
+        self.backend.upload(alloc.storage, a.va + a.offset - alloc.va, a.data)
+
+    def read(self, a: io.ReadArgs) -> Any:
+        with self._lock:
+            self._ctx(a.ctx)
+            alloc = self.space.lookup(a.ctx, a.va + a.offset, a.nbytes)
+        start = a.va + a.offset - alloc.va
+        if a.shape is None or a.dtype is None:
+            return self.backend.download(alloc.storage, start, a.nbytes)
+        if math.prod(a.shape) * a.dtype.itemsize > a.nbytes:
+            raise InvalidArgumentError("shape needs more than nbytes", field="shape")
+        return self.backend.to_host(alloc.storage, start, a.shape, a.dtype.numpy)
+
+    def map(self, a: io.MapArgs) -> Any:
+        with self._lock:
+            self._ctx(a.ctx)
+            alloc = self.space.lookup(a.ctx, a.va, 0)
+            if alloc.va != a.va or not alloc.host_visible:
+                raise InvalidArgumentError(
+                    "map takes the base of a host_visible allocation", field="va"
+                )
+            return self.backend.host_view(alloc.storage)
+
+    # ---------------------------------------------------------------- queues and fences
+    def create_queue(self, a: io.CreateQueueArgs) -> int:
+        with self._lock:
+            c = self._ctx(a.ctx)
+            qid = next(self._ids)
+            self._queues[qid] = CommandQueue(
+                qid, a.ctx, release=self._release, synchronize=self.backend.synchronize
+            )
+            c.queues.add(qid)
+            return qid
+
+    def destroy_queue(self, a: io.QueueArgs) -> None:
+        with self._lock:
+            q = self._queue(a.ctx, a.queue)
+            self._contexts[a.ctx].queues.discard(a.queue)
+            del self._queues[a.queue]
+        self._retire(q)
+
+    def _retire(self, q: CommandQueue) -> None:
+        q.close()
+        with self._lock:
+            self._retired[0] += q.submitted
+            self._retired[1] += q.completed
+            self._retired[2] += q.faults
+
+    def create_fence(self, a: io.CreateFenceArgs) -> int:
+        with self._lock:
+            c = self._ctx(a.ctx)
+            fid = next(self._ids)
+            self._fences[fid] = TimelineFence(fid, a.ctx, a.initial)
+            c.fences.add(fid)
+            return fid
+
+    def destroy_fence(self, a: io.FenceArgs) -> None:
+        with self._lock:
+            f = self._fence(a.ctx, a.fence)
+            if f.scheduled > f.value and f.failure is None:
+                raise InvalidArgumentError(
+                    f"fence {a.fence} still has work to signal up to {f.scheduled}", field="fence"
+                )
+            self._contexts[a.ctx].fences.discard(a.fence)
+            del self._fences[a.fence]
+
+    def fence_value(self, a: io.FenceArgs) -> int:
+        with self._lock:
+            return self._fence(a.ctx, a.fence).value
+
+    def wait_fence(self, a: io.WaitFenceArgs) -> None:
+        with self._lock:
+            f = self._fence(a.ctx, a.fence)
+        f.wait(a.value, a.timeout_s)
+
+    def on_fence(self, a: io.OnFenceArgs) -> None:
+        with self._lock:
+            f = self._fence(a.ctx, a.fence)
+        f.on_reach(a.value, a.callback)
+
+    # ---------------------------------------------------------------- submission
+    def submit(self, a: io.SubmitArgs) -> None:
+        fid, value = a.signal
+        with self._lock:
+            q = self._queue(a.ctx, a.queue)
+            fence = self._fence(a.ctx, fid)
+            waits = [(self._fence(a.ctx, f), v) for f, v in a.wait]
+            if fence.failure is not None:
+                raise FenceFailedError(
+                    f"fence {fid} has failed; signal a new fence",
+                    fence=fid,
+                    value=value,
+                    fault=fence.failure,
+                )
+            q.check_open()
+            touched: dict[int, Allocation] = {}
+            plans = [self.planner.plan(b) for b in a.blobs]
+            launches = [self.planner.bind(p, a.ctx, self.space, touched) for p in plans]
+            before = fence.scheduled
+            fence.schedule(value)
+            cmd = Command(launches, fence, value, waits, list(touched.values()))
+            for alloc in cmd.allocs:
+                alloc.inflight += 1
+                alloc.pending[fid] = max(alloc.pending.get(fid, 0), value)
+        try:
+            q.push(cmd)
+        except BaseException:
+            self._release(cmd)
+            with self._lock:
+                if fence.scheduled == value:
+                    fence.scheduled = before
+            raise
+
+    def _release(self, cmd: Command) -> None:
+        with self._lock:
+            for alloc in cmd.allocs:
+                alloc.inflight -= 1
+                if alloc.inflight == 0:
+                    alloc.pending.clear()
+
+    # ---------------------------------------------------------------- faults and stats
+    def inject_fault(self, a: io.InjectFaultArgs) -> None:
+        with self._lock:
+            q = self._queue(a.ctx, a.queue)
+        q.inject(a.kind, a.after)
+
+    def reset_queue(self, a: io.QueueArgs) -> None:
+        with self._lock:
+            q = self._queue(a.ctx, a.queue)
+        q.reset()
+
+    def stats(self, a: io.StatsArgs) -> io.KmdStats:
+        with self._lock:
+            qs = list(self._queues.values())
+            return io.KmdStats(
+                backend=self.backend.name,
+                contexts=len(self._contexts),
+                queues=len(qs),
+                fences=len(self._fences),
+                allocations=len(self.space),
+                allocated_bytes=self.space.used_bytes,
+                peak_bytes=self.space.peak_bytes,
+                submitted=self._retired[0] + sum(q.submitted for q in qs),
+                completed=self._retired[1] + sum(q.completed for q in qs),
+                faults=self._retired[2] + sum(q.faults for q in qs),
+            )
+
+    def context_ids(self) -> list[int]:
+        """Live context handles (for close)."""
+        with self._lock:
+            return list(self._contexts)

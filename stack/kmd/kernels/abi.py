@@ -1,0 +1,175 @@
+"""Each kernel's ABI: which tensor params in which order, what every immediate means.
+
+This table is the one place the UMD's templates encode against. Conventions for every kernel:
+
+* params are ``inputs`` (required, in order), then the present ``optional`` inputs (a trailing
+  run may be left out; an optional input can only be given if the ones before it are), then the
+  ``outputs`` (always last). ``variadic`` kernels (CONCAT) take one or more ``inputs`` instead.
+* ``ints`` / ``floats`` are positional immediates; a trailing run may be left out and then takes
+  the defaults listed. ``int_list`` kernels (TRANSPOSE) take a free-length ints list instead.
+* Output shapes are given by the output descriptors; the kernel checks them against the inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stack.kmd.errors import UnknownKernelError
+from stack.kmd.kernels.ids import KernelId
+
+
+@dataclass(frozen=True, slots=True)
+class Imm:
+    """A named immediate with a default (None: required)."""
+
+    name: str
+    default: int | float | None = None
+    doc: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class KernelAbi:
+    """The contract of one kernel id (see the module docstring for the conventions)."""
+
+    kernel_id: KernelId
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    optional: tuple[str, ...] = ()
+    ints: tuple[Imm, ...] = ()
+    floats: tuple[Imm, ...] = ()
+    variadic: bool = False
+    int_list: str | None = None
+    doc: str = ""
+
+    @property
+    def name(self) -> str:
+        """The kernel's name (the KernelId member name)."""
+        return self.kernel_id.name
+
+    def int_values(self, given: tuple[int, ...]) -> tuple[int, ...]:
+        """``given`` completed with the defaults (callers have checked the count)."""
+        if self.int_list is not None:
+            return given
+        return given + tuple(int(i.default or 0) for i in self.ints[len(given) :])
+
+    def float_values(self, given: tuple[float, ...]) -> tuple[float, ...]:
+        """``given`` completed with the defaults."""
+        return given + tuple(float(f.default or 0.0) for f in self.floats[len(given) :])
+
+
+_BINARY = ("A", "B")
+_POOL_INTS = (
+    Imm("kernel_h"), Imm("kernel_w"), Imm("stride_h", 1), Imm("stride_w", 1),
+    Imm("pad_top", 0), Imm("pad_left", 0), Imm("pad_bottom", 0), Imm("pad_right", 0),
+)  # fmt: skip
+
+ABIS: dict[KernelId, KernelAbi] = {}
+
+
+def register(abi: KernelAbi) -> KernelAbi:
+    """Add ``abi`` to the table (one per kernel id)."""
+    ABIS[abi.kernel_id] = abi
+    return abi
+
+
+def abi_of(kernel_id: KernelId | int) -> KernelAbi:
+    """The ABI of ``kernel_id``; UnknownKernelError (listing the known ones) if none."""
+    try:
+        return ABIS[KernelId(kernel_id)]
+    except (KeyError, ValueError):
+        raise UnknownKernelError(
+            f"no kernel ABI for id {kernel_id}",
+            name=str(kernel_id),
+            known=tuple(k.name for k in ABIS),
+        ) from None
+
+
+for _abi in (
+    KernelAbi(
+        KernelId.GEMM, ("A", "B"), ("Y",), optional=("C",),
+        ints=(Imm("trans_a", 0), Imm("trans_b", 0), Imm("relu", 0, "apply ReLU after the sum")),
+        floats=(Imm("alpha", 1.0), Imm("beta", 1.0)),
+        doc="Y = act(alpha * op(A) @ op(B) + beta * C); A, B 2-D; C broadcast to Y (bias).",
+    ),
+    KernelAbi(
+        KernelId.MATMUL, _BINARY, ("Y",),
+        doc="numpy.matmul semantics: batched, broadcasting batch dims, 1-D operands promoted.",
+    ),
+    KernelAbi(
+        KernelId.CONV2D, ("X", "W"), ("Y",), optional=("B",),
+        ints=(
+            Imm("stride_h", 1), Imm("stride_w", 1), Imm("pad_top", 0), Imm("pad_left", 0),
+            Imm("pad_bottom", 0), Imm("pad_right", 0), Imm("dilation_h", 1),
+            Imm("dilation_w", 1), Imm("group", 1), Imm("relu", 0),
+        ),
+        doc="NCHW. X[N,C,H,W], W[M,C/group,kH,kW], B[M] -> Y[N,M,oH,oW]; optional fused ReLU.",
+    ),
+    KernelAbi(
+        KernelId.BATCHNORM, ("X", "scale", "bias", "mean", "var"), ("Y",),
+        ints=(Imm("relu", 0),), floats=(Imm("epsilon", 1e-5),),
+        doc="Inference: per channel (axis 1): (X - mean) / sqrt(var + eps) * scale + bias.",
+    ),
+    KernelAbi(KernelId.ADD, _BINARY, ("Y",), ints=(Imm("relu", 0),), doc="Y = A + B (broadcast)."),
+    KernelAbi(KernelId.MUL, _BINARY, ("Y",), doc="Y = A * B (broadcast)."),
+    KernelAbi(KernelId.SUB, _BINARY, ("Y",), doc="Y = A - B (broadcast)."),
+    KernelAbi(KernelId.DIV, _BINARY, ("Y",), doc="Y = A / B (broadcast; integer: truncation)."),
+    KernelAbi(KernelId.RELU, ("X",), ("Y",), doc="Y = max(X, 0)."),
+    KernelAbi(
+        KernelId.SOFTMAX, ("X",), ("Y",), ints=(Imm("axis", -1),),
+        doc="Numerically stable softmax along axis.",
+    ),
+    KernelAbi(
+        KernelId.LAYERNORM, ("X", "scale"), ("Y",), optional=("bias",),
+        ints=(Imm("axis", -1, "normalise over dims axis..end"),), floats=(Imm("epsilon", 1e-5),),
+        doc="Y = (X - mean) / sqrt(var + eps) * scale + bias over the trailing dims from axis.",
+    ),
+    KernelAbi(
+        KernelId.MAXPOOL, ("X",), ("Y",), ints=(*_POOL_INTS, Imm("dilation_h", 1), Imm("dilation_w", 1)),  # noqa: E501
+        doc="NCHW max pool; padding is -inf; output size from Y (ceil_mode pads bottom/right).",
+    ),
+    KernelAbi(
+        KernelId.AVGPOOL, ("X",), ("Y",), ints=(*_POOL_INTS, Imm("count_include_pad", 0)),
+        doc="NCHW average pool; output size from Y (ceil_mode windows are clipped).",
+    ),
+    KernelAbi(KernelId.GLOBALAVGPOOL, ("X",), ("Y",), doc="Mean over H, W: Y[N,C,1,1]."),
+    KernelAbi(
+        KernelId.QUANTIZE, ("X", "scale"), ("Y",), optional=("zero_point",), ints=(Imm("axis", 1),),
+        doc="Y = saturate(round_half_even(X / scale) + zp) to Y's dtype (I8/U8); per tensor when "
+        "scale has one element, else per axis.",
+    ),
+    KernelAbi(
+        KernelId.DEQUANTIZE, ("X", "scale"), ("Y",), optional=("zero_point",),
+        ints=(Imm("axis", 1),),
+        doc="Y = (X - zp) * scale; per tensor or per axis like QUANTIZE.",
+    ),
+    KernelAbi(
+        KernelId.GEMM_I8, _BINARY, ("Y",), optional=("a_zero_point", "b_zero_point"),
+        ints=(Imm("has_a_zero_point", -1), Imm("has_b_zero_point", -1)),
+        doc="ONNX MatMulInteger: (A - a_zp) @ (B - b_zp) with int32 accumulation, Y I32; "
+        "batched like MATMUL. has_*_zero_point = 1/0 says which zero points are present "
+        "(-1: by position); a_zp per tensor or per row of A, b_zp per tensor or per column.",
+    ),
+    KernelAbi(
+        KernelId.QLINEARMATMUL,
+        ("A", "a_scale", "a_zero_point", "B", "b_scale", "b_zero_point", "y_scale", "y_zero_point"),
+        ("Y",),
+        doc="ONNX QLinearMatMul, inputs in ONNX order; int32 accumulation, requantised to Y.",
+    ),
+    KernelAbi(
+        KernelId.TRANSPOSE, ("X",), ("Y",), int_list="perm",
+        doc="Y = X.transpose(perm); ints are the permutation (empty: reverse).",
+    ),
+    KernelAbi(
+        KernelId.CONCAT, ("X",), ("Y",), variadic=True, ints=(Imm("axis", 0),),
+        doc="Y = concatenate(inputs, axis); one or more inputs.",
+    ),
+    KernelAbi(
+        KernelId.COPY, ("X",), ("Y",),
+        doc="Byte copy (reshape materialisation): X and Y must have the same byte size.",
+    ),
+    KernelAbi(
+        KernelId.FILL, (), ("Y",), floats=(Imm("value", 0.0),),
+        doc="Y[...] = value (cast to Y's dtype).",
+    ),
+):  # fmt: skip
+    register(_abi)

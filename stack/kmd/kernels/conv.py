@@ -1,0 +1,88 @@
+"""Conv2D (NCHW; strides, pads, dilations, groups; fused bias and ReLU) for any ``xp``.
+
+im2col through a strided window view (no Python loop over pixels) and one batched matmul per
+call writing into the output view; 1x1 stride-1 convolutions skip im2col; depthwise ones sum
+kernel taps directly (a loop over the kH*kW taps only).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stack.kmd.kernels.ids import KernelId
+
+
+def pad_nchw(
+    xp: Any, x: Any, pads: tuple[int, int, int, int], hw: tuple[int, int], fill: float
+) -> Any:
+    """``x`` placed at (top, left) in an array of spatial size ``hw`` filled with ``fill``."""
+    top, left = pads[0], pads[1]
+    n, c, h, w = x.shape
+    if (top, left) == (0, 0) and hw == (h, w):
+        return x
+    out = xp.full((n, c, hw[0], hw[1]), fill, dtype=x.dtype)
+    out[:, :, top : top + h, left : left + w] = x
+    return out
+
+
+def tap(x: Any, i: int, j: int, out_hw: tuple[int, int], stride: tuple[int, int]) -> Any:
+    """The strided slice of padded ``x`` that kernel tap (row i, col j) sees, [N,C,oH,oW]."""
+    oh, ow = out_hw
+    return x[
+        :,
+        :,
+        i : i + stride[0] * (oh - 1) + 1 : stride[0],
+        j : j + stride[1] * (ow - 1) + 1 : stride[1],
+    ]
+
+
+def conv2d(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """Y = act(conv(X, W) + B)."""
+    sh, sw, pt, pl, pb, pr, dh, dw, group, relu = ints[:10]
+    x, w, y = ins[0], ins[1], outs[0]
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    oh, ow = y.shape[2], y.shape[3]
+    if c != cg * group or m % group or y.shape[:2] != (n, m):
+        raise ValueError(f"conv shapes X{x.shape} W{w.shape} Y{y.shape} group {group} disagree")
+    need = (sh * (oh - 1) + dh * (kh - 1) + 1, sw * (ow - 1) + dw * (kw - 1) + 1)
+    if need[0] > h + pt + pb or need[1] > wd + pl + pr:
+        raise ValueError(f"output {oh}x{ow} needs more input than X{x.shape} with pads")
+    xpad = pad_nchw(
+        xp, x, (pt, pl, pb, pr), (max(h + pt + pb, need[0]), max(wd + pl + pr, need[1])), 0
+    )
+    mg = m // group
+    if cg == 1 and mg == 1 and kh * kw <= 49:
+        tmp = None
+        for i in range(kh):
+            for j in range(kw):
+                win = tap(xpad, i * dh, j * dw, (oh, ow), (sh, sw))
+                wk = w[:, 0, i, j].reshape(1, m, 1, 1)
+                if tmp is None:
+                    xp.multiply(win, wk, out=y)
+                    tmp = xp.empty_like(y)
+                else:
+                    xp.multiply(win, wk, out=tmp)
+                    xp.add(y, tmp, out=y)
+    else:
+        y_mat = y.reshape(n, group, mg, oh * ow)
+        if kh == kw == 1 and sh == sw == 1:
+            cols = xpad[:, :, :oh, :ow].reshape(n, group, cg, oh * ow)
+        else:
+            s = xpad.strides
+            win = xp.lib.stride_tricks.as_strided(
+                xpad,
+                shape=(n, group, cg, kh, kw, oh, ow),
+                strides=(s[0], s[1] * cg, s[1], s[2] * dh, s[3] * dw, s[2] * sh, s[3] * sw),
+            )
+            cols = win.reshape(n, group, cg * kh * kw, oh * ow)
+        xp.matmul(w.reshape(group, mg, cg * kh * kw), cols, out=y_mat)
+    if len(ins) > 2:
+        xp.add(y, ins[2].reshape(1, m, 1, 1), out=y)
+    if relu:
+        xp.maximum(y, 0, out=y)
+
+
+TABLE = {KernelId.CONV2D: conv2d}

@@ -1,0 +1,56 @@
+"""The NumPy backend: the null device. Host memory, every kernel of the library, no GPU.
+
+Backing storage is one zero-filled ``uint8`` array per allocation; kernels see typed views of
+it (no copies on the hot path) and are the generic kernels bound to ``numpy``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any
+
+import numpy as np
+
+from stack.kmd.kernels import conv, data, elementwise, linalg, norm, pool, quant, registry
+
+NAME = "numpy"
+#: Default device memory budget of the null device (override: $REFSTACK_KMD_MEMORY_BYTES).
+DEFAULT_LIMIT = 16 << 30
+GENERIC = (linalg, conv, pool, norm, elementwise, quant, data)
+
+
+class NumpyBackend(registry.KernelBackend):
+    """Host memory as device memory."""
+
+    name = NAME
+
+    def alloc(self, nbytes: int) -> Any:
+        return np.zeros(nbytes, dtype=np.uint8)
+
+    def view(self, storage: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
+        n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        return storage[offset : offset + n].view(dtype).reshape(shape)
+
+    def upload(self, storage: Any, offset: int, data: memoryview) -> None:
+        storage[offset : offset + data.nbytes] = np.frombuffer(data, dtype=np.uint8)
+
+    def download(self, storage: Any, offset: int, nbytes: int) -> bytes:
+        return storage[offset : offset + nbytes].tobytes()
+
+    def to_host(self, storage: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
+        return self.view(storage, offset, shape, dtype).copy()
+
+    def host_view(self, storage: Any) -> Any:
+        return storage
+
+    def memory_limit(self) -> int:
+        return int(os.environ.get("REFSTACK_KMD_MEMORY_BYTES", DEFAULT_LIMIT))
+
+
+def install() -> None:
+    """Register the backend and bind every generic kernel to NumPy."""
+    registry.register_backend(NAME, NumpyBackend, lambda: None)
+    for module in GENERIC:
+        for kid, fn in module.TABLE.items():
+            registry.register(NAME, kid)(functools.partial(fn, np))

@@ -1,0 +1,246 @@
+"""Command queues: a ring buffer with a write pointer and a doorbell, drained by one worker.
+
+The submitter writes a :class:`Command` at the write pointer and rings the doorbell; the
+queue's worker thread executes commands strictly in order: it waits for each command's
+``waits`` fences, runs its launches, releases its memory references, then signals its fence.
+A fault stops the queue: the failing command's fence fails with the fault, the pending ones
+are dropped (their fences fail too, so nothing hangs) and submissions are refused with
+QueueFaultedError until :meth:`CommandQueue.reset`. Fence callbacks run on the worker
+thread: they must not reset or destroy their own queue.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from stack.kmd.errors import QueueFaultedError, QueueFullError
+from stack.kmd.faults import FaultKind, FaultRecord
+from stack.kmd.fence import TimelineFence
+from stack.kmd.memory import Allocation
+
+KernelFn = Callable[[list[Any], list[Any], tuple[int, ...], tuple[float, ...]], None]
+
+
+@dataclass(slots=True, eq=False)
+class Launch:
+    """One kernel launch with its tensors resolved to backend array views."""
+
+    kernel: str
+    fn: KernelFn
+    ins: list[Any]
+    outs: list[Any]
+    ints: tuple[int, ...]
+    floats: tuple[float, ...]
+    addrs: tuple[int, ...]
+
+
+@dataclass(slots=True, eq=False)
+class Command:
+    """What one submit put in the ring."""
+
+    launches: list[Launch]
+    fence: TimelineFence
+    value: int
+    waits: list[tuple[TimelineFence, int]]
+    allocs: list[Allocation] = field(default_factory=list)
+
+
+class CommandQueue:
+    """A ring of ``capacity`` commands and the worker thread that executes them."""
+
+    def __init__(
+        self,
+        qid: int,
+        ctx: int,
+        *,
+        release: Callable[[Command], None],
+        synchronize: Callable[[], None],
+        capacity: int = 1024,
+        submit_timeout_s: float = 30.0,
+    ) -> None:
+        self.qid, self.ctx, self.capacity = qid, ctx, capacity
+        self.fault: FaultRecord | None = None
+        self.submitted = self.completed = self.faults = 0
+        self._release, self._synchronize = release, synchronize
+        self._submit_timeout_s = submit_timeout_s
+        self._ring: list[Command | None] = [None] * capacity
+        self._rptr = self._wptr = 0
+        self._busy = False
+        self._closed = False
+        self._inject: list[list[Any]] = []  # [kind, commands to let through first]
+        self._cancel = threading.Event()
+        self._cv = threading.Condition(threading.Lock())
+        self._worker = threading.Thread(target=self._run, name=f"kmd-queue-{qid}", daemon=True)
+        self._worker.start()
+
+    @property
+    def write_pointer(self) -> int:
+        """Commands ever written (monotonic); ring slot = pointer % capacity."""
+        return self._wptr
+
+    @property
+    def read_pointer(self) -> int:
+        """Commands ever retired (monotonic)."""
+        return self._rptr
+
+    def push(self, cmd: Command) -> None:
+        """Write ``cmd`` at the write pointer and ring the doorbell (blocks while full)."""
+        with self._cv:
+            self._raise_if_faulted()
+            if self._wptr - self._rptr >= self.capacity:
+                self._cv.wait_for(
+                    lambda: self._wptr - self._rptr < self.capacity or self.fault is not None,
+                    self._submit_timeout_s,
+                )
+                self._raise_if_faulted()
+                if self._wptr - self._rptr >= self.capacity:
+                    raise QueueFullError(f"queue {self.qid} ring stayed full", queue=self.qid)
+            self._ring[self._wptr % self.capacity] = cmd
+            self._wptr += 1
+            self.submitted += 1
+            self._cv.notify_all()  # the doorbell
+
+    def check_open(self) -> None:
+        """QueueFaultedError when the queue is stopped on a fault."""
+        with self._cv:
+            self._raise_if_faulted()
+
+    def inject(self, kind: FaultKind, after: int) -> None:
+        """Make the command that runs after ``after`` more successful ones fail with ``kind``."""
+        with self._cv:
+            self._inject.append([kind, after])
+
+    def reset(self) -> None:
+        """Drop pending work (fences fail with RESET), end a hang, clear the fault state.
+
+        Synchronous: on return no command of this queue runs or waits, and every fence they
+        were to signal has been signalled or failed.
+        """
+        with self._cv:
+            self._cancel.set()
+            dropped = self._take_pending()
+        self._finish_dropped(dropped, None)
+        with self._cv:
+            self._cv.wait_for(lambda: not self._busy)
+            self.fault = None
+            self._inject.clear()
+            self._cancel.clear()
+
+    def close(self) -> None:
+        """Reset, then stop the worker thread."""
+        self.reset()
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+        self._worker.join()
+
+    def _raise_if_faulted(self) -> None:
+        if self.fault is not None:
+            raise QueueFaultedError(
+                f"queue {self.qid} stopped on {self.fault.kind.name}: reset_queue first",
+                queue=self.qid,
+                fault=self.fault,
+            )
+
+    def _take_pending(self) -> list[Command]:
+        start = self._rptr + (1 if self._busy else 0)
+        dropped = [self._ring[i % self.capacity] for i in range(start, self._wptr)]
+        for i in range(start, self._wptr):
+            self._ring[i % self.capacity] = None
+        self._wptr = start
+        return [c for c in dropped if c is not None]
+
+    def _finish_dropped(self, dropped: list[Command], cause: FaultRecord | None) -> None:
+        for cmd in dropped:
+            self._release(cmd)
+            if cause is None:
+                record = self._record(cmd, FaultKind.RESET, "dropped by queue reset")
+            else:
+                record = dataclasses.replace(
+                    cause,
+                    fence=cmd.fence.fid,
+                    value=cmd.value,
+                    message=f"dropped after an earlier command faulted: {cause.message}",
+                )
+            cmd.fence.fail(record)
+
+    def _run(self) -> None:
+        while True:
+            with self._cv:
+                self._cv.wait_for(lambda: self._rptr < self._wptr or self._closed)
+                if self._rptr == self._wptr:
+                    return
+                cmd = self._ring[self._rptr % self.capacity]
+                assert cmd is not None
+                self._busy = True
+                injected = self._take_injection()
+            fault = self._execute(cmd, injected)
+            self._release(cmd)
+            if fault is None:
+                cmd.fence.signal(cmd.value)
+            else:
+                with self._cv:
+                    self.fault = fault
+                    self.faults += 1
+                    dropped = self._take_pending()
+                cmd.fence.fail(fault)
+                self._finish_dropped(dropped, fault)
+            with self._cv:
+                self._ring[self._rptr % self.capacity] = None
+                self._rptr += 1
+                self.completed += fault is None
+                self._busy = False
+                self._cv.notify_all()
+
+    def _take_injection(self) -> FaultKind | None:
+        for entry in self._inject:
+            if entry[1] == 0:
+                self._inject.remove(entry)
+                return FaultKind(entry[0])
+        for entry in self._inject:
+            entry[1] -= 1
+        return None
+
+    def _execute(self, cmd: Command, injected: FaultKind | None) -> FaultRecord | None:
+        for fence, value in cmd.waits:
+            while not fence.poll(value, 0.05):
+                if fence.failure is not None:
+                    msg = f"waited-on fence {fence.fid} failed: {fence.failure.message}"
+                    return self._record(cmd, FaultKind.DEPENDENCY, msg)
+                if self._cancel.is_set():
+                    return self._record(cmd, FaultKind.RESET, "dropped by queue reset")
+        if injected is FaultKind.HANG:
+            self._cancel.wait()
+            return self._record(cmd, FaultKind.HANG, "command hung; ended by queue reset")
+        if injected is FaultKind.ECC:
+            return self._record(cmd, FaultKind.ECC, "uncorrectable ECC error during command")
+        if injected is FaultKind.BAD_ADDRESS:
+            bad = max((a.end for a in cmd.allocs), default=0) + 8
+            return self._record(cmd, FaultKind.BAD_ADDRESS, f"access to 0x{bad:x}", bad)
+        launch = None
+        try:
+            for launch in cmd.launches:
+                launch.fn(launch.ins, launch.outs, launch.ints, launch.floats)
+            self._synchronize()
+        except Exception as exc:  # noqa: BLE001 - not swallowed: it becomes the fence fault
+            name = launch.kernel if launch is not None else None
+            return self._record(cmd, FaultKind.KERNEL, f"{type(exc).__name__}: {exc}", None, name)
+        return None
+
+    def _record(
+        self,
+        cmd: Command,
+        kind: FaultKind,
+        message: str,
+        address: int | None = None,
+        kernel: str | None = None,
+    ) -> FaultRecord:
+        if kernel is None and cmd.launches:
+            kernel = cmd.launches[0].kernel
+        return FaultRecord(
+            kind, self.ctx, self.qid, cmd.fence.fid, cmd.value, message, address, kernel
+        )

@@ -1,0 +1,99 @@
+"""Turning submitted blobs into launches: decode, check against the kernel ABI, resolve every
+tensor address to a view of the submitting context's memory. All before anything runs.
+
+Decoded-and-checked blobs are cached by their bytes (the UMD re-submits the same blobs), so the
+hot path is a dict lookup plus one page-table lookup and one array view per tensor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from stack.kmd import blob as blobfmt
+from stack.kmd.errors import KernelArgumentError
+from stack.kmd.kernels import registry
+from stack.kmd.kernels.abi import KernelAbi, abi_of
+from stack.kmd.kernels.registry import KernelBackend, KernelFn
+from stack.kmd.memory import AddressSpace, Allocation
+from stack.kmd.queue import Launch
+
+CACHE_LIMIT = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A decoded blob checked against its ABI, ready to be bound to memory."""
+
+    kernel: str
+    fn: KernelFn
+    params: tuple[tuple[int, int, tuple[int, ...], Any], ...]  # addr, nbytes, shape, np dtype
+    n_inputs: int
+    ints: tuple[int, ...]
+    floats: tuple[float, ...]
+
+
+def check_abi(abi: KernelAbi, b: blobfmt.InstructionBlob) -> int:
+    """Raise KernelArgumentError unless ``b`` fits ``abi``; return the number of inputs."""
+    n_in = len(b.params) - len(abi.outputs)
+    lo = 1 if abi.variadic else len(abi.inputs)
+    hi = blobfmt.MAX_ITEMS if abi.variadic else len(abi.inputs) + len(abi.optional)
+    if not lo <= n_in <= hi:
+        raise KernelArgumentError(
+            f"{abi.name} takes {lo}..{hi} inputs + {len(abi.outputs)} outputs, "
+            f"got {len(b.params)} params",
+            kernel=abi.name,
+            field="param_count",
+        )
+    if abi.int_list is None:
+        _check_imms(abi, "ints", len(b.ints), [i.default for i in abi.ints])
+    _check_imms(abi, "floats", len(b.floats), [f.default for f in abi.floats])
+    return n_in
+
+
+def _check_imms(abi: KernelAbi, kind: str, given: int, defaults: list[Any]) -> None:
+    if given > len(defaults) or any(d is None for d in defaults[given:]):
+        names = [i.name for i in (abi.ints if kind == "ints" else abi.floats)]
+        raise KernelArgumentError(
+            f"{abi.name} takes {kind} {names} (required ones first), got {given}",
+            kernel=abi.name,
+            field=kind,
+        )
+
+
+class Planner:
+    """Per-device cache of plans for one backend."""
+
+    def __init__(self, backend: KernelBackend) -> None:
+        self.backend = backend
+        self._cache: dict[bytes, Plan] = {}
+
+    def plan(self, data: bytes) -> Plan:
+        """The checked plan of blob ``data`` (BlobFormatError / KernelArgumentError)."""
+        hit = self._cache.get(data)
+        if hit is not None:
+            return hit
+        b = blobfmt.decode(data)
+        abi = abi_of(b.kernel_id)
+        n_in = check_abi(abi, b)
+        params = tuple((p.addr, p.nbytes, p.shape, p.dtype.numpy) for p in b.params)
+        fn = registry.kernel(self.backend.name, b.kernel_id)
+        plan = Plan(abi.name, fn, params, n_in, abi.int_values(b.ints), abi.float_values(b.floats))
+        if len(self._cache) >= CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[data] = plan
+        return plan
+
+    def bind(
+        self, plan: Plan, ctx: int, space: AddressSpace, touched: dict[int, Allocation]
+    ) -> Launch:
+        """Resolve every tensor of ``plan`` in ``ctx``'s memory (AccessViolationError if not)."""
+        views = []
+        view = self.backend.view
+        for addr, nbytes, shape, dtype in plan.params:
+            alloc = space.lookup(ctx, addr, nbytes)
+            touched[alloc.va] = alloc
+            views.append(view(alloc.storage, addr - alloc.va, shape, dtype))
+        n = plan.n_inputs
+        addrs = tuple(p[0] for p in plan.params)
+        return Launch(plan.kernel, plan.fn, views[:n], views[n:], plan.ints, plan.floats, addrs)
