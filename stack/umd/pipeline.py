@@ -1,0 +1,115 @@
+"""The translation pipeline: six explicit stages from an :class:`OpRequest` to instruction blobs.
+
+1. validate  — :mod:`stack.umd.validate` (structure on a miss; addresses always)
+2. route     — :class:`~stack.umd.registry.TranslatorRegistry` (one translator per op family)
+3. semantic  — the translator's ``parse``: attributes, dtypes, layout conversions
+4. shapes    — the translator's ``infer`` checked against the outputs; templates' launch configs
+5. instantiate — :meth:`~stack.umd.templates.KernelTemplate.instantiate` encodes each call
+6. submit    — :meth:`stack.umd.session.UmdSession.submit` (command buffer → KMD queue → fence)
+
+Stages 2–5 run on a cache miss only; a hit patches the cached :class:`~stack.umd.program.Program`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+
+from stack.kmd.kernels.ids import KernelId
+from stack.umd.cache import CacheView
+from stack.umd.errors import InvalidRequestError, ShapeError
+from stack.umd.ops import OpRequest
+from stack.umd.program import Program
+from stack.umd.registry import TranslatorRegistry
+from stack.umd.templates import TemplateRegistry, default_templates
+from stack.umd.translators import default_translators
+from stack.umd.validate import check_addresses, check_structure
+
+
+@dataclass(frozen=True, slots=True)
+class Translated:
+    """The instruction blobs of one op, ready to submit.
+
+    ``blobs`` run in order (layout conversions around the op's own kernel, whose blob is
+    ``blob``). ``scratch`` lists session allocations the conversions use: they belong to this
+    translation and are freed once the ticket of the submit that ran it completes (a
+    ``Translated`` with scratch is therefore submitted once).
+    """
+
+    blobs: tuple[bytes, ...]
+    kernel_id: KernelId
+    cache_hit: bool
+    primary: int = 0
+    scratch: tuple[int, ...] = ()
+
+    @property
+    def blob(self) -> bytes:
+        return self.blobs[self.primary]
+
+
+def cache_key(req: OpRequest, target: str) -> Hashable:
+    """What determines the blobs apart from the addresses: op, operand signatures, attrs, target."""
+    return (
+        req.op,
+        tuple([(d.shape, d.dtype, d.layout) for d in req.inputs]),
+        tuple([(d.shape, d.dtype, d.layout) for d in req.outputs]),
+        req.attrs,
+        target,
+    )
+
+
+class Pipeline:
+    """Stages 1–5 over shared, read-only registries; thread-safe (no mutable state of its own)."""
+
+    def __init__(
+        self,
+        translators: TranslatorRegistry | None = None,
+        templates: TemplateRegistry | None = None,
+        target: str = "numpy",
+    ) -> None:
+        self.translators = translators or default_translators()
+        self.templates = templates or default_templates()
+        self.target = target
+
+    def compile(self, req: OpRequest) -> Program:
+        """Stages 1 (structure), 2, 3, 4 and 5 for a request; no session, no device access."""
+        check_structure(req)
+        translator = self.translators.route(req.op)
+        sem = translator.parse(req, self.templates)
+        main = sem.main
+        expected = translator.infer(main)
+        if len(expected) != len(main.outs):
+            raise ShapeError(f"{req.op.name} produces {len(expected)} outputs", field="outputs")
+        for field, want, got in zip(sem.out_fields, expected, main.outs, strict=True):
+            if want != got.shape:
+                raise ShapeError(
+                    f"{req.op.name} output shape is {want}, request says {got.shape}", field=field
+                )
+        blobs = tuple(self.templates.get(c.kernel_id).instantiate(c) for c in sem.calls)
+        return Program(blobs, sem.scratch, sem.primary)
+
+    def translate(
+        self,
+        req: OpRequest,
+        contains: Callable[[int, int], bool],
+        view: CacheView[Program],
+        alloc_scratch: Callable[[int], int],
+    ) -> Translated:
+        """Translate one request for a session (its address check, cache view and allocator)."""
+        try:
+            key = cache_key(req, self.target)
+            program = view.get(key)
+        except (TypeError, AttributeError):
+            check_structure(req)  # raises the precise error for an unhashable/odd request
+            raise InvalidRequestError("request is not hashable", field="attrs") from None
+        hit = program is not None
+        if program is None:
+            program = self.compile(req)
+            view.put(key, program)
+        check_addresses(req, contains)
+        addrs = tuple([d.addr for d in req.inputs]) + tuple([d.addr for d in req.outputs])
+        scratch: tuple[int, ...] = ()
+        if program.scratch:
+            scratch = tuple(alloc_scratch(n) for n in program.scratch)
+            addrs += scratch
+        return Translated(program.patch(addrs), program.kernel_id, hit, program.primary, scratch)

@@ -1,0 +1,386 @@
+"""``UmdClient``: the thin client of seed 000 §5.1, with retries and session recovery.
+
+One channel per client, shared by every call and thread (gRPC channels are thread-safe); a
+deadline on every call; calls retried on UNAVAILABLE for up to ``retry_window_s`` (all calls
+are made idempotent: translations carry a request id the server de-duplicates). When the
+server restarts, the client's session is unknown to the new process (NOT_FOUND — ids never
+repeat): the client creates a new session, re-allocates its memory and re-writes the data it
+wrote (its journal), remaps addresses (old VA → new VA, transparently) and repeats the call.
+The caller sees at most a delay; if recovery cannot give the same result it raises.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import itertools
+import logging
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+import numpy as np
+
+from stack.kmd.dtypes import DType
+from stack.umd.errors import NotFoundError, SharedMemoryError
+from stack.umd.ops import OpRequest, TensorDesc
+from stack.umd.service import umd_pb2 as pb
+from stack.umd.service import umd_pb2_grpc as pb_grpc
+from stack.umd.service.convert import request_to_proto
+from stack.umd.service.shm import attach, buffer_of
+from stack.umd.service.status import error_from_rpc
+
+log = logging.getLogger(__name__)
+_RETRYABLE = (grpc.StatusCode.UNAVAILABLE,)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Per-call deadline and how long/how often UNAVAILABLE is retried."""
+
+    timeout_s: float = 5.0
+    retry_window_s: float = 20.0
+    backoff_s: float = 0.02
+    max_backoff_s: float = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteTranslated:
+    """What the service answered for one op (see ``OpResponse`` in the proto)."""
+
+    blobs: tuple[bytes, ...]
+    kernel_id: int
+    cache_hit: bool
+    fence_value: int
+    submitted: bool
+    latency_us: int
+
+    @classmethod
+    def from_proto(cls, r: pb.OpResponse) -> RemoteTranslated:
+        blobs = tuple(i.instruction_blob for i in r.instructions)
+        main = max(r.instructions, key=lambda i: i.kernel_id != 17).kernel_id if blobs else 0
+        return cls(blobs, main, r.cache_hit, r.fence_value, r.submitted, r.translate_latency_us)
+
+
+@dataclass(slots=True)
+class _Alloc:
+    orig: int
+    nbytes: int
+    align: int
+    current: int
+
+
+class UmdClient:
+    """Client of one ``InstructionTranslator`` at ``target`` (``host:port``). Thread-safe."""
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        policy: RetryPolicy | None = None,
+        shm_threshold: int = 1 << 20,
+        chunk_size: int = 256 << 10,
+        max_message_bytes: int = 64 << 20,
+        keepalive_timeout_ms: int = 0,
+        journal: bool = True,
+    ) -> None:
+        self.target = target
+        self.policy = policy or RetryPolicy()
+        self.shm_threshold = shm_threshold
+        self.chunk_size = chunk_size
+        self.keepalive_timeout_ms = keepalive_timeout_ms
+        self.journal = journal
+        self.channel = grpc.insecure_channel(
+            target,
+            options=[
+                ("grpc.max_receive_message_length", max_message_bytes),
+                ("grpc.max_send_message_length", max_message_bytes),
+                ("grpc.keepalive_time_ms", 10_000),
+                ("grpc.keepalive_timeout_ms", 30_000),
+                ("grpc.initial_reconnect_backoff_ms", 50),
+                ("grpc.max_reconnect_backoff_ms", 500),
+            ],
+        )
+        self.stub = pb_grpc.InstructionTranslatorStub(self.channel)
+        self.session_id: int | None = None
+        self.retries = 0
+        self.recoveries = 0
+        self._allocs: list[_Alloc] = []
+        self._origs: list[int] = []
+        self._moved = False
+        self._writes: list[tuple[int, bytes]] = []
+        self._ids = itertools.count(1)
+        self._lock = threading.RLock()
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _raw(self, method: str, request: Any) -> Any:
+        """One call with UNAVAILABLE retries; no session recovery.
+
+        ``request`` is a message, or a callable making one per attempt (a fresh chunk iterator
+        for a streaming call).
+        """
+        give_up = time.monotonic() + self.policy.retry_window_s
+        backoff = self.policy.backoff_s
+        while True:
+            try:
+                msg = request() if callable(request) else request
+                return getattr(self.stub, method)(msg, timeout=self.policy.timeout_s)
+            except grpc.RpcError as err:
+                code = err.code()
+                if code in _RETRYABLE and time.monotonic() < give_up:
+                    self.retries += 1
+                    time.sleep(backoff)
+                    backoff = min(2 * backoff, self.policy.max_backoff_s)
+                    continue
+                raise error_from_rpc(err, method) from None
+
+    def _call(self, method: str, make: Callable[[int], Any]) -> Any:
+        """A session call: ``make(session_id)`` builds the request (after any recovery)."""
+        return self._with_session(lambda sid: self._raw(method, lambda: make(sid)))
+
+    def _with_session(self, fn: Callable[[int], T]) -> T:
+        """Run ``fn(session_id)``; if the server lost the session, recover once and rerun."""
+        recovered = False
+        while True:
+            sid = self.session()
+            try:
+                return fn(sid)
+            except NotFoundError as exc:
+                if recovered or "no session" not in exc.message:
+                    raise
+                recovered = True
+                self._recover(sid)
+
+    def session(self) -> int:
+        """The current session id, creating the session on first use."""
+        if self.session_id is None:
+            with self._lock:
+                if self.session_id is None:
+                    self._create()
+        assert self.session_id is not None
+        return self.session_id
+
+    def _create(self) -> None:
+        info = self._raw(
+            "CreateSession", pb.CreateSessionRequest(keepalive_timeout_ms=self.keepalive_timeout_ms)
+        )
+        self.session_id = info.session_id
+
+    def _recover(self, lost: int) -> None:
+        """Recreate the session after a server restart: memory, data, address map."""
+        with self._lock:
+            if self.session_id != lost:
+                return  # another thread recovered already
+            log.warning("session %x lost (server restarted?); recovering", lost)
+            self._create()
+            for a in self._allocs:
+                r = self._raw(
+                    "AllocMemory",
+                    pb.AllocRequest(session_id=self.session_id, nbytes=a.nbytes, align=a.align),
+                )
+                a.current = r.device_addr
+                self._moved = self._moved or a.current != a.orig
+            for addr, data in self._writes:
+                self._write_stream(self.resolve(addr), data)
+            self.recoveries += 1
+
+    def resolve(self, addr: int) -> int:
+        """The current device address of an address this client was given (remapped on recovery)."""
+        if not self._moved:
+            return addr
+        i = bisect.bisect_right(self._origs, addr) - 1
+        if i >= 0:
+            a = self._allocs[i]
+            if addr < a.orig + max(a.nbytes, 1):
+                return a.current + (addr - a.orig)
+        return addr
+
+    # -- memory ---------------------------------------------------------------------------
+    def alloc(self, nbytes: int, align: int = 64) -> int:
+        """Allocate device memory in the session; the address stays valid across recoveries."""
+        r = self._call(
+            "AllocMemory", lambda s: pb.AllocRequest(session_id=s, nbytes=nbytes, align=align)
+        )
+        with self._lock:
+            i = bisect.bisect_right(self._origs, r.device_addr)
+            self._origs.insert(i, r.device_addr)
+            self._allocs.insert(i, _Alloc(r.device_addr, nbytes, align, r.device_addr))
+        return int(r.device_addr)
+
+    def write(self, addr: int, data: bytes | np.ndarray) -> None:
+        """Upload host data (chunked stream; shared memory at or above ``shm_threshold``)."""
+        raw = np.ascontiguousarray(data).tobytes() if isinstance(data, np.ndarray) else bytes(data)
+        if len(raw) >= self.shm_threshold:
+            self._write_shm(addr, raw)
+        else:
+            self._call("StreamTensorData", lambda s: self._chunks(s, self.resolve(addr), raw))
+        if self.journal:
+            with self._lock:
+                self._writes.append((addr, raw))
+
+    def _write_stream(self, addr: int, raw: bytes) -> None:
+        assert self.session_id is not None
+        sid = self.session_id
+        self._raw("StreamTensorData", lambda: self._chunks(sid, addr, raw))
+
+    def _chunks(self, sid: int, addr: int, raw: bytes) -> Iterator[pb.TensorChunk]:
+        step = self.chunk_size
+        for off in range(0, max(len(raw), 1), step):
+            payload = raw[off : off + step]
+            yield pb.TensorChunk(
+                session_id=sid, device_addr=addr, offset=off, payload=payload,
+                checksum=zlib.crc32(payload), total_size=len(raw),
+            )  # fmt: skip
+
+    def _write_shm(self, addr: int, raw: bytes) -> None:
+        def attempt(sid: int) -> None:
+            region = self._raw(
+                "OpenSharedMemory", pb.OpenShmRequest(session_id=sid, nbytes=len(raw))
+            )
+            try:
+                shm = attach(region.name)
+                try:
+                    buffer_of(shm)[: len(raw)] = raw
+                finally:
+                    shm.close()
+                transfer = pb.ShmTransfer(
+                    session_id=sid, region_id=region.region_id, device_addr=self.resolve(addr),
+                    nbytes=len(raw), checksum=zlib.crc32(raw),
+                )  # fmt: skip
+                self._raw("CommitSharedMemory", transfer)
+            finally:
+                self._close_region(sid, region.region_id)
+
+        self._with_session(attempt)
+
+    def _close_region(self, sid: int, region_id: int) -> None:
+        with contextlib.suppress(NotFoundError):  # the session (and its regions) may be gone
+            self._raw("CloseSharedMemory", pb.CloseShmRequest(session_id=sid, region_id=region_id))
+
+    def read(self, addr: int, nbytes: int) -> bytes:
+        """Download device memory (chunked stream, or shared memory for large reads)."""
+        if nbytes >= self.shm_threshold:
+            return self._read_shm(addr, nbytes)
+
+        def fetch(sid: int) -> bytes:
+            req = pb.ReadTensorRequest(
+                session_id=sid, device_addr=self.resolve(addr), nbytes=nbytes
+            )
+            try:
+                chunks = list(self.stub.ReadTensorData(req, timeout=self.policy.timeout_s))
+            except grpc.RpcError as err:
+                raise error_from_rpc(err, "ReadTensorData") from None
+            for c in chunks:
+                if zlib.crc32(c.payload) != c.checksum:
+                    raise SharedMemoryError(f"chunk at {c.offset}: checksum mismatch")
+            return b"".join(c.payload for c in sorted(chunks, key=lambda c: c.offset))
+
+        return self._with_session(fetch)
+
+    def _read_shm(self, addr: int, nbytes: int) -> bytes:
+        def fetch(sid: int) -> bytes:
+            region = self._raw("OpenSharedMemory", pb.OpenShmRequest(session_id=sid, nbytes=nbytes))
+            try:
+                ack = self._raw(
+                    "ExportSharedMemory",
+                    pb.ShmTransfer(session_id=sid, region_id=region.region_id,
+                                   device_addr=self.resolve(addr), nbytes=nbytes),
+                )  # fmt: skip
+                shm = attach(region.name)
+                try:
+                    data = bytes(buffer_of(shm)[:nbytes])
+                finally:
+                    shm.close()
+            finally:
+                self._close_region(sid, region.region_id)
+            if zlib.crc32(data) != ack.checksum:
+                raise SharedMemoryError("shared-memory export: checksum mismatch")
+            return data
+
+        return self._with_session(fetch)
+
+    def read_array(self, addr: int, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
+        n = int(np.prod(shape)) * dtype.itemsize
+        return np.frombuffer(self.read(addr, n), dtype=dtype.numpy).reshape(shape).copy()
+
+    # -- translation ----------------------------------------------------------------------
+    def _proto(self, req: OpRequest, sid: int, rid: int) -> pb.OpRequest:
+        if self._moved:
+            req = OpRequest(
+                req.op,
+                tuple(
+                    TensorDesc(self.resolve(d.addr), d.shape, d.dtype, d.layout) for d in req.inputs
+                ),
+                tuple(
+                    TensorDesc(self.resolve(d.addr), d.shape, d.dtype, d.layout)
+                    for d in req.outputs
+                ),
+                req.attrs,
+            )
+        return request_to_proto(req, sid, rid)
+
+    def translate(
+        self, req: OpRequest, *, submit: bool = True, wait: bool = False
+    ) -> RemoteTranslated:
+        """Translate (and by default submit) one op; ``wait`` blocks until it ran."""
+        rid = next(self._ids)
+
+        def make(sid: int) -> pb.OpRequest:
+            m = self._proto(req, sid, rid)
+            m.translate_only = not submit
+            m.wait = wait
+            return m
+
+        return RemoteTranslated.from_proto(self._call("TranslateOp", make))
+
+    def translate_batch(
+        self, reqs: Sequence[OpRequest], *, submit: bool = True, wait: bool = False
+    ) -> list[RemoteTranslated]:
+        """Translate ops in order as one batch (one command buffer, one fence value)."""
+        rid = next(self._ids)
+
+        def make(sid: int) -> pb.BatchOpRequest:
+            return pb.BatchOpRequest(
+                session_id=sid, request_id=rid, translate_only=not submit, wait=wait,
+                ops=[self._proto(r, 0, 0) for r in reqs],
+            )  # fmt: skip
+
+        r = self._call("TranslateOpsBatch", make)
+        return [RemoteTranslated.from_proto(x) for x in r.responses]
+
+    def wait_fence(self, value: int, timeout_s: float = 30.0) -> None:
+        self._call(
+            "WaitFence",
+            lambda s: pb.WaitFenceRequest(
+                session_id=s, fence_value=value, timeout_ms=int(timeout_s * 1000)
+            ),
+        )
+
+    def keepalive(self) -> None:
+        self._call("KeepAlive", lambda s: pb.KeepAliveRequest(session_id=s))
+
+    def echo(self, payload: bytes = b"") -> bytes:
+        return bytes(self._raw("Echo", pb.EchoRequest(payload=payload)).payload)
+
+    def close(self) -> None:
+        """Destroy the session (best effort) and close the channel."""
+        if self.session_id is not None:
+            try:
+                self.stub.DestroySession(
+                    pb.DestroySessionRequest(session_id=self.session_id), timeout=2
+                )
+            except grpc.RpcError as err:
+                log.debug("DestroySession: %s", err)
+            self.session_id = None
+        self.channel.close()
+
+    def __enter__(self) -> UmdClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,114 @@
+"""The gRPC server around :class:`TranslatorService`: reflection, health, limits, graceful stop.
+
+``UmdServer.stop()`` is the graceful shutdown SIGTERM triggers (:mod:`stack.umd.service.serve`):
+health turns NOT_SERVING, new calls get UNAVAILABLE for ``drain_s`` while calls in flight
+finish, then the server stops (``grace_s`` more for stragglers) and the sessions are closed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent import futures
+from dataclasses import dataclass
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from stack.umd.driver import Umd
+from stack.umd.service import umd_pb2 as pb
+from stack.umd.service import umd_pb2_grpc as pb_grpc
+from stack.umd.service.servicer import TranslatorService
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["InstructionTranslator"].full_name
+MiB = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Knobs of the service (defaults: loopback, 64 MiB messages, seed 000's keepalive)."""
+
+    host: str = "127.0.0.1"
+    port: int = 50051
+    max_message_bytes: int = 64 * MiB
+    keepalive_time_s: float = 10.0
+    keepalive_timeout_s: float = 30.0
+    session_timeout_s: float = 30.0
+    max_workers: int = 16
+    max_inflight: int = 256
+    drain_s: float = 0.5
+    grace_s: float = 5.0
+    backend: str | None = None
+
+    def options(self) -> list[tuple[str, int]]:
+        return [
+            ("grpc.max_receive_message_length", self.max_message_bytes),
+            ("grpc.max_send_message_length", self.max_message_bytes),
+            ("grpc.keepalive_time_ms", int(self.keepalive_time_s * 1000)),
+            ("grpc.keepalive_timeout_ms", int(self.keepalive_timeout_s * 1000)),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_ping_interval_without_data_ms", 1000),
+            ("grpc.so_reuseport", 0),
+        ]
+
+
+class UmdServer:
+    """One gRPC server serving one :class:`Umd` (created here unless given)."""
+
+    def __init__(self, config: ServerConfig | None = None, umd: Umd | None = None) -> None:
+        self.config = config or ServerConfig()
+        self._owns_umd = umd is None
+        self.umd = umd if umd is not None else Umd(self.config.backend)
+        self.service = TranslatorService(
+            self.umd,
+            session_timeout_s=self.config.session_timeout_s,
+            max_inflight=self.config.max_inflight,
+        )
+        self.health = health.HealthServicer()
+        self._server = grpc.server(
+            futures.ThreadPoolExecutor(self.config.max_workers, thread_name_prefix="umd-rpc"),
+            options=self.config.options(),
+        )
+        pb_grpc.add_InstructionTranslatorServicer_to_server(self.service, self._server)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self._server)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self._server
+        )
+        self.port = 0
+        self._stopped = threading.Event()
+        self._stop_lock = threading.Lock()
+
+    def start(self) -> int:
+        """Bind and serve; returns the bound port (useful with ``port=0``)."""
+        self.port = self._server.add_insecure_port(f"{self.config.host}:{self.config.port}")
+        if self.port == 0:
+            raise OSError(f"cannot bind {self.config.host}:{self.config.port}")
+        self._server.start()
+        for name in ("", SERVICE_NAME):
+            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        log.info("umd service on %s:%d", self.config.host, self.port)
+        return self.port
+
+    def stop(self, grace_s: float | None = None) -> None:
+        """Graceful shutdown (idempotent): NOT_SERVING, drain, stop, close sessions."""
+        with self._stop_lock:
+            if self._stopped.is_set():
+                return
+            self.health.enter_graceful_shutdown()
+            self.service.draining = True
+            self.service.wait_idle(self.config.drain_s)
+            self._stopped.wait(self.config.drain_s)
+            grace = self.config.grace_s if grace_s is None else grace_s
+            self._server.stop(grace).wait()
+            self.service.shm.close_all()
+            if self._owns_umd:
+                self.umd.close()
+            self._stopped.set()
+            log.info("umd service stopped")
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Block until :meth:`stop` has finished (True) or the timeout passes."""
+        return self._stopped.wait(timeout_s)

@@ -1,0 +1,285 @@
+"""A UMD session: one KMD context with its memory pool, cache view and command queues.
+
+Thread safety: every method may be called from any thread; a stream's submissions are
+serialised by its lock (so fence values stay in submission order).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from stack.kmd.device import KmdDevice
+from stack.kmd.dtypes import DType
+from stack.umd.cache import CacheStats, CacheView, KernelCache
+from stack.umd.errors import ClosedError, InvalidRequestError, StreamNotFoundError
+from stack.umd.ids import format_session_id
+from stack.umd.kmd_errors import kmd_call
+from stack.umd.ops import OpRequest
+from stack.umd.pipeline import Pipeline, Translated
+from stack.umd.pool import MemoryPool
+from stack.umd.program import Program
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """Completion handle of one submit: done when ``stream``'s fence reaches ``value``."""
+
+    stream: int
+    fence: int
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStats:
+    allocations: int
+    bytes: int
+    streams: int
+    cache: CacheStats
+
+
+class _Stream:
+    __slots__ = ("fence", "lock", "next", "pending", "queue")
+
+    def __init__(self, queue: int, fence: int) -> None:
+        self.queue = queue
+        self.fence = fence
+        self.next = 1
+        self.lock = threading.Lock()
+        self.pending: list[tuple[int, tuple[int, ...]]] = []  # (fence value, scratch to free)
+
+
+class UmdSession:
+    """The runtime's (and the service's) handle on the device.
+
+    Lifetime: created by :meth:`stack.umd.driver.Umd.create_session`; :meth:`close` (or
+    KeepAlive expiry in the service) destroys the KMD context, which drains its queues and
+    frees every allocation, queue and fence the session held.
+    """
+
+    def __init__(
+        self,
+        key: int,
+        device: KmdDevice,
+        pipeline: Pipeline,
+        cache: KernelCache[Program],
+        keepalive_timeout_s: float | None = None,
+    ) -> None:
+        self.key = key
+        self.session_id = format_session_id(key)
+        self.device = device
+        self.keepalive_timeout_s = keepalive_timeout_s
+        self.last_seen = time.monotonic()
+        self._pipeline = pipeline
+        with kmd_call("create_context"):
+            self.ctx = device.create_context()
+        self.pool = MemoryPool(device, self.ctx)
+        self.cache = CacheView(cache)
+        self._streams: dict[int, _Stream] = {}
+        self._scratch_live: set[int] = set()
+        self._lock = threading.Lock()
+        self.closed = False
+        #: Called (no arguments) after the context is destroyed: owners of per-session state
+        #: (the service's shared-memory regions, its replay cache) release it here.
+        self.on_close: list[Callable[[], None]] = []
+
+    # -- memory ---------------------------------------------------------------------------
+    def alloc(self, nbytes: int, align: int = 64) -> int:
+        """Allocate device memory owned by the session (sync); returns its VA."""
+        self._check_open()
+        with kmd_call("alloc"):
+            return self.pool.alloc(nbytes, align)
+
+    def free(self, addr: int) -> None:
+        """Free an allocation (sync); refused while submitted, unfinished work uses it."""
+        self._check_open()
+        with kmd_call("free"):
+            self.pool.free(addr)
+
+    def write(self, addr: int, array: np.ndarray | bytes, offset: int = 0) -> None:
+        """Copy host bytes into device memory (sync; wait on tickets that read it first)."""
+        self._check_open()
+        data = np.ascontiguousarray(array) if isinstance(array, np.ndarray) else array
+        with kmd_call("write"):
+            self.device.write(self.ctx, addr, data, offset)
+
+    def read(self, addr: int, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
+        """Copy device memory to a new array (sync; wait on the writer's ticket first)."""
+        self._check_open()
+        with kmd_call("read"):
+            return self.device.read_array(self.ctx, addr, tuple(shape), dtype)
+
+    def read_bytes(self, addr: int, nbytes: int, offset: int = 0) -> bytes:
+        self._check_open()
+        with kmd_call("read"):
+            return self.device.read(self.ctx, addr, nbytes, offset)
+
+    # -- translation ----------------------------------------------------------------------
+    def translate(self, req: OpRequest) -> Translated:
+        """Stages 1–5 for one op (sync, no device work); errors name the request field."""
+        self._check_open()
+        t = self._pipeline.translate(req, self.pool.contains, self.cache, self._alloc_scratch)
+        return t
+
+    def translate_batch(self, reqs: Sequence[OpRequest]) -> list[Translated]:
+        """Translate ops in order; a failure names ``ops[i]`` and frees the batch's scratch."""
+        out: list[Translated] = []
+        try:
+            for i, req in enumerate(reqs):
+                try:
+                    out.append(self.translate(req))
+                except InvalidRequestError as exc:
+                    exc.field = f"ops[{i}].{exc.field}"
+                    exc.details["field"] = exc.field
+                    exc.message = f"ops[{i}]: {exc.message}"
+                    exc.args = (exc.message,)
+                    raise
+        except BaseException:
+            self._release_scratch(tuple(a for t in out for a in t.scratch))
+            raise
+        return out
+
+    def _alloc_scratch(self, nbytes: int) -> int:
+        va = self.alloc(nbytes, 256)
+        with self._lock:
+            self._scratch_live.add(va)
+        return va
+
+    def _release_scratch(self, addrs: tuple[int, ...]) -> None:
+        for va in addrs:
+            with self._lock:
+                self._scratch_live.discard(va)
+            self.pool.free(va)
+
+    # -- streams and submission -----------------------------------------------------------
+    def create_stream(self) -> int:
+        """A new in-order stream (a KMD queue and a timeline fence); returns its id."""
+        self._check_open()
+        with kmd_call("create_queue"):
+            queue = self.device.create_queue(self.ctx)
+            fence = self.device.create_fence(self.ctx, 0)
+        with self._lock:
+            sid = len(self._streams)
+            self._streams[sid] = _Stream(queue, fence)
+        return sid
+
+    def ticket(self, stream: int, value: int) -> Ticket:
+        """A ticket for an already issued fence value of a stream (e.g. one a client kept)."""
+        return Ticket(stream, self._stream(stream).fence, value)
+
+    def queue_of(self, stream: int) -> int:
+        """The KMD queue handle behind a stream (for fault injection in tests)."""
+        return self._stream(stream).queue
+
+    def _stream(self, stream: int) -> _Stream:
+        s = self._streams.get(stream)
+        if s is None:
+            raise StreamNotFoundError(f"no stream {stream} in session {self.session_id}")
+        return s
+
+    def submit(self, stream: int, ops: Sequence[Translated], wait: Sequence[Ticket] = ()) -> Ticket:
+        """Stage 6: put the ops' blobs on the stream's queue as one command buffer (async).
+
+        The queue first waits for every ticket in ``wait`` (any stream of this session), runs
+        the blobs in order, then signals the returned ticket. Refusals (bad blob or address, a
+        faulted queue) raise synchronously; execution faults surface in :meth:`wait`.
+        """
+        self._check_open()
+        s = self._stream(stream)
+        blobs = [b for t in ops for b in t.blobs]
+        scratch = tuple(a for t in ops for a in t.scratch)
+        if scratch:
+            with self._lock:
+                if not self._scratch_live.issuperset(scratch):
+                    raise InvalidRequestError(
+                        "a translation with conversion scratch was already submitted", field="ops"
+                    )
+                self._scratch_live.difference_update(scratch)
+        waits = [(t.fence, t.value) for t in wait]
+        with s.lock:
+            value = s.next
+            with kmd_call("submit"):
+                self.device.submit(self.ctx, s.queue, blobs, signal=(s.fence, value), wait=waits)
+            s.next = value + 1
+            if scratch:
+                s.pending.append((value, scratch))
+        if s.pending and len(s.pending) > 1:
+            self._reclaim(s)
+        return Ticket(stream, s.fence, value)
+
+    def wait(self, ticket: Ticket, timeout_s: float | None = None) -> None:
+        """Block until the ticket's work ran (sync); DeviceFaultError / UmdTimeoutError."""
+        self._check_open()
+        s = self._stream(ticket.stream)
+        with kmd_call("wait_fence"):
+            self.device.wait_fence(self.ctx, ticket.fence, ticket.value, timeout_s)
+        if s.pending:
+            self._reclaim(s)
+
+    def done(self, ticket: Ticket) -> bool:
+        """True once the ticket's fence value is reached (non-blocking)."""
+        with kmd_call("fence_value"):
+            return self.device.fence_value(self.ctx, ticket.fence) >= ticket.value
+
+    def _reclaim(self, s: _Stream) -> None:
+        with kmd_call("fence_value"):
+            reached = self.device.fence_value(self.ctx, s.fence)
+        with s.lock:
+            ready = [sc for v, sc in s.pending if v <= reached]
+            s.pending = [(v, sc) for v, sc in s.pending if v > reached]
+        for sc in ready:
+            for va in sc:
+                self.pool.free(va)
+
+    def reset_stream(self, stream: int) -> None:
+        """Drop the stream's pending work and clear its fault so it accepts work again (sync).
+
+        Tickets issued before the reset stay failed (or never complete); new submissions
+        signal a fresh fence, so their tickets start over from value 1.
+        """
+        self._check_open()
+        s = self._stream(stream)
+        with s.lock:
+            with kmd_call("reset_queue"):
+                self.device.reset_queue(self.ctx, s.queue)
+                fence = self.device.create_fence(self.ctx, 0)
+            s.fence, s.next = fence, 1  # failed fences stay failed: continue on a new one
+            dropped, s.pending = s.pending, []
+        for _, scratch in dropped:
+            for va in scratch:
+                self.pool.free(va)
+
+    # -- lifetime -------------------------------------------------------------------------
+    def touch(self) -> None:
+        """Record activity (KeepAlive): postpones expiry by the keepalive timeout."""
+        self.last_seen = time.monotonic()
+
+    def expired(self, now: float) -> bool:
+        t = self.keepalive_timeout_s
+        return t is not None and now - self.last_seen > t
+
+    def stats(self) -> SessionStats:
+        return SessionStats(
+            self.pool.live, self.pool.live_bytes, len(self._streams), self.cache.stats()
+        )
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ClosedError(f"session {self.session_id} is closed")
+
+    def close(self) -> None:
+        """Destroy the KMD context: queues drained, allocations/queues/fences freed. Idempotent."""
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+        try:
+            with kmd_call("destroy_context"):
+                self.device.destroy_context(self.ctx)
+        finally:
+            for hook in self.on_close:
+                hook()

@@ -1,0 +1,114 @@
+"""The convolution family: CONV2D, MAXPOOL, AVGPOOL, GLOBALAVGPOOL (NCHW kernels).
+
+NHWC activations are converted: a TRANSPOSE into an NCHW scratch buffer before the kernel and,
+for an NHWC output, a TRANSPOSE from the kernel's NCHW scratch output after it.
+"""
+
+from __future__ import annotations
+
+from stack.kmd.kernels.ids import KernelId
+from stack.umd.errors import ShapeError
+from stack.umd.ops import Layout, OpKind, OpRequest
+from stack.umd.plan import KernelCall, Semantic
+from stack.umd.registry import OpTranslator
+from stack.umd.templates import TemplateRegistry
+from stack.umd.translators._common import (
+    Builder,
+    attr_int,
+    attr_ints,
+    check_dtype,
+    need_counts,
+    same_dtype,
+)
+
+_KERNEL = {
+    OpKind.CONV2D: KernelId.CONV2D,
+    OpKind.MAXPOOL: KernelId.MAXPOOL,
+    OpKind.AVGPOOL: KernelId.AVGPOOL,
+    OpKind.GLOBALAVGPOOL: KernelId.GLOBALAVGPOOL,
+}
+
+
+def _window_attrs(attrs: dict, kernel_hw: tuple[int, int] | None) -> dict:
+    strides = attr_ints(attrs, "strides", 2, (1, 1))
+    pads = attr_ints(attrs, "pads", 4, (0, 0, 0, 0))
+    dil = attr_ints(attrs, "dilations", 2, (1, 1))
+    if min(strides) < 1 or min(dil) < 1 or min(pads) < 0:
+        raise ShapeError("strides/dilations must be >= 1, pads >= 0", field="attrs.strides")
+    out = {
+        "stride_h": strides[0], "stride_w": strides[1],
+        "pad_top": pads[0], "pad_left": pads[1], "pad_bottom": pads[2], "pad_right": pads[3],
+        "dilation_h": dil[0], "dilation_w": dil[1],
+        "ceil_mode": attr_int(attrs, "ceil_mode", 0),
+    }  # fmt: skip
+    if kernel_hw is not None:
+        out["kernel_h"], out["kernel_w"] = kernel_hw
+    return out
+
+
+def _out_dim(size: int, k: int, stride: int, lo: int, hi: int, dil: int, ceil: bool) -> int:
+    span = size + lo + hi - dil * (k - 1) - 1
+    if span < 0:
+        raise ShapeError(f"window {k} larger than padded input {size}", field="inputs[0].shape")
+    return (-(-span // stride) if ceil else span // stride) + 1
+
+
+class ConvPoolTranslator(OpTranslator):
+    """Windowed NCHW ops; converts NHWC activations around the kernel."""
+
+    family = "conv_pool"
+    ops = frozenset(_KERNEL)
+
+    def parse(self, req: OpRequest, templates: TemplateRegistry) -> Semantic:
+        kernel = _KERNEL[req.op]
+        attrs = req.attr_map()
+        b = Builder(req)
+        if req.op is OpKind.CONV2D:
+            need_counts(req, (2, 3))
+            same_dtype(req, (0, 1, 2))
+            kattrs = _window_attrs(attrs, None)
+            kattrs["group"] = attr_int(attrs, "group", 1)
+            kattrs["relu"] = attr_int(attrs, "relu", 0)
+        elif req.op is OpKind.GLOBALAVGPOOL:
+            need_counts(req, (1, 1))
+            kattrs = {}
+        else:
+            need_counts(req, (1, 1))
+            kshape = attr_ints(attrs, "kernel_shape", 2, None)
+            kattrs = _window_attrs(attrs, (kshape[0], kshape[1]))
+            if req.op is OpKind.AVGPOOL:
+                kattrs["count_include_pad"] = attr_int(attrs, "count_include_pad", 0)
+        check_dtype(templates, kernel, req.inputs[0].dtype, "inputs[0].dtype")
+        x = b.input(0, Layout.NCHW)
+        rest = tuple(b.input(i) for i in range(1, len(req.inputs)))
+        call = KernelCall(kernel, (x, *rest, b.output(0, Layout.NCHW)), 1 + len(rest), kattrs)
+        return b.build(call)
+
+    def infer(self, call: KernelCall) -> tuple[tuple[int, ...], ...]:
+        x = call.ins[0].shape
+        if len(x) != 4:
+            raise ShapeError(
+                f"{call.kernel_id.name} takes 4-D NCHW input, got {x}", field="inputs[0].shape"
+            )
+        n, c, h, w = x
+        if call.kernel_id is KernelId.GLOBALAVGPOOL:
+            return ((n, c, 1, 1),)
+        a = call.attrs
+        if call.kernel_id is KernelId.CONV2D:
+            wsh = call.ins[1].shape
+            g = call.i("group")
+            if len(wsh) != 4 or g < 1 or wsh[1] * g != c or wsh[0] % g:
+                raise ShapeError(
+                    f"weights {wsh} do not fit input channels {c} with group {g}",
+                    field="inputs[1].shape",
+                )
+            if len(call.ins) > 2 and call.ins[2].shape != (wsh[0],):
+                raise ShapeError(f"bias must be ({wsh[0]},)", field="inputs[2].shape")
+            m, kh, kw = wsh[0], wsh[2], wsh[3]
+        else:
+            m, kh, kw = c, call.i("kernel_h"), call.i("kernel_w")
+        ceil = bool(a.get("ceil_mode", 0))
+        i = call.i
+        oh = _out_dim(h, kh, i("stride_h"), i("pad_top"), i("pad_bottom"), i("dilation_h"), ceil)
+        ow = _out_dim(w, kw, i("stride_w"), i("pad_left"), i("pad_right"), i("dilation_w"), ceil)
+        return ((n, m, oh, ow),)

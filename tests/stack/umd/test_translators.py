@@ -1,0 +1,145 @@
+# ruff: noqa: E501 - the case tables read best one case per line
+"""Each translator on its ops: the blobs it emits decode back to exactly what was meant."""
+
+from __future__ import annotations
+
+import pytest
+
+from stack.kmd.blob import decode
+from stack.kmd.kernels.abi import abi_of
+from stack.kmd.kernels.ids import KernelId
+from stack.umd import DType, Layout, OpKind, OpRequest, TensorDesc
+from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
+from stack.umd.pipeline import Pipeline
+
+F, I8, U8, I32 = DType.F32, DType.I8, DType.U8, DType.I32
+_addr = iter(range(0x1_0000_0000, 1 << 60, 0x10000))
+
+
+def T(shape: tuple[int, ...], dtype: DType = F, layout: Layout = Layout.ANY) -> TensorDesc:
+    return TensorDesc(next(_addr), shape, dtype, layout)
+
+
+# (request, kernel, ints, floats)
+CASES = [
+    (OpRequest.make(OpKind.GEMM, [T((4, 8)), T((3, 8)), T((3,))], [T((4, 3))], trans_b=1, alpha=0.5, relu=1),
+     KernelId.GEMM, (0, 1, 1), (0.5, 1.0)),
+    (OpRequest.make(OpKind.MATMUL, [T((2, 4, 8)), T((8, 3))], [T((2, 4, 3))]), KernelId.MATMUL, (), ()),
+    (OpRequest.make(OpKind.MATMUL, [T((8,)), T((8, 3))], [T((3,))]), KernelId.MATMUL, (), ()),
+    (OpRequest.make(OpKind.MATMUL_INTEGER, [T((4, 8), U8), T((8, 3), I8), T((), U8)], [T((4, 3), I32)]),
+     KernelId.GEMM_I8, (-1, -1), ()),
+    (OpRequest.make(OpKind.QLINEARMATMUL, [T((4, 8), U8), T(()), T((), U8), T((8, 2), I8), T(()), T((), I8), T(()), T((), U8)], [T((4, 2), U8)]),
+     KernelId.QLINEARMATMUL, (), ()),
+    (OpRequest.make(OpKind.CONV2D, [T((1, 4, 9, 9)), T((8, 2, 3, 3)), T((8,))], [T((1, 8, 4, 4))], strides=(2, 2), group=2, relu=1),
+     KernelId.CONV2D, (2, 2, 0, 0, 0, 0, 1, 1, 2, 1), ()),
+    (OpRequest.make(OpKind.MAXPOOL, [T((1, 3, 8, 8))], [T((1, 3, 4, 4))], kernel_shape=(2, 2), strides=(2, 2)),
+     KernelId.MAXPOOL, (2, 2, 2, 2, 0, 0, 0, 0, 1, 1), ()),
+    (OpRequest.make(OpKind.MAXPOOL, [T((1, 3, 7, 7))], [T((1, 3, 4, 4))], kernel_shape=(2, 2), strides=(2, 2), ceil_mode=1),
+     KernelId.MAXPOOL, (2, 2, 2, 2, 0, 0, 0, 0, 1, 1), ()),
+    (OpRequest.make(OpKind.AVGPOOL, [T((1, 3, 8, 8))], [T((1, 3, 8, 8))], kernel_shape=(3, 3), pads=(1, 1, 1, 1), count_include_pad=1),
+     KernelId.AVGPOOL, (3, 3, 1, 1, 1, 1, 1, 1, 1), ()),
+    (OpRequest.make(OpKind.GLOBALAVGPOOL, [T((2, 3, 5, 5))], [T((2, 3, 1, 1))]), KernelId.GLOBALAVGPOOL, (), ()),
+    (OpRequest.make(OpKind.BATCHNORM, [T((2, 3, 4, 4)), T((3,)), T((3,)), T((3,)), T((3,))], [T((2, 3, 4, 4))], epsilon=1e-3),
+     KernelId.BATCHNORM, (0,), (1e-3,)),
+    (OpRequest.make(OpKind.LAYERNORM, [T((2, 5, 8)), T((8,)), T((8,))], [T((2, 5, 8))], axis=-1, epsilon=1e-6),
+     KernelId.LAYERNORM, (2,), (1e-6,)),
+    (OpRequest.make(OpKind.SOFTMAX, [T((4, 10))], [T((4, 10))]), KernelId.SOFTMAX, (1,), ()),
+    (OpRequest.make(OpKind.ADD, [T((4, 10)), T((10,))], [T((4, 10))], relu=1), KernelId.ADD, (1,), ()),
+    (OpRequest.make(OpKind.SUB, [T((4, 1)), T((1, 5))], [T((4, 5))]), KernelId.SUB, (), ()),
+    (OpRequest.make(OpKind.MUL, [T((3,), I32), T((3,), I32)], [T((3,), I32)]), KernelId.MUL, (), ()),
+    (OpRequest.make(OpKind.DIV, [T((3,)), T(())], [T((3,))]), KernelId.DIV, (), ()),
+    (OpRequest.make(OpKind.RELU, [T((2, 2))], [T((2, 2))]), KernelId.RELU, (), ()),
+    (OpRequest.make(OpKind.QUANTIZE, [T((2, 4)), T((4,)), T((4,), I8)], [T((2, 4), I8)], axis=1),
+     KernelId.QUANTIZE, (1,), ()),
+    (OpRequest.make(OpKind.DEQUANTIZE, [T((2, 4), U8), T(())], [T((2, 4))]), KernelId.DEQUANTIZE, (1,), ()),
+    (OpRequest.make(OpKind.TRANSPOSE, [T((2, 3, 4))], [T((4, 2, 3))], perm=(2, 0, 1)), KernelId.TRANSPOSE, (2, 0, 1), ()),
+    (OpRequest.make(OpKind.TRANSPOSE, [T((2, 3))], [T((3, 2))]), KernelId.TRANSPOSE, (1, 0), ()),
+    (OpRequest.make(OpKind.CONCAT, [T((2, 3)), T((2, 5)), T((2, 1))], [T((2, 9))], axis=-1), KernelId.CONCAT, (1,), ()),
+    (OpRequest.make(OpKind.COPY, [T((2, 6))], [T((3, 4))]), KernelId.COPY, (), ()),
+    (OpRequest.make(OpKind.FILL, [], [T((3, 4), I32)], value=7), KernelId.FILL, (), (7.0,)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("req", "kernel", "ints", "floats"), CASES, ids=[c[0].op.name for c in CASES]
+)
+def test_blob_decodes_to_the_op(
+    req: OpRequest, kernel: KernelId, ints: tuple, floats: tuple
+) -> None:
+    prog = Pipeline().compile(req)
+    addrs = tuple(d.addr for d in (*req.inputs, *req.outputs))
+    (blob_bytes,) = prog.patch(addrs)
+    blob = decode(blob_bytes)
+    assert blob.kernel_id is kernel
+    descs = (*req.inputs, *req.outputs)
+    assert [p.addr for p in blob.params] == [d.addr for d in descs]
+    assert [p.shape for p in blob.params] == [d.shape for d in descs]
+    assert [p.dtype for p in blob.params] == [d.dtype for d in descs]
+    assert [p.nbytes for p in blob.params] == [d.byte_size for d in descs]
+    assert blob.ints == ints and blob.floats == pytest.approx(floats)
+    abi = abi_of(kernel)
+    if abi.int_list is None:
+        assert len(blob.ints) == len(abi.ints) and len(blob.floats) == len(abi.floats)
+    assert all(g >= 1 for g in blob.launch.grid) and all(b >= 1 for b in blob.launch.block)
+
+
+def test_nhwc_conv_is_wrapped_in_layout_conversions() -> None:
+    x, w, y = (
+        T((1, 8, 8, 3), layout=Layout.NHWC),
+        T((4, 3, 3, 3)),
+        T((1, 8, 8, 4), layout=Layout.NHWC),
+    )
+    req = OpRequest.make(OpKind.CONV2D, [x, w], [y], pads=(1, 1, 1, 1))
+    prog = Pipeline().compile(req)
+    assert prog.scratch == (1 * 3 * 8 * 8 * 4, 1 * 4 * 8 * 8 * 4) and prog.primary == 1
+    s0, s1 = 0xA0000, 0xB0000
+    pre, main, post = (decode(b) for b in prog.patch((x.addr, w.addr, y.addr, s0, s1)))
+    assert pre.kernel_id is KernelId.TRANSPOSE and pre.ints == (0, 3, 1, 2)
+    assert [p.addr for p in pre.params] == [x.addr, s0] and pre.params[1].shape == (1, 3, 8, 8)
+    assert main.kernel_id is KernelId.CONV2D
+    assert [p.addr for p in main.params] == [s0, w.addr, s1] and main.params[2].shape == (
+        1,
+        4,
+        8,
+        8,
+    )
+    assert post.kernel_id is KernelId.TRANSPOSE and post.ints == (0, 2, 3, 1)
+    assert [p.addr for p in post.params] == [s1, y.addr]
+
+
+def test_mixed_layouts_in_elementwise_convert_to_the_output_layout() -> None:
+    a = T((1, 2, 3, 4), layout=Layout.NCHW)
+    b = T((1, 3, 4, 2), layout=Layout.NHWC)
+    y = T((1, 3, 4, 2), layout=Layout.NHWC)
+    prog = Pipeline().compile(OpRequest.make(OpKind.ADD, [a, b], [y]))
+    assert len(prog.blobs) == 2 and prog.blobs[0].kernel_id is KernelId.TRANSPOSE
+
+
+@pytest.mark.parametrize(
+    ("req", "err", "field"),
+    [
+        (OpRequest.make(OpKind.GEMM, [T((4, 8)), T((7, 3))], [T((4, 3))]), ShapeError, "inputs[1].shape"),
+        (OpRequest.make(OpKind.GEMM, [T((4, 8)), T((8, 3))], [T((4, 4))]), ShapeError, "outputs[0].shape"),
+        (OpRequest.make(OpKind.GEMM, [T((4, 8)), T((8, 3), DType.F16)], [T((4, 3))]), UnsupportedDtypeError, "inputs[1].dtype"),
+        (OpRequest.make(OpKind.MATMUL, [T((4, 8), I32), T((8, 3), I32)], [T((4, 3), I32)]), UnsupportedDtypeError, "inputs[0].dtype"),
+        (OpRequest.make(OpKind.GEMM, [T((4, 8))], [T((4, 3))]), InvalidRequestError, "inputs"),
+        (OpRequest.make(OpKind.CONV2D, [T((1, 3, 8, 8)), T((4, 2, 3, 3))], [T((1, 4, 6, 6))]), ShapeError, "inputs[1].shape"),
+        (OpRequest.make(OpKind.CONV2D, [T((1, 3, 8, 8)), T((4, 3, 3, 3))], [T((1, 4, 6, 6))], strides=(1, 1, 1)), InvalidRequestError, "attrs.strides"),
+        (OpRequest.make(OpKind.MAXPOOL, [T((1, 3, 8, 8))], [T((1, 3, 4, 4))]), InvalidRequestError, "attrs.kernel_shape"),
+        (OpRequest.make(OpKind.SOFTMAX, [T((4, 10))], [T((4, 10))], axis=2), InvalidRequestError, "attrs.axis"),
+        (OpRequest.make(OpKind.SOFTMAX, [T((4, 10))], [T((4, 10))], axis="x"), InvalidRequestError, "attrs.axis"),
+        (OpRequest.make(OpKind.BATCHNORM, [T((2, 3, 4, 4)), T((4,)), T((3,)), T((3,)), T((3,))], [T((2, 3, 4, 4))]), ShapeError, "inputs[1].shape"),
+        (OpRequest.make(OpKind.ADD, [T((4, 3)), T((4,))], [T((4, 3))]), ShapeError, "inputs[1].shape"),
+        (OpRequest.make(OpKind.ADD, [T((4,)), T((4,), I32)], [T((4,))]), UnsupportedDtypeError, "inputs[1].dtype"),
+        (OpRequest.make(OpKind.QUANTIZE, [T((2, 4)), T((3,))], [T((2, 4), I8)]), ShapeError, "inputs[1].shape"),
+        (OpRequest.make(OpKind.QUANTIZE, [T((2, 4)), T(())], [T((2, 4))]), UnsupportedDtypeError, "outputs[0].dtype"),
+        (OpRequest.make(OpKind.TRANSPOSE, [T((2, 3))], [T((3, 2))], perm=(0, 0)), InvalidRequestError, "attrs.perm"),
+        (OpRequest.make(OpKind.CONCAT, [T((2, 3)), T((3, 3))], [T((5, 3))], axis=1), ShapeError, "inputs[1].shape"),
+        (OpRequest.make(OpKind.COPY, [T((2, 3))], [T((7,))]), ShapeError, "outputs[0].shape"),
+        (OpRequest.make(OpKind.MATMUL_INTEGER, [T((4, 8), I8), T((8, 3), I8)], [T((4, 3))]), UnsupportedDtypeError, "outputs[0].dtype"),
+    ],
+)  # fmt: skip
+def test_bad_requests_name_the_field(req: OpRequest, err: type, field: str) -> None:
+    with pytest.raises(err) as info:
+        Pipeline().compile(req)
+    assert info.value.field == field
