@@ -1,0 +1,85 @@
+"""Importers of the arithmetic family: Gemm, MatMul, Add/Sub/Mul/Div, Sum, Relu, Softmax,
+LayerNormalization."""
+
+from __future__ import annotations
+
+import math
+
+import onnx
+
+from stack.adapter.context import ImportContext, attributes
+from stack.adapter.registry import register
+from stack.compiler import OpType
+
+_BINARY = {"Add": OpType.ADD, "Sub": OpType.SUB, "Mul": OpType.MUL, "Div": OpType.DIV}
+
+
+@register("Gemm")
+def gemm(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    a = attributes(proto)
+    ins = [v for v in proto.input[:3]]
+    while ins and not ins[-1]:
+        ins.pop()
+    ctx.emit(
+        name,
+        OpType.GEMM,
+        ins,
+        [proto.output[0]],
+        trans_a=int(a.get("transA", 0)),
+        trans_b=int(a.get("transB", 0)),
+        alpha=float(a.get("alpha", 1.0)),
+        beta=float(a.get("beta", 1.0)),
+    )
+
+
+@register("MatMul")
+def matmul(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    ctx.emit(name, OpType.MATMUL, list(proto.input[:2]), [proto.output[0]])
+
+
+@register(*_BINARY)
+def binary(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    ctx.emit(name, _BINARY[proto.op_type], list(proto.input[:2]), [proto.output[0]])
+
+
+@register("Sum")
+def sum_(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    ctx.emit(name, OpType.SUM, [v for v in proto.input if v], [proto.output[0]])
+
+
+@register("Relu")
+def relu(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    ctx.emit(name, OpType.RELU, [proto.input[0]], [proto.output[0]])
+
+
+@register("Softmax")
+def softmax(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    x = proto.input[0]
+    shape = ctx.type_of(x).shape
+    default = -1 if ctx.opset >= 13 else 1
+    axis = int(attributes(proto).get("axis", default)) % max(len(shape), 1)
+    if ctx.opset >= 13 or axis == len(shape) - 1:
+        ctx.emit(name, OpType.SOFTMAX, [x], [proto.output[0]], axis=axis)
+        return
+    # opset < 13: softmax over the flattened trailing block [axis:]
+    flat = (math.prod(shape[:axis]), math.prod(shape[axis:]))
+    x2, y2 = ctx.fresh(f"{name}.x2d"), ctx.fresh(f"{name}.y2d")
+    ctx.emit(ctx.fresh(f"{name}.view"), OpType.RESHAPE, [x], [x2], shape=flat)
+    ctx.emit(name, OpType.SOFTMAX, [x2], [y2], axis=1)
+    ctx.emit(ctx.fresh(f"{name}.view"), OpType.RESHAPE, [y2], [proto.output[0]], shape=shape)
+
+
+@register("LayerNormalization")
+def layernorm(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    a = attributes(proto)
+    ins = [v for v in proto.input[:3]]
+    while ins and not ins[-1]:
+        ins.pop()
+    ctx.emit(
+        name,
+        OpType.LAYERNORM,
+        ins,
+        list(proto.output),
+        axis=int(a.get("axis", -1)),
+        epsilon=float(a.get("epsilon", 1e-5)),
+    )

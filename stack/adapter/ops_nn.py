@@ -1,0 +1,210 @@
+"""Importers of the convolution family: Conv, MaxPool, AveragePool, GlobalAveragePool,
+BatchNormalization and Dropout (inference).
+
+The kernels are 2-D NCHW: 1-D ops are promoted to 2-D with a unit height through Reshape
+views; 3-D ones are refused with a typed error. ``auto_pad`` and ``ceil_mode`` are resolved to
+explicit pads here, so the IR carries only ``pads`` (top, left, bottom, right).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+
+from stack.adapter.context import ImportContext, attributes
+from stack.adapter.registry import register
+from stack.compiler import OpType, conv_out
+
+SPATIAL_LAYERS = ("compiler", "umd", "kmd")
+Seq = Sequence[int]
+
+
+def _auto_pads(mode: str, sizes: Seq, kernel: Seq, strides: Seq, dilations: Seq) -> list[int]:
+    begin: list[int] = []
+    end: list[int] = []
+    for size, k, s, d in zip(sizes, kernel, strides, dilations, strict=True):
+        out = -(-size // s)
+        total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
+        small, large = total // 2, total - total // 2
+        begin.append(large if mode == "SAME_LOWER" else small)
+        end.append(small if mode == "SAME_LOWER" else large)
+    return begin + end
+
+
+def _window(ctx: ImportContext, proto: onnx.NodeProto, name: str, sizes: Seq, kernel: Seq) -> dict:
+    a = attributes(proto)
+    rank = len(kernel)
+    strides = list(a.get("strides", [1] * rank))
+    dil = list(a.get("dilations", [1] * rank))
+    mode = a.get("auto_pad", "NOTSET")
+    if mode in ("SAME_UPPER", "SAME_LOWER"):
+        pads = _auto_pads(mode, sizes, kernel, strides, dil)
+    elif mode == "VALID":
+        pads = [0] * (2 * rank)
+    else:
+        pads = list(a.get("pads", [0] * (2 * rank)))
+    return {
+        "strides": strides,
+        "pads": pads,
+        "dilations": dil,
+        "ceil_mode": int(a.get("ceil_mode", 0)),
+    }
+
+
+def _to2d(w: dict, rank: int) -> dict:
+    if rank == 2:
+        return w
+    return {
+        "strides": [1, *w["strides"]],
+        "pads": [0, w["pads"][0], 0, w["pads"][1]],
+        "dilations": [1, *w["dilations"]],
+        "ceil_mode": w["ceil_mode"],
+    }
+
+
+def _promote(ctx: ImportContext, name: str, value: str, tag: str) -> str:
+    t = ctx.type_of(value)
+    shape = (*t.shape[:2], 1, *t.shape[2:])
+    arr = ctx.const(value)
+    out = ctx.fresh(f"{name}.{tag}4d")
+    if arr is not None:
+        return ctx.add_const(out, arr.reshape(shape))
+    ctx.emit(ctx.fresh(f"{name}.view"), OpType.RESHAPE, [value], [out], shape=shape)
+    return out
+
+
+def _spatial(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> int:
+    rank = len(ctx.type_of(proto.input[0]).shape) - 2
+    if rank not in (1, 2):
+        raise ctx.unsupported(
+            proto,
+            name,
+            f"{rank}-D spatial input: the kernels are 2-D (NCHW)",
+            layers=SPATIAL_LAYERS,
+        )
+    return rank
+
+
+def _finish(
+    ctx: ImportContext, name: str, op: OpType, ins: list[str], out: str, rank: int, **attrs: Any
+) -> None:
+    if rank == 2:
+        ctx.emit(name, op, ins, [out], **attrs)
+        return
+    tmp = ctx.fresh(f"{name}.out4d")
+    ctx.emit(name, op, ins, [tmp], **attrs)
+    t = ctx.type_of(tmp)
+    ctx.emit(
+        ctx.fresh(f"{name}.view"), OpType.RESHAPE, [tmp], [out], shape=(*t.shape[:2], t.shape[3])
+    )
+
+
+@register("Conv")
+def conv(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    rank = _spatial(ctx, proto, name)
+    x, w = proto.input[0], proto.input[1]
+    kernel = ctx.type_of(w).shape[2:]
+    win = _window(ctx, proto, name, ctx.type_of(x).shape[2:], kernel)
+    win.pop("ceil_mode")
+    ins = [x, w] if rank == 2 else [_promote(ctx, name, x, "x"), _promote(ctx, name, w, "w")]
+    if len(proto.input) > 2 and proto.input[2]:
+        ins.append(proto.input[2])
+    group = int(attributes(proto).get("group", 1))
+    _finish(ctx, name, OpType.CONV, ins, proto.output[0], rank, group=group, **_to2d(win, rank))
+
+
+@register("MaxPool", "AveragePool")
+def pool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    if len([o for o in proto.output if o]) > 1:
+        raise ctx.unsupported(
+            proto, name, "the Indices output: the pooling kernel computes values only"
+        )
+    rank = _spatial(ctx, proto, name)
+    a = attributes(proto)
+    x = proto.input[0]
+    sizes = ctx.type_of(x).shape[2:]
+    kernel = list(a["kernel_shape"])
+    win = _to2d(_window(ctx, proto, name, sizes, kernel), rank)
+    kernel2 = kernel if rank == 2 else [1, *kernel]
+    sizes2 = sizes if rank == 2 else (1, *sizes)
+    if win["ceil_mode"]:
+        win["ceil_mode"] = _ceil_still_needed(sizes2, kernel2, win)
+    attrs = {"kernel_shape": kernel2, **win}
+    op = OpType.MAXPOOL
+    if proto.op_type == "AveragePool":
+        op = OpType.AVGPOOL
+        attrs["count_include_pad"] = int(a.get("count_include_pad", 0))
+    ins = [x] if rank == 2 else [_promote(ctx, name, x, "x")]
+    _finish(ctx, name, op, ins, proto.output[0], rank, **attrs)
+
+
+def _ceil_still_needed(sizes: Seq, kernel: Seq, win: dict) -> int:
+    """0 when floor mode yields the ONNX ceil-mode size (the last window would start in padding)."""
+    for i in range(2):
+        args = (
+            sizes[i],
+            kernel[i],
+            win["strides"][i],
+            win["pads"][i],
+            win["pads"][i + 2],
+            win["dilations"][i],
+        )
+        span = (
+            sizes[i]
+            + win["pads"][i]
+            + win["pads"][i + 2]
+            - win["dilations"][i] * (kernel[i] - 1)
+            - 1
+        )
+        naive_ceil = -(-span // win["strides"][i]) + 1
+        if conv_out(*args, 1) != naive_ceil:
+            return 0
+    return 1
+
+
+@register("GlobalAveragePool")
+def global_avg_pool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    rank = _spatial(ctx, proto, name)
+    x = proto.input[0] if rank == 2 else _promote(ctx, name, proto.input[0], "x")
+    _finish(ctx, name, OpType.GLOBALAVGPOOL, [x], proto.output[0], rank)
+
+
+@register("BatchNormalization")
+def batchnorm(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    a = attributes(proto)
+    if int(a.get("training_mode", 0)) or len([o for o in proto.output if o]) > 1:
+        raise ctx.unsupported(
+            proto, name, "training mode (running statistics): the stack is inference-only"
+        )
+    ctx.emit(
+        name,
+        OpType.BATCHNORM,
+        list(proto.input[:5]),
+        [proto.output[0]],
+        epsilon=float(a.get("epsilon", 1e-5)),
+    )
+
+
+@register("Dropout")
+def dropout(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    ratio = float(attributes(proto).get("ratio", 0.5))
+    training = False
+    if len(proto.input) > 1 and proto.input[1]:
+        r = ctx.const(proto.input[1])
+        ratio = float(r) if r is not None else ratio
+    if len(proto.input) > 2 and proto.input[2]:
+        t = ctx.const(proto.input[2])
+        if t is None:
+            raise ctx.unsupported(proto, name, "training_mode must be a constant")
+        training = bool(t)
+    if training and ratio != 0.0:
+        raise ctx.unsupported(
+            proto, name, "training-mode Dropout draws a random mask: the stack is inference-only"
+        )
+    x = proto.input[0]
+    ctx.alias(name, x, proto.output[0])
+    if len(proto.output) > 1 and proto.output[1]:
+        ctx.add_const(proto.output[1], np.ones(ctx.type_of(x).shape, dtype=np.bool_))

@@ -1,0 +1,87 @@
+"""Importers of the quantisation family: QuantizeLinear, DequantizeLinear, QLinearMatMul,
+MatMulInteger (int8/uint8; blocked quantisation and narrow float types are refused)."""
+
+from __future__ import annotations
+
+import onnx
+
+from stack.adapter.context import ImportContext, attributes, elem_type
+from stack.adapter.registry import register
+from stack.compiler import ElemType, OpType
+
+QUANT_TYPES = (ElemType.I8, ElemType.U8)
+
+
+def _check_block(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    if int(attributes(proto).get("block_size", 0)):
+        raise ctx.unsupported(
+            proto,
+            name,
+            "blocked quantisation (block_size > 0)",
+            layers=("adapter", "compiler", "umd", "kmd"),
+        )
+
+
+def _axis(ctx: ImportContext, proto: onnx.NodeProto) -> int:
+    rank = len(ctx.type_of(proto.input[0]).shape)
+    axis = int(attributes(proto).get("axis", 1))
+    return axis % rank if rank else 0
+
+
+@register("QuantizeLinear")
+def quantize(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    _check_block(ctx, proto, name)
+    a = attributes(proto)
+    ins = [v for v in proto.input[:3]]
+    while ins and not ins[-1]:
+        ins.pop()
+    target = (
+        ctx.type_of(ins[2]).dtype
+        if len(ins) > 2
+        else (elem_type(int(a["output_dtype"]), name) if "output_dtype" in a else ElemType.U8)
+    )
+    if target not in QUANT_TYPES:
+        raise ctx.unsupported(
+            proto,
+            name,
+            f"quantised type {target.value}: kernels take int8/uint8",
+            layers=("compiler", "umd", "kmd"),
+        )
+    ctx.emit(
+        name,
+        OpType.QUANTIZE,
+        ins,
+        [proto.output[0]],
+        axis=_axis(ctx, proto),
+        output_dtype=target.value,
+    )
+
+
+@register("DequantizeLinear")
+def dequantize(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    _check_block(ctx, proto, name)
+    src = ctx.type_of(proto.input[0]).dtype
+    if src not in (*QUANT_TYPES, ElemType.I32):
+        raise ctx.unsupported(
+            proto,
+            name,
+            f"quantised type {src.value}: kernels take int8/uint8/int32",
+            layers=("compiler", "umd", "kmd"),
+        )
+    ins = [v for v in proto.input[:3]]
+    while ins and not ins[-1]:
+        ins.pop()
+    ctx.emit(name, OpType.DEQUANTIZE, ins, [proto.output[0]], axis=_axis(ctx, proto))
+
+
+@register("QLinearMatMul")
+def qlinear_matmul(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    ctx.emit(name, OpType.QLINEARMATMUL, list(proto.input[:8]), [proto.output[0]])
+
+
+@register("MatMulInteger")
+def matmul_integer(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    ins = [v for v in proto.input[:4]]
+    while ins and not ins[-1]:
+        ins.pop()
+    ctx.emit(name, OpType.MATMUL_INTEGER, ins, [proto.output[0]])

@@ -1,0 +1,50 @@
+"""The op-importer registry: ONNX op type -> importer function, with explicit ``register()``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from stack.adapter.errors import UnsupportedOpError
+
+if TYPE_CHECKING:
+    import onnx
+
+    from stack.adapter.context import ImportContext
+
+Importer = Callable[["ImportContext", "onnx.NodeProto", str], None]
+_IMPORTERS: dict[str, Importer] = {}
+
+
+def register(*op_types: str) -> Callable[[Importer], Importer]:
+    """Register an importer for one or more ONNX op types (decorator)."""
+
+    def deco(fn: Importer) -> Importer:
+        for op_type in op_types:
+            _IMPORTERS[op_type] = fn
+        return fn
+
+    return deco
+
+
+def importer_for(op_type: str, node_name: str) -> Importer:
+    """The importer of ``op_type``; UnsupportedOpError naming the known ops when there is none."""
+    _load()
+    try:
+        return _IMPORTERS[op_type]
+    except KeyError:
+        raise UnsupportedOpError(
+            op_type, node_name, reason=f"no importer (supported: {', '.join(supported_ops())})"
+        ) from None
+
+
+def supported_ops() -> list[str]:
+    """Every ONNX op type with an importer."""
+    _load()
+    return sorted(_IMPORTERS)
+
+
+def _load() -> None:
+    if _IMPORTERS:
+        return
+    from stack.adapter import ops_math, ops_nn, ops_quant, ops_shape  # noqa: F401

@@ -1,0 +1,68 @@
+"""IR op -> Executable op: the table that maps each kernel-backed IR op onto an ``ExecOp``.
+
+Each entry names the ExecOp and the IR attributes it forwards (IR-only attributes such as
+``layout`` or a resolved Reshape ``shape`` stay behind). View ops (Reshape, Flatten, Identity)
+are not here: the emitter turns them into aliases or COPY ops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stack.compiler.errors import EmitError
+from stack.compiler.ir import AttrValue, Node, OpType
+from stack.runtime import ExecOp
+
+
+@dataclass(frozen=True, slots=True)
+class Lowering:
+    """How one IR op becomes an ExecOp: which op, which attributes cross over."""
+
+    op: ExecOp
+    attrs: tuple[str, ...] = ()
+
+
+_TABLE: dict[OpType, Lowering] = {}
+
+
+def register(ir_op: OpType, lowering: Lowering) -> None:
+    """Declare the ExecOp an IR op lowers to."""
+    _TABLE[ir_op] = lowering
+
+
+def lower_node(node: Node) -> tuple[ExecOp, tuple[tuple[str, AttrValue], ...]]:
+    """The ExecOp and the name-sorted attributes for ``node``; EmitError when it has none."""
+    entry = _TABLE.get(node.op)
+    if entry is None:
+        known = ", ".join(sorted(op.value for op in _TABLE))
+        raise EmitError(
+            f"IR op {node.op.value} has no Executable lowering; lowered ops: {known}",
+            op=node.op.value,
+            node=node.name,
+        )
+    attrs = tuple(sorted((k, v) for k, v in node.attrs if k in entry.attrs))
+    return entry.op, attrs
+
+
+_WINDOW = ("kernel_shape", "strides", "pads", "dilations", "ceil_mode")
+register(OpType.CONV, Lowering(ExecOp.CONV2D, ("strides", "pads", "dilations", "group", "relu")))
+register(OpType.GEMM, Lowering(ExecOp.GEMM, ("trans_a", "trans_b", "alpha", "beta", "relu")))
+register(OpType.MATMUL, Lowering(ExecOp.MATMUL))
+register(OpType.ADD, Lowering(ExecOp.ADD, ("relu",)))
+register(OpType.SUB, Lowering(ExecOp.SUB))
+register(OpType.MUL, Lowering(ExecOp.MUL))
+register(OpType.DIV, Lowering(ExecOp.DIV))
+register(OpType.RELU, Lowering(ExecOp.RELU))
+register(OpType.BATCHNORM, Lowering(ExecOp.BATCHNORM, ("epsilon", "relu")))
+register(OpType.MAXPOOL, Lowering(ExecOp.MAXPOOL, _WINDOW))
+register(OpType.AVGPOOL, Lowering(ExecOp.AVGPOOL, (*_WINDOW, "count_include_pad")))
+register(OpType.GLOBALAVGPOOL, Lowering(ExecOp.GLOBALAVGPOOL))
+register(OpType.SOFTMAX, Lowering(ExecOp.SOFTMAX, ("axis",)))
+register(OpType.LAYERNORM, Lowering(ExecOp.LAYERNORM, ("axis", "epsilon")))
+register(OpType.QUANTIZE, Lowering(ExecOp.QUANTIZE, ("axis",)))
+register(OpType.DEQUANTIZE, Lowering(ExecOp.DEQUANTIZE, ("axis",)))
+register(OpType.QLINEARMATMUL, Lowering(ExecOp.QLINEARMATMUL))
+register(OpType.MATMUL_INTEGER, Lowering(ExecOp.MATMUL_INTEGER))
+register(OpType.TRANSPOSE, Lowering(ExecOp.TRANSPOSE, ("perm",)))
+register(OpType.CONCAT, Lowering(ExecOp.CONCAT, ("axis",)))
+register(OpType.COPY, Lowering(ExecOp.COPY))
