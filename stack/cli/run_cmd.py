@@ -2,21 +2,115 @@
 
 from __future__ import annotations
 
+import re
+import time
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import typer
 
-from stack.cli._common import not_implemented
+from stack.cli._common import emit_json, fail
+from stack.errors import StackError
+from stack.runtime import Runtime
+from stack.runtime.errors import ModelInputError
+from stack.runtime.loader import read_executable
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def register(app: typer.Typer) -> None:
     app.command("run")(run_model)
 
 
+def safe_file_name(name: str, taken: set[str]) -> str:
+    """``name`` with every run of unsafe characters replaced by ``_``, made unique in ``taken``."""
+    base = _UNSAFE.sub("_", name).strip("._") or "output"
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}_{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def _read_inputs(specs: list[str]) -> dict[str, np.ndarray]:
+    arrays: dict[str, np.ndarray] = {}
+    for spec in specs:
+        name, sep, file = spec.partition("=")
+        if not sep or not name or not file:
+            raise ModelInputError(f"--input {spec!r} is not NAME=FILE.npy", input=name or None)
+        if name in arrays:
+            raise ModelInputError(f"input {name!r} given twice", input=name)
+        try:
+            arrays[name] = np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise ModelInputError(
+                f"cannot read input {name!r} from {file}: {exc}", input=name, path=file
+            ) from None
+    return arrays
+
+
 def run_model(
     executable: Path = typer.Argument(..., help="An Executable written by `refstack compile`."),
     inputs: list[str] = typer.Option([], "--input", help="NAME=FILE.npy, once per input."),
     output_dir: Path = typer.Option(Path("out"), "--output-dir", help="Where outputs go."),
+    backend: str | None = typer.Option(None, "--backend", help="numpy | cupy (default: auto)."),
+    streams: int = typer.Option(2, "--streams", min=1, help="Device streams per model."),
+    timeout_s: float = typer.Option(60.0, "--timeout", help="Seconds one run may take."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Run an Executable through runtime → UMD → KMD and write each output as .npy."""
-    not_implemented("refstack run")
+    """Run an Executable through runtime → UMD → KMD and write each output as .npy.
+
+    Each output goes to DIR/<output name>.npy, the name reduced to file-safe characters.
+    """
+    try:
+        arrays = _read_inputs(inputs)
+        exe = read_executable(executable)
+        started = time.perf_counter()
+        with Runtime(backend, streams=streams) as runtime:
+            model = runtime.load(exe)
+            loaded = time.perf_counter()
+            outputs = model.run(arrays, timeout_s=timeout_s)
+            finished = time.perf_counter()
+            stats = model.last_stats
+            used_backend = runtime.umd.device.backend
+    except StackError as err:
+        fail(err, as_json=as_json)
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        taken: set[str] = set()
+        records: list[dict[str, Any]] = []
+        for name, array in outputs.items():
+            path = output_dir / f"{safe_file_name(name, taken)}.npy"
+            np.save(path, array)
+            records.append(
+                {
+                    "name": name,
+                    "shape": list(array.shape),
+                    "dtype": str(array.dtype),
+                    "file": str(path),
+                }
+            )
+    except OSError as exc:
+        fail(f"cannot write outputs to {output_dir}: {exc.strerror}", as_json=as_json)
+    summary = {
+        "executable": str(executable),
+        "backend": used_backend,
+        "outputs": records,
+        "load_ms": round((loaded - started) * 1e3, 3),
+        "run_ms": round((finished - loaded) * 1e3, 3),
+        "attempts": stats.attempts if stats else 1,
+        "submits": stats.submits if stats else 0,
+        "ops": len(exe.ops),
+    }
+    if as_json:
+        emit_json(summary)
+        return
+    for rec in records:
+        shape = "x".join(str(d) for d in rec["shape"]) or "scalar"
+        typer.echo(f"{rec['name']}\t{shape}\t{rec['dtype']}\t{rec['file']}")
+    typer.echo(
+        f"# {summary['ops']} ops, {summary['submits']} submits, load {summary['load_ms']} ms, "
+        f"run {summary['run_ms']} ms, attempts {summary['attempts']}, backend {used_backend}"
+    )

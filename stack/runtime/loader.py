@@ -126,5 +126,20 @@ def build_image(session: UmdSession, exe: Executable, n_streams: int) -> DeviceI
         ) from exc
     schedule = build_schedule(exe.ops, lanes)
     commands = tuple(tuple(translated[i] for i in g.ops) for g in schedule.groups)
-    hits = sum(1 for t in translated if getattr(t, "cache_hit", False))
-    return DeviceImage(exe, arenas, io_base, const_base, streams, schedule, commands, hits)
+    retranslate = tuple(
+        tuple((pos, i) for pos, i in enumerate(g.ops) if translated[i].scratch)
+        for g in schedule.groups
+    )
+    hits = sum(1 for t in translated if t.cache_hit)
+    return DeviceImage(
+        exe,
+        arenas,
+        io_base,
+        const_base,
+        streams,
+        schedule,
+        commands,
+        tuple(requests),
+        retranslate,
+        hits,
+    )

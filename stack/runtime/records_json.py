@@ -105,7 +105,7 @@ def _op(i: int, row: Any, name: str) -> OpRecord:
         raise ExecutableFormatError("op record must be a 6-item list", field=field)
     kind, inputs, outputs, attrs, stream, deps = row
     try:
-        op = ExecOp[kind]
+        op = ExecOp.__members__[kind]
     except (KeyError, TypeError):
         known = ", ".join(k.name for k in ExecOp)
         raise ExecutableFormatError(

@@ -1,0 +1,164 @@
+from __future__ import annotations
+
+import dataclasses
+import struct
+from typing import Any
+
+import numpy as np
+import pytest
+
+from stack.runtime import ExecOp, Executable, ExecutableFormatError, TensorRole
+from stack.runtime.binary import HEADER, SEGMENT_ENTRY, SegmentKind, seal
+from stack.runtime.executable import FORMAT_VERSION
+
+
+def _segment(data: bytes, kind: SegmentKind) -> tuple[int, int, int]:
+    """(table position, offset, length) of segment ``kind``."""
+    count = struct.unpack_from("<I", data, 12)[0]
+    for i in range(count):
+        k, _align, offset, length = SEGMENT_ENTRY.unpack_from(data, HEADER.size + i * 24)
+        if k == kind:
+            return HEADER.size + i * SEGMENT_ENTRY.size, offset, length
+    raise AssertionError(kind)
+
+
+def _field(data: bytes) -> str:
+    with pytest.raises(ExecutableFormatError) as info:
+        Executable.from_bytes(data)
+    return info.value.field
+
+
+def test_round_trip_is_exact_and_deterministic(conv_model: Any, branch_model: Any) -> None:
+    for exe, _, _ in (conv_model, branch_model):
+        data = exe.to_bytes()
+        assert data[:4] == b"RSX\0"
+        back = Executable.from_bytes(data)
+        assert back == exe
+        assert back.to_bytes() == data
+    exe = branch_model[0]
+    assert exe.streams == 2
+    assert exe.tensor("out/sum:0").role is TensorRole.OUTPUT
+    assert [op.op for op in exe.ops][-1] is ExecOp.ADD
+
+
+def test_const_segment_is_64_byte_aligned(conv_model: Any) -> None:
+    data = conv_model[0].to_bytes()
+    _, offset, length = _segment(data, SegmentKind.CONST)
+    assert offset % 64 == 0
+    assert data[offset : offset + length] == conv_model[0].consts
+    for t in conv_model[0].tensors:
+        if t.role is TensorRole.CONST:
+            assert t.offset % 64 == 0
+
+
+def test_attribute_types_survive(builder: Any) -> None:
+    b = builder()
+    x = b.input("x", (2, 2))
+    y = b.output("y", (2, 2))
+    b.op(ExecOp.GEMM, [x, x], [y], alpha=0.5, trans_a=1, pads=(1, 2), scales=(0.5, 2.0), mode="s")
+    exe = b.build()
+    back = Executable.from_bytes(exe.to_bytes())
+    attrs = back.ops[0].attr_dict()
+    assert attrs == {"alpha": 0.5, "trans_a": 1, "pads": (1, 2), "scales": (0.5, 2.0), "mode": "s"}
+    assert isinstance(attrs["alpha"], float) and isinstance(attrs["trans_a"], int)
+    assert all(isinstance(v, float) for v in attrs["scales"])  # type: ignore[union-attr]
+
+
+def test_bad_magic(conv_model: Any) -> None:
+    data = conv_model[0].to_bytes()
+    assert _field(b"ELF\0" + data[4:]) == "magic"
+
+
+def test_other_major_version_is_refused(conv_model: Any) -> None:
+    data = bytearray(conv_model[0].to_bytes())
+    struct.pack_into("<H", data, 4, FORMAT_VERSION[0] + 1)
+    assert _field(seal(bytes(data))) == "version"
+
+
+def test_newer_minor_version_is_accepted(conv_model: Any) -> None:
+    data = bytearray(conv_model[0].to_bytes())
+    struct.pack_into("<H", data, 6, FORMAT_VERSION[1] + 3)
+    exe = Executable.from_bytes(seal(bytes(data)))
+    assert exe.version == (FORMAT_VERSION[0], FORMAT_VERSION[1] + 3)
+    assert exe.ops == conv_model[0].ops
+
+
+def test_flipped_byte_fails_the_checksum(conv_model: Any) -> None:
+    data = bytearray(conv_model[0].to_bytes())
+    data[-5] ^= 0x40
+    assert _field(bytes(data)) == "checksum"
+
+
+@pytest.mark.parametrize("cut", [10, 100, 1])
+def test_truncated_file(conv_model: Any, cut: int) -> None:
+    data = conv_model[0].to_bytes()
+    field = _field(data[: len(data) - cut] if cut != 10 else data[:10])
+    assert field == ("header" if cut == 10 else "total_size")
+
+
+@pytest.mark.parametrize("kind", list(SegmentKind))
+def test_segment_running_past_the_end(conv_model: Any, kind: SegmentKind) -> None:
+    data = bytearray(conv_model[0].to_bytes())
+    pos, offset, _ = _segment(bytes(data), kind)
+    struct.pack_into("<Q", data, pos + 16, len(data) - offset + 64)
+    assert _field(seal(bytes(data))) == f"segments.{kind.name.lower()}"
+
+
+def test_misaligned_const_segment(conv_model: Any) -> None:
+    data = bytearray(conv_model[0].to_bytes())
+    pos, offset, length = _segment(bytes(data), SegmentKind.CONST)
+    struct.pack_into("<IIQQ", data, pos, SegmentKind.CONST, 8, offset - 8, length)
+    assert _field(seal(bytes(data))) == "segments.const"
+
+
+def test_unknown_op_name(conv_model: Any) -> None:
+    data = conv_model[0].to_bytes()
+    patched = data.replace(b'"RELU"', b'"RELX"')
+    assert patched != data
+    with pytest.raises(ExecutableFormatError) as info:
+        Executable.from_bytes(seal(patched))
+    assert info.value.field == "ops[1].op"
+    assert "CONV2D" in info.value.message  # the error lists the known ops
+
+
+def test_corrupt_json_segment(conv_model: Any) -> None:
+    data = bytearray(conv_model[0].to_bytes())
+    _, offset, _ = _segment(bytes(data), SegmentKind.PLAN)
+    data[offset] = ord("]")
+    assert _field(seal(bytes(data))) == "plan"
+
+
+def _bad(exe: Executable, **changes: Any) -> str:
+    with pytest.raises(ExecutableFormatError) as info:
+        dataclasses.replace(exe, **changes).to_bytes()
+    return info.value.field
+
+
+def test_record_validation(conv_model: Any) -> None:
+    exe: Executable = conv_model[0]
+    t = list(exe.tensors)
+    conv = t[3]
+    t[3] = dataclasses.replace(conv, offset=exe.arena_sizes[0])
+    assert _bad(exe, tensors=tuple(t)) == "tensors[3].offset"
+    t[3] = dataclasses.replace(conv, offset=8)
+    assert _bad(exe, tensors=tuple(t)) == "tensors[3].offset"
+    t[3] = dataclasses.replace(conv, lane=5)
+    assert _bad(exe, tensors=tuple(t)) == "tensors[3].lane"
+    t[3] = dataclasses.replace(conv, size=4)
+    assert _bad(exe, tensors=tuple(t)) == "tensors[3].size"
+    ops = list(exe.ops)
+    ops[1] = dataclasses.replace(ops[1], deps=(2,))
+    assert _bad(exe, ops=tuple(ops)) == "ops[1].deps"
+    ops[1] = dataclasses.replace(exe.ops[1], inputs=(99,))
+    assert _bad(exe, ops=tuple(ops)) == "ops[1].inputs"
+    ops[1] = dataclasses.replace(exe.ops[1], outputs=(0,))  # writes the model input
+    assert _bad(exe, ops=tuple(ops)) == "ops[1].outputs"
+    assert _bad(exe, consts=exe.consts[:64]) == "tensors[1].offset"
+    assert _bad(exe, outputs=(0,)) == "outputs"
+
+
+def test_consts_hold_the_weights(conv_model: Any) -> None:
+    exe: Executable = Executable.from_bytes(conv_model[0].to_bytes())
+    w = exe.tensor("w")
+    weights = np.frombuffer(exe.consts, np.float32, count=18, offset=w.offset)
+    assert weights.shape == (18,) and np.isfinite(weights).all() and np.abs(weights).sum() > 0
