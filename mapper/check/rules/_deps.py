@@ -69,9 +69,10 @@ def _python(facts: Facts, path: str, layer: str, parsed: ParsedFile) -> list[Dep
             target = ref.target
         elif ref.kind == "call":
             head, _, rest = ref.target.partition(".")
-            if head not in bound or head == "self":
-                continue
-            target = f"{bound[head]}.{rest}" if rest else bound[head]
+            module = module_path(facts.modules, bound.get(head, ""))
+            if not rest or module is None or module[2]:
+                continue  # only calls through an imported module add to what imports show
+            target = f"{bound[head]}.{rest}"
         else:
             continue
         split = module_path(facts.modules, target)

@@ -100,7 +100,7 @@ def _check_name(facts: Facts, name: str) -> Location | bool | None:
 
 def _dangling(facts: Facts) -> Iterator[Finding]:
     components = facts.components()
-    for page in facts.docs:
+    for page in (p for p in facts.docs if p.front_matter):  # a page without one is off the map
         fm = page.front_matter
         layer = fm.get("layer") if isinstance(fm.get("layer"), str) else None
         names: list[tuple[str, int]] = []

@@ -32,16 +32,24 @@ def _gap(facts: Facts, dep: Dependency) -> int:
 
 
 def _undeclared(facts: Facts) -> Iterator[Finding]:
+    """One finding per undeclared symbol a layer uses, at its first use (one declaration in
+    the contract fixes every use)."""
+    uses: dict[tuple[str, str], list[Dependency]] = {}
     for dep in dependencies(facts):
         if _gap(facts, dep) != 1 or dep.declared or dep.kind == "include":
             continue
+        uses.setdefault((dep.src_layer, dep.target), []).append(dep)
+    for (layer, target), deps in sorted(uses.items()):
+        dep = min(deps, key=lambda d: (d.src_path, d.line or 0))
         contract = f"{dep.src_layer}_{dep.dst_layer}"
         between = facts.contract_between(dep.src_layer, dep.dst_layer)
         where = _where(dep)
+        where["subject"] = f"{layer}->{target}"
         if between:
             where["map_loc"] = Location(between[0].path)
+        more = f" (and {len(deps) - 1} more file(s))" if len(deps) > 1 else ""
         yield SM201.finding(
-            f"{dep.src_layer} uses {dep.target} ({dep.kind}) from {dep.dst_layer}, "
+            f"{dep.src_layer} uses {dep.target} ({dep.kind}) from {dep.dst_layer}{more}, "
             f"which no {dep.src_layer}→{dep.dst_layer} contract declares",
             fix=f"declare the interface in contracts/{contract}.yaml (with sync, "
             f"synchronization, memory, errors), or use an interface that is declared",
