@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 
 import tree_sitter as ts
 
@@ -19,43 +20,58 @@ def extract(
     symbols: dict[str, Symbol] = {}
     refs: list[Reference] = []
     imports: list[tuple[str, str]] = []
+    ranges: list[tuple[int, int, str]] = []  # (start byte, end byte, qualname) of definitions
+    later: list[dict[str, list[ts.Node]]] = []
     for caps in matches(Language.PYTHON, root):
         if "definition.class" in caps or "definition.function" in caps:
             node = (caps.get("definition.class") or caps["definition.function"])[0]
             sym = _definition(path, node, module)
             symbols.setdefault(sym.qualname, sym)
+            ranges.append((node.start_byte, node.end_byte, sym.qualname))
         elif "definition.constant" in caps:
             node = caps["definition.constant"][0]
             name = text(caps["name"][0])
             owner = _scope(node, module)
             value = text(node.child_by_field_name("right"))[:_MAX_VALUE] or None
             qual = f"{owner}.{name}" if owner else name
+            loc = Location(path, line(node))
             symbols.setdefault(
                 qual,
                 Symbol(
                     qual,
                     SymbolKind.CONSTANT,
                     Language.PYTHON,
-                    Location(path, line(node)),
+                    loc,
                     value=value,
                     end_line=end_line(node),
                 ),
             )
-        elif "reference.call" in caps:
+        else:
+            later.append(caps)
+    ranges.sort()
+    starts = [r[0] for r in ranges]
+
+    def scope_at(byte: int) -> str | None:
+        i = bisect.bisect_right(starts, byte) - 1
+        while i >= 0:
+            if ranges[i][1] >= byte:
+                return ranges[i][2]
+            i -= 1
+        return None
+
+    for caps in later:
+        if "reference.call" in caps:
             node = caps["reference.call"][0]
             target = "".join(text(caps["name"][0]).split())
-            refs.append(
-                Reference("call", target, Location(path, line(node)), _ref_scope(node, module))
-            )
+            where = Location(path, line(node))
+            refs.append(Reference("call", target, where, scope_at(node.start_byte)))
         elif "reference.import" in caps:
             node = caps["reference.import"][0]
+            where = Location(path, line(node))
+            scope = scope_at(node.start_byte)
             for local, bound, target in _imports(node, module, path):
                 imports.append((local, bound))
-                refs.append(
-                    Reference(
-                        "import", target, Location(path, line(node)), _ref_scope(node, module)
-                    )
-                )
+                refs.append(Reference("import", target, where, scope))
     return tuple(symbols.values()), tuple(refs), tuple(imports)
 
 
@@ -68,11 +84,6 @@ def _scope(node: ts.Node, module: str) -> str:
             names.append(text(parent.child_by_field_name("name")))
         parent = parent.parent
     return ".".join([module, *reversed(names)]) if module else ".".join(reversed(names))
-
-
-def _ref_scope(node: ts.Node, module: str) -> str | None:
-    """The enclosing definition's qualname, None at module level."""
-    return _scope(node, module) if _enclosing_def(node) is not None else None
 
 
 def _enclosing_def(node: ts.Node) -> ts.Node | None:

@@ -15,7 +15,7 @@ class LineDict(dict[str, Any]):
     line: int = 0
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     pass
 
 

@@ -1,0 +1,177 @@
+"""The map as a graph: a networkx MultiDiGraph with typed nodes and provenance-carrying edges.
+
+Nodes carry ``kind`` (a :class:`~mapper.model.NodeKind` value), ``name``, ``layer``, ``path``,
+``line`` and kind-specific attributes (all JSON-representable). Edges are keyed by their kind,
+so one pair of nodes has at most one edge of each kind (the first claim wins); every edge
+carries the fields of :class:`~mapper.model.EdgeAttrs` flattened: ``kind``, ``provenance``,
+``confidence``, ``path``, ``line`` and the ``extra`` pairs.
+
+Persistence is one pickle holding a schema header and the node/edge lists; ``load`` refuses a
+file of another schema version with StoreError (the ingest then rebuilds). Not thread-safe:
+build on one thread, then share read-only.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from mapper.errors import StoreError
+from mapper.model import SCHEMA_VERSION, EdgeAttrs, EdgeKind, NodeKind
+
+_MAGIC = "stackmap-graph"
+
+
+class MapGraph:
+    """Typed view over a MultiDiGraph; ``nx`` exposes the raw graph for algorithms."""
+
+    def __init__(self, graph: nx.MultiDiGraph | None = None) -> None:
+        self.nx: nx.MultiDiGraph = graph if graph is not None else nx.MultiDiGraph()
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self.nx
+
+    def __len__(self) -> int:
+        return int(self.nx.number_of_nodes())
+
+    def add_node(
+        self,
+        node_id: str,
+        kind: NodeKind,
+        name: str,
+        *,
+        layer: str | None = None,
+        path: str | None = None,
+        line: int | None = None,
+        **attrs: Any,
+    ) -> None:
+        """Add a node, or update the attributes of an existing one (non-None values win)."""
+        record = {"kind": kind.value, "name": name, "layer": layer, "path": path, "line": line}
+        record.update(attrs)
+        if node_id in self.nx:
+            current = self.nx.nodes[node_id]
+            current.update({k: v for k, v in record.items() if v is not None})
+        else:
+            self.nx.add_node(node_id, **record)
+
+    def add_edge(self, src: str, dst: str, attrs: EdgeAttrs, *, key: str | None = None) -> bool:
+        """Add an edge between existing nodes; False when it already exists or a node is missing.
+
+        The edge key defaults to the kind (one edge per kind and pair); ordered ``step`` edges
+        pass their own key so a scenario may visit one component twice.
+        """
+        if src not in self.nx or dst not in self.nx or src == dst:
+            return False
+        key = key or attrs.kind.value
+        if self.nx.has_edge(src, dst, key):
+            return False
+        record: dict[str, Any] = {
+            "kind": attrs.kind.value,
+            "provenance": attrs.provenance.value,
+            "confidence": round(float(attrs.confidence), 4),
+            "path": attrs.location.path if attrs.location else None,
+            "line": attrs.location.line if attrs.location else None,
+        }
+        record.update(attrs.extra)
+        self.nx.add_edge(src, dst, key=key, **record)
+        return True
+
+    def node(self, node_id: str) -> Mapping[str, Any]:
+        """The attributes of a node; StoreError naming the id when it is not on the map."""
+        try:
+            return self.nx.nodes[node_id]
+        except KeyError:
+            raise StoreError(f"no node {node_id!r} on the map", node=node_id) from None
+
+    def get(self, node_id: str) -> Mapping[str, Any] | None:
+        return self.nx.nodes[node_id] if node_id in self.nx else None
+
+    def nodes(
+        self, kind: NodeKind | None = None, layer: str | None = None
+    ) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        for node_id, data in self.nx.nodes(data=True):
+            if kind is not None and data.get("kind") != kind.value:
+                continue
+            if layer is not None and data.get("layer") != layer:
+                continue
+            yield node_id, data
+
+    def edges(self, kind: EdgeKind | None = None) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+        for src, dst, data in self.nx.edges(data=True):
+            if kind is None or data["kind"] == kind.value:
+                yield src, dst, data
+
+    def out_edges(
+        self, node_id: str, kind: EdgeKind | None = None
+    ) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        for _, dst, data in self.nx.out_edges(node_id, data=True):
+            if kind is None or data["kind"] == kind.value:
+                yield dst, data
+
+    def in_edges(
+        self, node_id: str, kind: EdgeKind | None = None
+    ) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        for src, _, data in self.nx.in_edges(node_id, data=True):
+            if kind is None or data["kind"] == kind.value:
+                yield src, data
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Number of nodes per kind and edges per kind."""
+        nodes: dict[str, int] = {}
+        for _, data in self.nx.nodes(data=True):
+            nodes[data["kind"]] = nodes.get(data["kind"], 0) + 1
+        edges: dict[str, int] = {}
+        for _, _, data in self.nx.edges(data=True):
+            edges[data["kind"]] = edges.get(data["kind"], 0) + 1
+        return {"nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items()))}
+
+    def save(self, path: Path) -> None:
+        """Write the graph to ``path`` atomically (temporary file, then rename)."""
+        payload = {
+            "magic": _MAGIC,
+            "schema": SCHEMA_VERSION,
+            "nodes": list(self.nx.nodes(data=True)),
+            "edges": list(self.nx.edges(keys=True, data=True)),
+        }
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("wb") as fh:
+            pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: Path) -> MapGraph:
+        """Read a saved graph; StoreError when missing, corrupt or of another schema version."""
+        try:
+            with path.open("rb") as fh:
+                payload = pickle.load(fh)
+        except FileNotFoundError:
+            raise StoreError(
+                "no map has been built here; run `stackmap ingest`", path=str(path)
+            ) from None
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError) as exc:
+            raise StoreError(f"unreadable map: {exc}", path=str(path)) from exc
+        if not isinstance(payload, dict) or payload.get("magic") != _MAGIC:
+            raise StoreError("not a stackmap graph file", path=str(path))
+        if payload.get("schema") != SCHEMA_VERSION:
+            raise StoreError(
+                f"map schema {payload.get('schema')} differs from {SCHEMA_VERSION}; re-ingest",
+                path=str(path),
+                schema=payload.get("schema"),
+            )
+        graph = nx.MultiDiGraph()
+        graph.add_nodes_from(payload["nodes"])
+        graph.add_edges_from(payload["edges"])
+        return cls(graph)
+
+    def signature(self) -> tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str, str, str]]]:
+        """Comparable content: (node id, attrs) and (src, dst, key, attrs) as sorted reprs."""
+        nodes = frozenset((n, repr(sorted(d.items()))) for n, d in self.nx.nodes(data=True))
+        edges = frozenset(
+            (s, t, k, repr(sorted(d.items()))) for s, t, k, d in self.nx.edges(keys=True, data=True)
+        )
+        return nodes, edges

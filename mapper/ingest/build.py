@@ -1,0 +1,330 @@
+"""Build the MapGraph from parse results: layers, components, files, symbols, calls, tests.
+
+Pure and deterministic: the same records (in any order) give the same graph, which is what
+makes an incremental ingest equal a from-scratch one. Docs, scenarios and contracts are added
+by :mod:`mapper.ingest.build_docs`; the three questions are asked by :mod:`mapper.ingest.holes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from mapper.config import StackmapConfig, glob_regex
+from mapper.graph import MapGraph
+from mapper.ingest.code import ParsedFile
+from mapper.ingest.contracts import ContractFile
+from mapper.ingest.docs import DocPage
+from mapper.ingest.resolve import Resolver
+from mapper.model import EdgeAttrs, EdgeKind, Location, NodeKind, Provenance, Symbol, SymbolKind
+
+TC = Provenance.TREE_SITTER
+
+
+@dataclass(slots=True)
+class Inputs:
+    """Parse results by path, split by what they are."""
+
+    code: dict[str, ParsedFile] = field(default_factory=dict)  # layered code and protos
+    tests: dict[str, ParsedFile] = field(default_factory=dict)
+    docs: dict[str, DocPage] = field(default_factory=dict)
+    contracts: dict[str, ContractFile] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredComponent:
+    id: str
+    layer: str | None
+    paths: tuple[str, ...]
+    page: str
+    front_matter: Mapping[str, Any]
+
+
+def _specificity(glob: str) -> int:
+    cut = min((glob.find(c) for c in "*?[" if c in glob), default=len(glob))
+    return cut
+
+
+def declared_components(
+    config: StackmapConfig, docs: Mapping[str, DocPage]
+) -> dict[str, DeclaredComponent]:
+    layer_ids = {layer.id for layer in config.layers}
+    out: dict[str, DeclaredComponent] = {}
+    for path in sorted(docs):
+        fm = docs[path].front_matter
+        cid = fm.get("component")
+        if not isinstance(cid, str) or not cid or cid in out:
+            continue
+        layer = fm.get("layer") if fm.get("layer") in layer_ids else None
+        prefix = cid.split(".", 1)[0]
+        if layer is None and prefix in layer_ids:
+            layer = prefix
+        raw = fm.get("paths") or []
+        paths = tuple(str(p) for p in raw) if isinstance(raw, list) else (str(raw),)
+        out[cid] = DeclaredComponent(cid, layer, paths, path, fm)
+    return out
+
+
+def component_of(
+    config: StackmapConfig, path: str, declared: Mapping[str, DeclaredComponent]
+) -> tuple[str | None, Provenance]:
+    """The component a file belongs to: the most specific declared glob, else inferred."""
+    best: tuple[int, str] | None = None
+    for comp in declared.values():
+        for glob in comp.paths:
+            if glob_regex(glob).match(path):
+                key = (-_specificity(glob), comp.id)
+                best = key if best is None or key < best else best
+    if best is not None:
+        return best[1], Provenance.DOC
+    layer = config.layer_of(path)
+    if layer is None:
+        return None, Provenance.INFERRED
+    for glob in config.layer(layer).paths:
+        if glob_regex(glob).match(path):
+            root = glob[: _specificity(glob)]
+            root = root[: root.rfind("/") + 1]
+            rest = path[len(root) :]
+            head = rest.split("/", 1)[0] if "/" in rest else PurePosixPath(rest).stem
+            if head == "__init__":
+                return None, Provenance.INFERRED
+            return f"{layer}.{head}", Provenance.INFERRED
+    return None, Provenance.INFERRED
+
+
+def symbol_attrs(sym: Symbol) -> dict[str, Any]:
+    sig = sym.signature
+    return {
+        "symbol_kind": sym.kind.value,
+        "language": sym.language.value,
+        "qualname": sym.qualname,
+        "signature": sig.render() if sig else None,
+        "params": [[p.name, p.type, p.default, p.kind] for p in sig.params] if sig else None,
+        "returns": sig.returns if sig else None,
+        "is_async": sig.is_async if sig else False,
+        "value": sym.value,
+        "end_line": sym.end_line,
+        "doc": sym.doc,
+    }
+
+
+def build_code(config: StackmapConfig, inputs: Inputs, graph: MapGraph) -> Resolver:
+    """Layers, components, files, symbols, imports, calls and tests."""
+    for i, layer in enumerate(config.layers):
+        graph.add_node(
+            f"layer:{layer.id}",
+            NodeKind.LAYER,
+            layer.name,
+            layer=layer.id,
+            description=layer.description,
+            index=i,
+            paths=list(layer.paths),
+        )
+    for upper, lower in zip(config.layers, config.layers[1:], strict=False):
+        graph.add_edge(
+            f"layer:{upper.id}",
+            f"layer:{lower.id}",
+            EdgeAttrs(EdgeKind.ADJACENT, Provenance.CONFIG),
+        )
+    declared = declared_components(config, inputs.docs)
+    for comp in declared.values():
+        graph.add_node(
+            f"component:{comp.id}",
+            NodeKind.COMPONENT,
+            comp.id,
+            layer=comp.layer,
+            path=comp.page,
+            line=1,
+            paths=list(comp.paths),
+            declared=True,
+            page=comp.page,
+        )
+        if comp.layer:
+            graph.add_edge(
+                f"layer:{comp.layer}",
+                f"component:{comp.id}",
+                EdgeAttrs(EdgeKind.CONTAINS, Provenance.DOC, location=Location(comp.page, 1)),
+            )
+    resolver = Resolver([*inputs.code.values(), *inputs.tests.values()])
+    owner: dict[str, str | None] = {}
+    for path in sorted(inputs.code):
+        owner[path] = _add_file(config, graph, inputs.code[path], declared)
+    for path in sorted(inputs.code):
+        _add_references(graph, resolver, inputs.code[path], owner)
+    for path in sorted(inputs.tests):
+        _add_tests(graph, resolver, inputs.tests[path])
+    _component_dependencies(graph)
+    return resolver
+
+
+def _add_file(
+    config: StackmapConfig,
+    graph: MapGraph,
+    pf: ParsedFile,
+    declared: Mapping[str, DeclaredComponent],
+) -> str | None:
+    layer = config.layer_of(pf.path)
+    comp, prov = component_of(config, pf.path, declared)
+    file_id = f"file:{pf.path}"
+    graph.add_node(
+        file_id,
+        NodeKind.FILE,
+        pf.path,
+        layer=layer,
+        path=pf.path,
+        line=1,
+        language=pf.language.value,
+        loc=pf.loc,
+        component=comp,
+        module=pf.module,
+        warnings=list(pf.warnings),
+    )
+    if comp is not None:
+        cid = f"component:{comp}"
+        if cid not in graph:
+            graph.add_node(
+                cid, NodeKind.COMPONENT, comp, layer=layer, path=pf.path, line=1, declared=False
+            )
+            if layer:
+                graph.add_edge(
+                    f"layer:{layer}", cid, EdgeAttrs(EdgeKind.CONTAINS, Provenance.CONFIG)
+                )
+        graph.add_edge(cid, file_id, EdgeAttrs(EdgeKind.CONTAINS, prov))
+    elif layer is not None:
+        graph.add_edge(f"layer:{layer}", file_id, EdgeAttrs(EdgeKind.CONTAINS, Provenance.CONFIG))
+    prov_def = Provenance.PROTOC if pf.path.endswith(".proto") else TC
+    parents: dict[str, str] = {}
+    for sym in pf.symbols:
+        node_id = sym.node_id
+        if node_id in graph:
+            continue
+        graph.add_node(
+            node_id,
+            NodeKind.SYMBOL,
+            sym.qualname,
+            layer=layer,
+            path=pf.path,
+            line=sym.location.line,
+            component=comp,
+            **symbol_attrs(sym),
+        )
+        graph.add_edge(file_id, node_id, EdgeAttrs(EdgeKind.DEFINES, prov_def))
+        if sym.kind in (
+            SymbolKind.CLASS,
+            SymbolKind.STRUCT,
+            SymbolKind.MESSAGE,
+            SymbolKind.ENUM,
+            SymbolKind.SERVICE,
+        ):
+            parents[sym.qualname] = node_id
+    sep = "." if pf.language.value in ("python", "proto") else "::"
+    for sym in pf.symbols:
+        head = sym.qualname.rpartition(sep)[0]
+        if head in parents:
+            graph.add_edge(parents[head], sym.node_id, EdgeAttrs(EdgeKind.CONTAINS, prov_def))
+    return comp
+
+
+def _scope_id(pf: ParsedFile, scope: str | None) -> str | None:
+    if scope is None:
+        return None
+    if pf.language.value == "python":
+        return f"symbol:{scope}"
+    return f"symbol:c:{pf.path}:{scope}"
+
+
+def _add_references(
+    graph: MapGraph, resolver: Resolver, pf: ParsedFile, owner: Mapping[str, str | None]
+) -> None:
+    file_id = f"file:{pf.path}"
+    for ref in pf.references:
+        where = ref.location
+        if ref.kind in ("import", "include"):
+            target = resolver.import_file(pf, ref)
+            if target is not None:
+                graph.add_edge(
+                    file_id, f"file:{target}", EdgeAttrs(EdgeKind.IMPORTS, TC, location=where)
+                )
+            continue
+        if ref.kind != "call":
+            continue
+        src = _scope_id(pf, ref.scope)
+        found = resolver.call(pf, ref)
+        if src is None or found is None:
+            continue
+        sym, confidence = found
+        prov = TC if confidence >= 0.8 else Provenance.INFERRED
+        graph.add_edge(src, sym.node_id, EdgeAttrs(EdgeKind.CALLS, prov, confidence, where))
+
+
+def _add_tests(graph: MapGraph, resolver: Resolver, pf: ParsedFile) -> None:
+    file_id = f"file:{pf.path}"
+    graph.add_node(
+        file_id,
+        NodeKind.FILE,
+        pf.path,
+        path=pf.path,
+        line=1,
+        language=pf.language.value,
+        loc=pf.loc,
+        test=True,
+        module=pf.module,
+    )
+    if pf.language.value != "python":
+        return
+    prefix = (pf.module + ".") if pf.module else ""
+    tests: dict[str, str] = {}
+    for sym in pf.symbols:
+        name = sym.qualname[len(prefix) :] if sym.qualname.startswith(prefix) else sym.qualname
+        parts = name.split(".")
+        is_test = parts[-1].startswith("test") and sym.kind in (
+            SymbolKind.FUNCTION,
+            SymbolKind.METHOD,
+        )
+        if not is_test or (len(parts) == 2 and not parts[0].startswith("Test")) or len(parts) > 2:
+            continue
+        test_id = f"test:{pf.path}::{'::'.join(parts)}"
+        graph.add_node(
+            test_id,
+            NodeKind.TEST,
+            name,
+            path=pf.path,
+            line=sym.location.line,
+            qualname=sym.qualname,
+        )
+        graph.add_edge(file_id, test_id, EdgeAttrs(EdgeKind.DEFINES, TC))
+        tests[sym.qualname] = test_id
+    for ref in pf.references:
+        if ref.kind != "call" or ref.scope is None:
+            continue
+        found_test = next(
+            (t for q, t in tests.items() if ref.scope == q or ref.scope.startswith(q + ".")), None
+        )
+        found = resolver.call(pf, ref) if found_test else None
+        if found_test is None or found is None or found[0].node_id not in graph:
+            continue
+        target = found[0].node_id
+        graph.add_edge(found_test, target, EdgeAttrs(EdgeKind.COVERS, TC, found[1], ref.location))
+        comp = graph.node(target).get("component")
+        if comp:
+            graph.add_edge(
+                found_test,
+                f"component:{comp}",
+                EdgeAttrs(EdgeKind.COVERS, Provenance.INFERRED, found[1]),
+            )
+
+
+def _component_dependencies(graph: MapGraph) -> None:
+    """Cross-component imports and calls lifted to component → component edges."""
+    lifted: dict[tuple[str, str, EdgeKind], Location | None] = {}
+    for kind in (EdgeKind.IMPORTS, EdgeKind.CALLS):
+        for src, dst, data in graph.edges(kind):
+            a, b = graph.node(src).get("component"), graph.node(dst).get("component")
+            if a and b and a != b and graph.node(src).get("kind") != NodeKind.TEST.value:
+                key = (f"component:{a}", f"component:{b}", kind)
+                if key not in lifted:
+                    lifted[key] = Location(data["path"], data["line"]) if data.get("path") else None
+    for (a, b, kind), where in sorted(lifted.items(), key=lambda kv: kv[0]):
+        graph.add_edge(a, b, EdgeAttrs(kind, TC, 1.0, where))

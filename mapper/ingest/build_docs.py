@@ -1,0 +1,271 @@
+"""Add contracts (interfaces), doc pages and sections, and scenarios to the graph.
+
+Runs after :func:`mapper.ingest.build.build_code`, on the same graph and resolver. Doc pages
+become ``doc:<path>`` nodes with one ``doc:<path>#<anchor>`` node per section; front matter
+gives ``describes`` edges (layer, component, interfaces, symbols, scenario) and component
+``upstream``/``downstream`` lists become component → component ``calls`` edges (provenance
+doc). Backticked mentions that name an existing symbol or file give ``describes`` edges from
+their section (confidence 0.9).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from mapper.config import StackmapConfig
+from mapper.graph import MapGraph
+from mapper.ingest.build import Inputs, declared_components
+from mapper.ingest.contracts import ContractFile
+from mapper.ingest.docs import DocPage
+from mapper.ingest.resolve import Resolver
+from mapper.model import EdgeAttrs, EdgeKind, Location, NodeKind, Provenance
+
+MAX_TEXT = 4000
+INDEX_PAGES = ("README.md", "index.md")
+
+
+def build_contracts(
+    graph: MapGraph, resolver: Resolver, contracts: Mapping[str, ContractFile]
+) -> None:
+    for path in sorted(contracts):
+        cf = contracts[path]
+        file_id = f"file:{path}"
+        graph.add_node(
+            file_id,
+            NodeKind.FILE,
+            path,
+            path=path,
+            line=1,
+            language="yaml",
+            contract=cf.id,
+            version=cf.version,
+            upper=cf.upper,
+            lower=cf.lower,
+            description=cf.description,
+            constants=[[c.id, c.python, c.proto, c.c, c.location.line] for c in cf.constants],
+        )
+        for spec in cf.interfaces:
+            iid = f"interface:{spec.id}"
+            if iid in graph:
+                continue
+            sig = spec.signature
+            graph.add_node(
+                iid,
+                NodeKind.INTERFACE,
+                spec.id,
+                layer=spec.lower,
+                path=path,
+                line=spec.location.line,
+                contract=cf.id,
+                interface_kind=spec.kind,
+                symbol=spec.symbol,
+                upper=spec.upper,
+                lower=spec.lower,
+                signature=sig.render() if sig else None,
+                sync=spec.sync,
+                synchronization=spec.synchronization,
+                memory=spec.memory,
+                errors=spec.errors,
+                description=spec.description,
+                version=cf.version,
+            )
+            where = spec.location
+            graph.add_edge(
+                file_id, iid, EdgeAttrs(EdgeKind.DEFINES, Provenance.CONTRACT, location=where)
+            )
+            graph.add_edge(
+                f"layer:{spec.lower}",
+                iid,
+                EdgeAttrs(EdgeKind.PROVIDES, Provenance.CONTRACT, location=where),
+            )
+            graph.add_edge(
+                f"layer:{spec.upper}",
+                iid,
+                EdgeAttrs(EdgeKind.CONSUMES, Provenance.CONTRACT, location=where),
+            )
+            sym = resolver.any_symbol(spec.symbol) if spec.symbol else None
+            graph.add_node(iid, NodeKind.INTERFACE, spec.id, resolved=sym is not None)
+            if sym is None or sym.node_id not in graph:
+                continue
+            graph.add_edge(
+                sym.node_id,
+                iid,
+                EdgeAttrs(EdgeKind.IMPLEMENTS, Provenance.CONTRACT, location=where),
+            )
+            provider = graph.node(sym.node_id).get("component")
+            if provider:
+                graph.add_edge(
+                    f"component:{provider}",
+                    iid,
+                    EdgeAttrs(EdgeKind.PROVIDES, Provenance.CONTRACT, location=where),
+                )
+            for caller, data in sorted(
+                graph.in_edges(sym.node_id, EdgeKind.CALLS), key=lambda e: e[0]
+            ):
+                comp = graph.node(caller).get("component")
+                if comp and comp != provider:
+                    loc = Location(data["path"], data["line"]) if data.get("path") else None
+                    graph.add_edge(
+                        f"component:{comp}",
+                        iid,
+                        EdgeAttrs(EdgeKind.CONSUMES, Provenance.TREE_SITTER, location=loc),
+                    )
+
+
+def needs_layer(page: DocPage) -> bool:
+    """Pages asked "which layer?": no ``layer`` key, not a scenario, not an index page."""
+    fm = page.front_matter
+    return "layer" not in fm and "scenario" not in fm and not page.path.endswith(INDEX_PAGES)
+
+
+def page_text(page: DocPage) -> str:
+    """The text a page is classified (and indexed) by: title then the start of its body."""
+    body = " ".join(s.heading + ". " + s.text for s in page.sections)
+    return f"{page.title}. {body}"[:MAX_TEXT]
+
+
+def build_docs(
+    config: StackmapConfig,
+    graph: MapGraph,
+    resolver: Resolver,
+    inputs: Inputs,
+    placed: Mapping[str, tuple[str, float]],
+) -> None:
+    """``placed``: page path → (layer, similarity) for pages classified by embeddings."""
+    layer_ids = {layer.id for layer in config.layers}
+    owners = {c.page: c.id for c in declared_components(config, inputs.docs).values()}
+    for path in sorted(inputs.docs):
+        page = inputs.docs[path]
+        fm = page.front_matter
+        layer = fm.get("layer") if fm.get("layer") in layer_ids else None
+        classified = placed.get(path)
+        if layer is None and classified is not None:
+            layer = classified[0]
+        intro = next((s.text for s in page.sections if not s.anchor), "")
+        page_id = f"doc:{path}"
+        graph.add_node(
+            page_id,
+            NodeKind.DOC,
+            page.title,
+            layer=layer,
+            path=path,
+            line=1,
+            page=path,
+            anchor="",
+            text=intro[:MAX_TEXT],
+            component=fm.get("component"),
+            scenario=fm.get("scenario"),
+            front_matter=dict(fm),
+            warnings=list(page.warnings),
+        )
+        where = Location(path, 1)
+        doc = Provenance.DOC
+        if fm.get("layer") in layer_ids:
+            graph.add_edge(
+                page_id, f"layer:{layer}", EdgeAttrs(EdgeKind.DESCRIBES, doc, location=where)
+            )
+        elif classified is not None:
+            graph.add_edge(
+                page_id,
+                f"layer:{classified[0]}",
+                EdgeAttrs(EdgeKind.DESCRIBES, Provenance.EMBEDDING, classified[1], where),
+            )
+        for section in page.sections:
+            if not section.anchor:
+                continue
+            graph.add_node(
+                section.node_id,
+                NodeKind.DOC,
+                section.heading,
+                layer=layer,
+                path=path,
+                line=section.location.line,
+                page=path,
+                anchor=section.anchor,
+                text=section.text[:MAX_TEXT],
+                component=fm.get("component"),
+                scenario=fm.get("scenario"),
+            )
+            graph.add_edge(page_id, section.node_id, EdgeAttrs(EdgeKind.CONTAINS, doc))
+        _front_matter_edges(graph, resolver, page, page_id, owners.get(path))
+        _mentions(graph, resolver, page)
+        if isinstance(fm.get("scenario"), str) and fm["scenario"]:
+            _scenario(graph, page, page_id)
+
+
+def _names(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [str(v) for v in value if v is not None]
+    return []
+
+
+def _front_matter_edges(
+    graph: MapGraph, resolver: Resolver, page: DocPage, page_id: str, owned: str | None
+) -> None:
+    fm, where, doc = page.front_matter, Location(page.path, 1), Provenance.DOC
+    for comp in _names(fm.get("component")):
+        graph.add_edge(
+            page_id, f"component:{comp}", EdgeAttrs(EdgeKind.DESCRIBES, doc, location=where)
+        )
+    for iface in _names(fm.get("interfaces")):
+        graph.add_edge(
+            page_id, f"interface:{iface}", EdgeAttrs(EdgeKind.DESCRIBES, doc, location=where)
+        )
+    for name in _names(fm.get("symbols")):
+        sym = resolver.any_symbol(name)
+        if sym is not None:
+            graph.add_edge(page_id, sym.node_id, EdgeAttrs(EdgeKind.DESCRIBES, doc, location=where))
+    if owned is None:
+        return
+    me = f"component:{owned}"
+    for up in _names(fm.get("upstream")):
+        graph.add_edge(f"component:{up}", me, EdgeAttrs(EdgeKind.CALLS, doc, location=where))
+    for down in _names(fm.get("downstream")):
+        graph.add_edge(me, f"component:{down}", EdgeAttrs(EdgeKind.CALLS, doc, location=where))
+
+
+def _mentions(graph: MapGraph, resolver: Resolver, page: DocPage) -> None:
+    anchors = [(s.location.line or 0, s.node_id) for s in page.sections]
+    for name, where in page.mentions:
+        source = f"doc:{page.path}"
+        for line, node_id in anchors:
+            if where.line is not None and line <= where.line:
+                source = node_id
+        if f"file:{name}" in graph:
+            target = f"file:{name}"
+        else:
+            sym = resolver.any_symbol(name)
+            if sym is None:
+                continue
+            target = sym.node_id
+        if source in graph:
+            graph.add_edge(
+                source, target, EdgeAttrs(EdgeKind.DESCRIBES, Provenance.DOC, 0.9, where)
+            )
+
+
+def _scenario(graph: MapGraph, page: DocPage, page_id: str) -> None:
+    sid = f"scenario:{page.front_matter['scenario']}"
+    if sid not in graph:
+        steps = [
+            {"order": s.order, "target": s.target, "action": s.action, "line": s.location.line}
+            for s in page.steps
+        ]
+        graph.add_node(sid, NodeKind.SCENARIO, page.title, path=page.path, line=1, steps=steps)
+    graph.add_edge(
+        page_id, sid, EdgeAttrs(EdgeKind.DESCRIBES, Provenance.DOC, location=Location(page.path, 1))
+    )
+    for step in page.steps:
+        graph.add_edge(
+            sid,
+            step.target,
+            EdgeAttrs(
+                EdgeKind.STEP,
+                Provenance.DOC,
+                location=step.location,
+                extra=(("order", step.order), ("action", step.action)),
+            ),
+            key=f"step:{step.order}",
+        )

@@ -1,0 +1,244 @@
+"""One ingest run: scan → parse what changed → build the graph → classify → index → commit."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mapper.config import StackmapConfig, load_config
+from mapper.graph import MapGraph
+from mapper.ingest.build import Inputs, build_code
+from mapper.ingest.build_docs import build_contracts, build_docs, needs_layer, page_text
+from mapper.ingest.code import ParsedFile
+from mapper.ingest.contracts import ContractFile
+from mapper.ingest.docs import DocPage
+from mapper.ingest.holes import find_holes
+from mapper.ingest.parse import parse_one
+from mapper.ingest.report import IngestReport
+from mapper.ingest.scan import Category, SourceFile, scan
+from mapper.ingest.store import ParseCache, Store
+from mapper.model import Skip
+
+Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
+
+
+def _config_key(config: StackmapConfig) -> str:
+    fields = (config.layers, config.contracts, config.docs, config.tests, config.ignore)
+    return hashlib.blake2b(repr(fields).encode(), digest_size=12).hexdigest()
+
+
+def _show_progress(progress: bool | None) -> bool:
+    if progress is not None:
+        return progress
+    return sys.stderr.isatty() and not os.environ.get("CI")
+
+
+@contextmanager
+def _bar(enabled: bool, total: int) -> Iterator[Callable[[str], None]]:
+    if not enabled or total == 0:
+        yield lambda _path: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("parsing", total=total)
+        yield lambda path: bar.update(task, advance=1, description=path[-40:])
+
+
+def run(
+    root: Path, config: StackmapConfig | None, *, embed: bool, progress: bool | None, full: bool
+) -> IngestReport:
+    timings: dict[str, float] = {}
+    start = clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = now - clock
+        clock = now
+
+    config = config or load_config(root)
+    store = Store(config.store_path)
+    scanned = scan(config)
+    lap("scan")
+    cache = ParseCache() if full else store.load_parse_cache()
+    key = _config_key(config)
+    if cache.key != key:
+        cache = ParseCache(key)
+    entries: dict[str, tuple[str, str, Any, str | None]] = {}
+    parsed: list[str] = []
+    with _bar(_show_progress(progress), len(scanned.files)) as tick:
+        for entry in scanned.files:
+            old = cache.entries.get(entry.path)
+            if old is not None and old[0] == entry.digest and old[1] == entry.category.value:
+                entries[entry.path] = old
+            else:
+                record, reason = parse_one(config, entry)
+                entries[entry.path] = (entry.digest, entry.category.value, record, reason)
+                parsed.append(entry.path)
+            tick(entry.path)
+    removed = sorted(set(cache.entries) - set(entries))
+    lap("parse")
+    inputs, skips, warnings, loc = _split(entries)
+    graph = MapGraph()
+    resolver = build_code(config, inputs, graph)
+    build_contracts(graph, resolver, inputs.contracts)
+    lap("graph")
+    vectors = _vector_source(store) if embed else None
+    classified = _classify(config, inputs.docs, vectors) if vectors else {}
+    placed = {
+        p: (lay, s)
+        for p, (lay, s) in classified.items()
+        if lay is not None and s >= config.classify_threshold
+    }
+    build_docs(config, graph, resolver, inputs, placed)
+    holes = find_holes(graph, inputs.docs, classified, config.classify_threshold, embed)
+    lap("docs")
+    index_stats: dict[str, int] = {}
+    if vectors is not None:
+        from mapper.index import VectorIndex
+        from mapper.ingest.chunks import build_chunks
+
+        index = VectorIndex(config.store_path, config.vector_store)
+        index_stats = index.sync(build_chunks(graph), vectors)
+        index_stats["embedded"] = vectors.computed
+        vectors.save()
+        lap("index")
+    counts = graph.counts()
+    report = IngestReport(
+        root=str(config.root),
+        version=0,
+        files=_file_counts(scanned.files),
+        loc=loc,
+        parsed=tuple(parsed),
+        removed=tuple(removed),
+        nodes=counts["nodes"],
+        edges=counts["edges"],
+        holes=holes,
+        skips=tuple([*scanned.skips, *skips]),
+        warnings=tuple(warnings),
+        timings=timings,
+        embedded=embed,
+        unmapped=scanned.unmapped,
+        index=index_stats,
+    )
+    version = _commit(store, graph, ParseCache(key, entries), report)
+    lap("save")
+    timings["total"] = time.perf_counter() - start
+    return _with_version(report, version, timings)
+
+
+def _with_version(report: IngestReport, version: int, timings: dict[str, float]) -> IngestReport:
+    from dataclasses import replace
+
+    return replace(report, version=version, timings=dict(timings))
+
+
+def _commit(store: Store, graph: MapGraph, cache: ParseCache, report: IngestReport) -> int:
+    import json
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="stackmap-") as tmp:
+        graph_file = Path(tmp) / "graph.pickle"
+        graph.save(graph_file)
+        payload = {
+            "graph.pickle": graph_file.read_bytes(),
+            "parsed.pickle": Store.dump_cache(cache),
+            "report.json": json.dumps(report.to_dict(), indent=1, sort_keys=True).encode(),
+        }
+    return store.commit(payload)
+
+
+def _split(
+    entries: dict[str, tuple[str, str, Any, str | None]],
+) -> tuple[Inputs, list[Skip], list[str], int]:
+    inputs = Inputs()
+    skips: list[Skip] = []
+    warnings: list[str] = []
+    loc = 0
+    for path in sorted(entries):
+        _digest, category, record, reason = entries[path]
+        if reason is not None or record is None:
+            skips.append(Skip(path, reason or "unparsed"))
+            continue
+        if isinstance(record, ParsedFile):
+            loc += record.loc
+            warnings.extend(record.warnings)
+            target = inputs.tests if category == Category.TEST.value else inputs.code
+            target[path] = record
+        elif isinstance(record, DocPage):
+            warnings.extend(record.warnings)
+            inputs.docs[path] = record
+        elif isinstance(record, ContractFile):
+            inputs.contracts[path] = record
+    return inputs, skips, warnings, loc
+
+
+def _file_counts(files: Sequence[SourceFile]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for f in files:
+        counts[f.category.value] = counts.get(f.category.value, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+class _CachedVectors:
+    """Embeds texts through a text-hash cache persisted in the store."""
+
+    def __init__(self, store: Store) -> None:
+        from mapper.embeddings import default_embedder
+        from mapper.index import text_hash
+
+        self._store = store
+        self._cache = store.load_vectors()
+        self._hash = text_hash
+        self._embedder = default_embedder()
+        self.computed = 0
+
+    def __call__(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        keys = [self._hash(t) for t in texts]
+        missing = sorted(
+            {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}.items()
+        )
+        if missing:
+            fresh = self._embedder.embed([t for _, t in missing])
+            self.computed += len(missing)
+            for (k, _), vec in zip(missing, fresh, strict=True):
+                self._cache[k] = vec
+        if not keys:
+            return np.zeros((0, 384), np.float32)
+        return np.stack([self._cache[k] for k in keys])
+
+    def save(self) -> None:
+        self._store.save_vectors(self._cache)
+
+
+def _vector_source(store: Store) -> _CachedVectors:
+    return _CachedVectors(store)
+
+
+def _classify(
+    config: StackmapConfig, docs: dict[str, DocPage], vectors: Vectors
+) -> dict[str, tuple[str | None, float]]:
+    """page path → (closest layer, cosine similarity) for pages that need a layer."""
+    pages = [p for p in sorted(docs) if needs_layer(docs[p])]
+    if not pages or not config.layers:
+        return {p: (None, 0.0) for p in pages}
+    layer_texts = [f"{layer.name}: {layer.description}" for layer in config.layers]
+    lv = vectors(layer_texts)
+    pv = vectors([page_text(docs[p]) for p in pages])
+    sims = pv @ lv.T
+    out: dict[str, tuple[str | None, float]] = {}
+    for i, path in enumerate(pages):
+        best = int(np.argmax(sims[i]))
+        out[path] = (config.layers[best].id, round(float(sims[i][best]), 4))
+    return out

@@ -1,0 +1,134 @@
+"""Which files of a repository the map reads, and which it skips (with the reason).
+
+A file is read when its extension names a language the map knows and it is a contract (YAML
+under the contracts folder), a doc (Markdown under a doc folder), a proto, a test (a code file
+matching the test globs) or code inside a layer. Ignored globs prune whole folders. Symlinked
+folders are followed once; a loop, a broken link, an unreadable, binary, huge or non-UTF-8 file
+becomes a :class:`~mapper.model.Skip`. Synchronous; reads each candidate file once.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from mapper.config import StackmapConfig
+from mapper.ingest.code import CODE_LANGUAGES, language_for
+from mapper.model import Language, Skip
+
+MAX_BYTES = 2 * 1024 * 1024
+
+
+class Category(enum.StrEnum):
+    CODE = "code"
+    PROTO = "proto"
+    DOC = "doc"
+    CONTRACT = "contract"
+    TEST = "test"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: str  # repository-relative, POSIX
+    category: Category
+    language: Language
+    digest: str  # content hash
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    files: tuple[SourceFile, ...]
+    skips: tuple[Skip, ...]
+    unmapped: int  # code files outside every layer, doc folder and test glob
+
+
+def categorize(config: StackmapConfig, path: str) -> tuple[Category, Language] | None:
+    language = language_for(path)
+    if language is None:
+        return None
+    contracts = config.contracts.rstrip("/") + "/"
+    if language is Language.YAML:
+        return (Category.CONTRACT, language) if path.startswith(contracts) else None
+    if language is Language.MARKDOWN:
+        return (Category.DOC, language) if config.is_doc(path) else None
+    if language is Language.PROTO:
+        return Category.PROTO, language
+    if language in CODE_LANGUAGES:
+        if config.is_test(path):
+            return Category.TEST, language
+        if config.layer_of(path) is not None:
+            return Category.CODE, language
+    return None
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def scan(config: StackmapConfig) -> ScanResult:
+    """Walk ``config.root`` in sorted order; never raises for a single bad file."""
+    root = config.root
+    files: list[SourceFile] = []
+    skips: list[Skip] = []
+    unmapped = 0
+    seen_dirs: set[tuple[int, int]] = set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        try:
+            st = os.stat(dirpath)
+        except OSError as exc:
+            skips.append(Skip(prefix.rstrip("/") or ".", f"unreadable folder: {exc.strerror}"))
+            dirnames[:] = []
+            continue
+        if (st.st_dev, st.st_ino) in seen_dirs:
+            skips.append(Skip(prefix.rstrip("/"), "symlink loop (folder already visited)"))
+            dirnames[:] = []
+            continue
+        seen_dirs.add((st.st_dev, st.st_ino))
+        dirnames[:] = sorted(
+            d for d in dirnames if not config.is_ignored(f"{prefix}{d}/") and d != ".git"
+        )
+        for name in sorted(filenames):
+            rel = prefix + name
+            if config.is_ignored(rel):
+                continue
+            kind = categorize(config, rel)
+            if kind is None:
+                if language_for(rel) in CODE_LANGUAGES:
+                    unmapped += 1
+                continue
+            entry = _read(root / rel, rel, kind, skips)
+            if entry is not None:
+                files.append(entry)
+    return ScanResult(tuple(files), tuple(skips), unmapped)
+
+
+def _read(
+    full: Path, rel: str, kind: tuple[Category, Language], skips: list[Skip]
+) -> SourceFile | None:
+    try:
+        if full.is_symlink() and not full.exists():
+            skips.append(Skip(rel, "broken symlink"))
+            return None
+        size = full.stat().st_size
+        if size > MAX_BYTES:
+            skips.append(Skip(rel, f"huge file ({size} bytes > {MAX_BYTES})"))
+            return None
+        data = full.read_bytes()
+    except OSError as exc:
+        skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}"))
+        return None
+    if b"\x00" in data[:8192]:
+        skips.append(Skip(rel, "binary file"))
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        skips.append(Skip(rel, f"not UTF-8 text (byte {exc.start})"))
+        return None
+    return SourceFile(rel, kind[0], kind[1], digest(data), data)

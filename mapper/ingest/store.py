@@ -1,0 +1,166 @@
+"""The versioned on-disk store under ``config.store`` (``.stackmap/`` by default).
+
+::
+
+    .stackmap/current                 the number of the version in use (switched atomically)
+    .stackmap/versions/<n>/graph.pickle   the MapGraph
+    .stackmap/versions/<n>/parsed.pickle  per-file content hashes and parse results (incremental)
+    .stackmap/versions/<n>/report.json    the ingest report of that version
+    .stackmap/embeddings.pickle       text-hash → vector cache shared by all versions
+    .stackmap/chroma/                 the embedded vector store
+
+A new version is written into a temporary folder, renamed into place, and only then is
+``current`` replaced (``os.replace``), so a crash at any point leaves the previous version in
+use. The two newest versions are kept. Single writer: two concurrent ingests of one store are
+not supported.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import dataclasses
+import json
+import os
+import pickle
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mapper.errors import StoreError
+from mapper.model import SCHEMA_VERSION
+
+CACHE_FORMAT = 1
+KEEP = 2
+
+
+def _register_reducers() -> None:
+    """Pickle the slotted record types by their fields (much faster than the default)."""
+    from mapper import model
+    from mapper.ingest.code import ParsedFile
+    from mapper.ingest.contracts import ContractFile
+    from mapper.ingest.docs import DocPage
+
+    classes: list[type[Any]] = [
+        model.Location,
+        model.Param,
+        model.Signature,
+        model.Symbol,
+        model.Reference,
+        model.InterfaceSpec,
+        model.ConstantSpec,
+        model.ScenarioStep,
+        model.DocSection,
+        ParsedFile,
+        ContractFile,
+        DocPage,
+    ]
+    for cls in classes:
+        names = tuple(f.name for f in dataclasses.fields(cls))
+
+        def reduce(obj: Any, cls: type[Any] = cls, names: tuple[str, ...] = names) -> Any:
+            return cls, tuple(getattr(obj, n) for n in names)
+
+        copyreg.pickle(cls, reduce)
+
+
+_register_reducers()
+
+
+@dataclass(slots=True)
+class ParseCache:
+    """What the previous ingest read: path → (digest, category, record, skip reason)."""
+
+    key: str = ""
+    entries: dict[str, tuple[str, str, Any, str | None]] = field(default_factory=dict)
+
+
+class Store:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.versions = path / "versions"
+
+    def current_version(self) -> int | None:
+        try:
+            return int((self.path / "current").read_text(encoding="utf-8").strip())
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def version_dir(self, version: int | None = None) -> Path:
+        version = self.current_version() if version is None else version
+        if version is None:
+            raise StoreError(
+                "no map has been built here; run `stackmap ingest`", path=str(self.path)
+            )
+        return self.versions / str(version)
+
+    def graph_path(self) -> Path:
+        return self.version_dir() / "graph.pickle"
+
+    def load_parse_cache(self) -> ParseCache:
+        version = self.current_version()
+        if version is None:
+            return ParseCache()
+        try:
+            with (self.version_dir(version) / "parsed.pickle").open("rb") as fh:
+                payload = pickle.load(fh)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+            return ParseCache()
+        if payload.get("format") != (CACHE_FORMAT, SCHEMA_VERSION):
+            return ParseCache()
+        return ParseCache(payload["key"], payload["entries"])
+
+    def report(self) -> dict[str, Any]:
+        path = self.version_dir() / "report.json"
+        try:
+            return dict(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"no readable ingest report: {exc}", path=str(path)) from exc
+
+    def commit(self, write: dict[str, bytes]) -> int:
+        """Write a new version's files and switch ``current`` to it; returns its number."""
+        self.versions.mkdir(parents=True, exist_ok=True)
+        existing = [int(p.name) for p in self.versions.iterdir() if p.name.isdigit()]
+        version = max([*existing, self.current_version() or 0]) + 1
+        tmp = self.versions / f".{version}.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        for name, data in write.items():
+            (tmp / name).write_bytes(data)
+        os.replace(tmp, self.versions / str(version))
+        pointer = self.path / "current.tmp"
+        pointer.write_text(f"{version}\n", encoding="utf-8")
+        os.replace(pointer, self.path / "current")
+        for old in sorted(existing)[: max(0, len(existing) + 1 - KEEP)]:
+            shutil.rmtree(self.versions / str(old), ignore_errors=True)
+        return version
+
+    @staticmethod
+    def dump_cache(cache: ParseCache) -> bytes:
+        payload = {
+            "format": (CACHE_FORMAT, SCHEMA_VERSION),
+            "key": cache.key,
+            "entries": cache.entries,
+        }
+        return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+
+    # -- embedding cache -------------------------------------------------------------
+    def load_vectors(self) -> dict[str, npt.NDArray[np.float32]]:
+        try:
+            with (self.path / "embeddings.pickle").open("rb") as fh:
+                keys, matrix = pickle.load(fh)
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+            return {}
+        return {k: matrix[i] for i, k in enumerate(keys)}
+
+    def save_vectors(self, vectors: dict[str, npt.NDArray[np.float32]]) -> None:
+        keys = sorted(vectors)
+        matrix = np.stack([vectors[k] for k in keys]) if keys else np.zeros((0, 384), np.float32)
+        self.path.mkdir(parents=True, exist_ok=True)
+        tmp = self.path / "embeddings.pickle.tmp"
+        with tmp.open("wb") as fh:
+            pickle.dump((keys, matrix), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, self.path / "embeddings.pickle")
