@@ -55,6 +55,7 @@ class KmdDevice:
             Ioctl.INJECT_FAULT: d.inject_fault,
             Ioctl.RESET_QUEUE: d.reset_queue,
             Ioctl.STATS: d.stats,
+            Ioctl.SIGNAL_FENCE: d.signal_fence,
         }
 
     def ioctl(self, cmd: Ioctl, args: Any) -> Any:
@@ -157,6 +158,10 @@ class KmdDevice:
         """The fence's current value (non-blocking)."""
         result: int = self.ioctl(Ioctl.FENCE_VALUE, io.FenceArgs(ctx, fence))
         return result
+
+    def signal_fence(self, ctx: int, fence: int, value: int) -> None:
+        """Host-side signal: set the fence to ``value`` (must exceed every scheduled value)."""
+        self.ioctl(Ioctl.SIGNAL_FENCE, io.SignalFenceArgs(ctx, fence, value))
 
     def wait_fence(self, ctx: int, fence: int, value: int, timeout_s: float | None = None) -> None:
         """Block until the fence reaches ``value``. FenceTimeoutError after ``timeout_s`` (None:

@@ -177,6 +177,18 @@ class Driver:
         with self._lock:
             return self._fence(a.ctx, a.fence).value
 
+    def signal_fence(self, a: io.SignalFenceArgs) -> None:
+        with self._lock:
+            f = self._fence(a.ctx, a.fence)
+            if a.value <= f.scheduled:
+                raise InvalidArgumentError(
+                    f"host signal {a.value} must exceed fence {a.fence}'s scheduled value "
+                    f"{f.scheduled}",
+                    field="value",
+                )
+            f.scheduled = a.value
+        f.signal(a.value)
+
     def wait_fence(self, a: io.WaitFenceArgs) -> None:
         with self._lock:
             f = self._fence(a.ctx, a.fence)
@@ -194,6 +206,7 @@ class Driver:
             q = self._queue(a.ctx, a.queue)
             fence = self._fence(a.ctx, fid)
             waits = [(self._fence(a.ctx, f), v) for f, v in a.wait]
+            q.check_open()
             if fence.failure is not None:
                 raise FenceFailedError(
                     f"fence {fid} has failed; signal a new fence",
@@ -201,7 +214,6 @@ class Driver:
                     value=value,
                     fault=fence.failure,
                 )
-            q.check_open()
             touched: dict[int, Allocation] = {}
             plans = [self.planner.plan(b) for b in a.blobs]
             launches = [self.planner.bind(p, a.ctx, self.space, touched) for p in plans]

@@ -60,7 +60,7 @@ class TimelineFence:
 
     def wait(self, value: int, timeout_s: float | None = None) -> None:
         """Block until value >= ``value``; FenceTimeoutError / FenceFailedError otherwise."""
-        if self.value >= value and self.failure is None:
+        if self.value >= value:
             return
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         with self._cv:
@@ -75,7 +75,7 @@ class TimelineFence:
                         reached=self.value,
                     )
                 self._cv.wait(left)
-            if self.failure is not None:
+            if self.value < value and self.failure is not None:
                 raise FenceFailedError(
                     f"fence {self.fid} failed: {self.failure.kind.name}: {self.failure.message}",
                     fence=self.fid,
@@ -88,7 +88,7 @@ class TimelineFence:
         with self._cv:
             if self.failure is None and self.value < value:
                 self._cv.wait(timeout_s)
-            return self.failure is None and self.value >= value
+            return self.value >= value
 
     def on_reach(self, value: int, callback: FenceCallback) -> None:
         """Call ``callback(reached, fault)`` once value >= ``value`` or the fence fails."""
@@ -96,7 +96,8 @@ class TimelineFence:
             if self.failure is None and self.value < value:
                 self._callbacks.append((value, callback))
                 return
-            reached, failure = self.value, self.failure
+            reached = self.value
+            failure = self.failure if reached < value else None
         _fire(callback, reached, failure)
 
     def schedule(self, value: int) -> None:

@@ -49,6 +49,7 @@ class Ioctl(enum.IntEnum):
     INJECT_FAULT = ioc(_W, 16, 16)
     RESET_QUEUE = ioc(_W, 17, 8)
     STATS = ioc(_R, 18, 72)
+    SIGNAL_FENCE = ioc(_W, 19, 16)
 
     @property
     def nr(self) -> int:
@@ -150,6 +151,13 @@ class SubmitArgs:
 
 
 @dataclass(frozen=True, slots=True)
+class SignalFenceArgs:
+    ctx: int
+    fence: int
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
 class WaitFenceArgs:
     ctx: int
     fence: int
@@ -214,4 +222,5 @@ ARGS: dict[Ioctl, type] = {
     Ioctl.INJECT_FAULT: InjectFaultArgs,
     Ioctl.RESET_QUEUE: QueueArgs,
     Ioctl.STATS: StatsArgs,
+    Ioctl.SIGNAL_FENCE: SignalFenceArgs,
 }

@@ -1,0 +1,225 @@
+"""Conformance: pooling, normalisation, element-wise, quantisation and data kernels through the
+KMD, on every available backend, against straightforward NumPy references."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import mutually_broadcastable_shapes
+
+from stack.kmd import KernelId
+
+RNG = np.random.default_rng(1)
+FAST = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def _rand(shape, dtype=np.float32):  # type: ignore[no-untyped-def]
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def pool_ref(x, k, s, pads, out_hw, op, include_pad=False, dil=(1, 1)):  # type: ignore[no-untyped-def]
+    """One window at a time, clipped to the input (max) or to the counted area (avg)."""
+    n, c, h, w = x.shape
+    y = np.zeros((n, c, *out_hw))
+    for i in range(out_hw[0]):
+        for j in range(out_hw[1]):
+            rows = [i * s[0] - pads[0] + a * dil[0] for a in range(k[0])]
+            cols = [j * s[1] - pads[1] + b * dil[1] for b in range(k[1])]
+            rin = [r for r in rows if 0 <= r < h]
+            cin = [q for q in cols if 0 <= q < w]
+            win = x[:, :, rin][:, :, :, cin]
+            if op == "max":
+                y[:, :, i, j] = win.max(axis=(2, 3))
+            else:
+                if include_pad:
+                    cnt = sum(-pads[0] <= r < h + pads[2] for r in rows) * sum(
+                        -pads[1] <= q < w + pads[3] for q in cols
+                    )
+                else:
+                    cnt = len(rin) * len(cin)
+                y[:, :, i, j] = win.sum(axis=(2, 3)) / cnt
+    return y
+
+
+def _out(size: int, k: int, s: int, p0: int, p1: int, d: int, ceil: bool) -> int:
+    span = size + p0 + p1 - d * (k - 1) - 1
+    return (-(-span // s) if ceil else span // s) + 1
+
+
+@FAST
+@given(
+    k=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+    s=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+    pads=st.tuples(*[st.integers(0, 1)] * 4), ceil=st.booleans(),
+    op=st.sampled_from(["max", "avg"]),
+    include_pad=st.booleans(), dil=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+)  # fmt: skip
+def test_pool(backend_rig, k, s, pads, ceil, op, include_pad, dil) -> None:  # type: ignore[no-untyped-def]
+    if op == "avg":
+        dil = (1, 1)
+    assume(all(p < k[a % 2] for a, p in enumerate(pads)))  # ONNX: padding smaller than the window
+    x = _rand((2, 3, 7, 6))
+    out_hw = tuple(
+        _out(x.shape[2 + a], k[a], s[a], pads[a], pads[a + 2], dil[a], ceil) for a in (0, 1)
+    )
+    if ceil and any((o - 1) * s[a] >= x.shape[2 + a] + pads[a] for a, o in enumerate(out_hw)):
+        out_hw = tuple(
+            _out(x.shape[2 + a], k[a], s[a], pads[a], pads[a + 2], dil[a], False) for a in (0, 1)
+        )
+    ref = pool_ref(x, k, s, pads, out_hw, op, include_pad, dil)
+    ints = (*k, *s, *pads) + ((*dil,) if op == "max" else (int(include_pad),))
+    kid = KernelId.MAXPOOL if op == "max" else KernelId.AVGPOOL
+    out = backend_rig.run(kid, [x], ref.shape, ints=ints)
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_global_avg_pool(backend_rig) -> None:  # type: ignore[no-untyped-def]
+    x = _rand((2, 5, 4, 3))
+    out = backend_rig.run(KernelId.GLOBALAVGPOOL, [x], (2, 5, 1, 1))
+    np.testing.assert_allclose(
+        out, x.astype(np.float64).mean(axis=(2, 3), keepdims=True), rtol=1e-5, atol=1e-6
+    )
+
+
+@pytest.mark.parametrize("relu", [0, 1])
+def test_batchnorm(backend_rig, relu: int) -> None:  # type: ignore[no-untyped-def]
+    x = _rand((2, 4, 3, 3))
+    scale, bias, mean = _rand(4), _rand(4), _rand(4)
+    var = np.abs(_rand(4)) + 0.1
+    eps = 1e-3
+    shape = (1, 4, 1, 1)
+    ref = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps) * scale.reshape(
+        shape
+    ) + bias.reshape(shape)
+    if relu:
+        ref = np.maximum(ref, 0)
+    out = backend_rig.run(
+        KernelId.BATCHNORM, [x, scale, bias, mean, var], x.shape, ints=(relu,), floats=(eps,)
+    )
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis"), [((3, 10), -1), ((2, 3, 300), 2), ((4, 5, 6), 1), ((6,), 0)]
+)
+def test_softmax(backend_rig, shape, axis) -> None:  # type: ignore[no-untyped-def]
+    x = _rand(shape) * 5
+    e = np.exp(x.astype(np.float64) - x.max(axis=axis, keepdims=True))
+    out = backend_rig.run(KernelId.SOFTMAX, [x], shape, ints=(axis,))
+    np.testing.assert_allclose(out, e / e.sum(axis=axis, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis", "bias"), [((4, 16), -1, True), ((2, 3, 8), 1, False), ((2, 5, 700), -1, True)]
+)
+def test_layernorm(backend_rig, shape, axis, bias) -> None:  # type: ignore[no-untyped-def]
+    x = _rand(shape)
+    tail = shape[axis % len(shape) :]
+    scale, b = _rand(tail), _rand(tail)
+    axes = tuple(range(axis % len(shape), len(shape)))
+    xd = x.astype(np.float64)
+    mu = xd.mean(axis=axes, keepdims=True)
+    ref = (xd - mu) / np.sqrt(((xd - mu) ** 2).mean(axis=axes, keepdims=True) + 1e-5) * scale
+    ins = [x, scale]
+    if bias:
+        ref, ins = ref + b, [x, scale, b]
+    out = backend_rig.run(KernelId.LAYERNORM, ins, shape, ints=(axis,), floats=(1e-5,))
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+BINARY = {KernelId.ADD: np.add, KernelId.MUL: np.multiply, KernelId.SUB: np.subtract}
+
+
+@FAST
+@given(
+    shapes=mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=5),
+    kid=st.sampled_from([KernelId.ADD, KernelId.MUL, KernelId.SUB, KernelId.DIV]),
+    dtype=st.sampled_from([np.float32, np.float64, np.int32, np.int64, np.float16]),
+)
+def test_binary_broadcast(backend_rig, shapes, kid, dtype) -> None:  # type: ignore[no-untyped-def]
+    (sa, sb), out_shape = shapes.input_shapes, shapes.result_shape
+    a = (_rand(sa) * 10).astype(dtype)
+    b = (_rand(sb) * 10).astype(dtype)
+    if kid is KernelId.DIV:
+        b[b == 0] = 3
+        q = a.astype(np.float64) / b
+        ref = q if np.dtype(dtype).kind == "f" else np.trunc(q)
+    else:
+        ref = BINARY[kid](a.astype(np.float64), b)
+    out = backend_rig.run(kid, [a, b], out_shape, dtype)
+    tol = 2e-3 if dtype == np.float16 else 1e-6
+    np.testing.assert_allclose(
+        out.astype(np.float64), ref.astype(dtype).astype(np.float64), rtol=tol, atol=tol
+    )
+
+
+def test_add_relu_and_relu(backend_rig) -> None:  # type: ignore[no-untyped-def]
+    a, b = _rand((3, 4)), _rand((4,))
+    out = backend_rig.run(KernelId.ADD, [a, b], (3, 4), ints=(1,))
+    np.testing.assert_allclose(out, np.maximum(a + b, 0), rtol=1e-6)
+    for dtype in (np.float32, np.float16, np.int32):
+        x = (_rand((5, 7)) * 4).astype(dtype)
+        np.testing.assert_array_equal(
+            backend_rig.run(KernelId.RELU, [x], x.shape, dtype), np.where(x > 0, x, 0)
+        )
+
+
+@pytest.mark.parametrize("y_dtype", [np.int8, np.uint8])
+@pytest.mark.parametrize("per_axis", [False, True])
+def test_quantize_dequantize(backend_rig, y_dtype, per_axis: bool) -> None:  # type: ignore[no-untyped-def]
+    x = _rand((2, 3, 4)) * 3
+    x[0, 0, :4] = [0.25, 0.75, -0.25, 100.0]  # ties to even and saturation
+    scale = np.array([0.5, 0.1, 0.02], np.float32) if per_axis else np.array([0.5], np.float32)
+    zp_val = [3, 0, 1] if per_axis else [3]
+    zp = np.array(zp_val, y_dtype)
+    shape = (1, 3, 1) if per_axis else (1,)
+    info = np.iinfo(y_dtype)
+    q = np.clip(np.round(x / scale.reshape(shape)) + zp.reshape(shape), info.min, info.max)
+    out = backend_rig.run(KernelId.QUANTIZE, [x, scale, zp], x.shape, y_dtype, ints=(1,))
+    np.testing.assert_array_equal(out, q.astype(y_dtype))
+    deq = backend_rig.run(KernelId.DEQUANTIZE, [out, scale, zp], x.shape, ints=(1,))
+    ref = (out.astype(np.float64) - zp.reshape(shape)) * scale.reshape(shape)
+    np.testing.assert_allclose(deq, ref, rtol=1e-6)
+
+
+def test_quantize_without_zero_point(backend_rig) -> None:  # type: ignore[no-untyped-def]
+    x = _rand((10,))
+    out = backend_rig.run(KernelId.QUANTIZE, [x, np.array([0.05], np.float32)], (10,), np.uint8)
+    np.testing.assert_array_equal(
+        out, np.clip(np.round(x / np.float32(0.05)), 0, 255).astype(np.uint8)
+    )
+
+
+@pytest.mark.parametrize(
+    ("shape", "perm"), [((2, 3, 4), (2, 0, 1)), ((3, 5), ()), ((2, 3, 4, 5), (0, 2, 3, 1))]
+)
+def test_transpose(backend_rig, shape, perm) -> None:  # type: ignore[no-untyped-def]
+    x = _rand(shape)
+    ref = x.transpose(perm or None)
+    np.testing.assert_array_equal(
+        backend_rig.run(KernelId.TRANSPOSE, [x], ref.shape, ints=perm), ref
+    )
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_concat(backend_rig, axis: int) -> None:  # type: ignore[no-untyped-def]
+    parts = [_rand((2, 3, 4)), _rand((2, 3, 4)), _rand((2, 3, 4))]
+    ref = np.concatenate(parts, axis=axis)
+    np.testing.assert_array_equal(
+        backend_rig.run(KernelId.CONCAT, parts, ref.shape, ints=(axis,)), ref
+    )
+
+
+def test_copy_is_a_byte_copy(backend_rig) -> None:  # type: ignore[no-untyped-def]
+    x = _rand((2, 6))
+    np.testing.assert_array_equal(backend_rig.run(KernelId.COPY, [x], (3, 4)), x.reshape(3, 4))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8])
+def test_fill(backend_rig, dtype) -> None:  # type: ignore[no-untyped-def]
+    out = backend_rig.run(KernelId.FILL, [], (3, 2), dtype, floats=(7.0,))
+    np.testing.assert_array_equal(out, np.full((3, 2), 7, dtype))

@@ -1,0 +1,55 @@
+"""The C header declares the same ABI as the Python enums (what C clients and the map see)."""
+
+from __future__ import annotations
+
+import re
+import struct
+from pathlib import Path
+
+import pytest
+
+from stack.kmd import DType, Ioctl, KernelId
+from stack.kmd import blob as B
+from stack.kmd.faults import FaultKind
+
+HEADER = Path(__file__).resolve().parents[3] / "stack/kmd/include/refstack_kmd.h"
+DEFINE = re.compile(r"^#define\s+(REFSTACK_[A-Z0-9_]+)\s+(0x[0-9A-Fa-f]+|\d+)u?\b", re.M)
+
+
+def _defines(prefix: str) -> dict[str, int]:
+    found = DEFINE.findall(HEADER.read_text())
+    return {name[len(prefix) :]: int(value, 0) for name, value in found if name.startswith(prefix)}
+
+
+@pytest.mark.parametrize(
+    ("prefix", "enum"),
+    [
+        ("REFSTACK_DTYPE_", DType),
+        ("REFSTACK_KERNEL_", KernelId),
+        ("REFSTACK_IOCTL_", Ioctl),
+        ("REFSTACK_FAULT_", FaultKind),
+    ],
+)
+def test_header_constants_agree_with_python(prefix: str, enum: type) -> None:
+    assert _defines(prefix) == {m.name: int(m) for m in enum}  # type: ignore[attr-defined]
+
+
+def test_header_blob_constants() -> None:
+    defs = _defines("REFSTACK_BLOB_")
+    assert defs == {"MAGIC": B.MAGIC, "VERSION": B.VERSION, "MAX_DIMS": B.MAX_DIMS}
+
+
+def test_header_struct_sizes_match_the_blob_format() -> None:
+    text = HEADER.read_text()
+    assert "56 bytes" in text.split("struct refstack_blob_header")[1].split("};")[1]
+    assert B.HEADER.size == 56 and B.PARAM.size == 84 == struct.calcsize("<QQBBH8q")
+
+
+def test_ioctl_comment_matches_encoding() -> None:
+    rows = re.findall(
+        r"REFSTACK_IOCTL_(\w+)\s+0x[0-9A-F]+u /\* (_IOW|_IOR|_IOWR)\('R', (\d+), (\d+)\)",
+        HEADER.read_text(),
+    ):
+        ioctl = Ioctl[name]
+        assert (ioctl.nr, ioctl.size) == (int(nr), int(size))
+        assert ioctl.value >> 30 == {"_IOW": 1, "_IOR": 2, "_IOWR": 3}[direction]
