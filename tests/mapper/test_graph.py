@@ -78,7 +78,7 @@ def test_save_load_round_trip_and_schema_check(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="schema -1 differs"):
         MapGraph.load(path)
     path.write_bytes(b"garbage")
-    with pytest.raises(StoreError, match="unreadable map|not a stackmap"):
+    with pytest.raises(StoreError, match=r"unreadable map|not a stackmap"):
         MapGraph.load(path)
     with pytest.raises(StoreError, match="run `stackmap ingest`"):
         MapGraph.load(tmp_path / "missing.pickle")
