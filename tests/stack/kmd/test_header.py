@@ -49,7 +49,9 @@ def test_ioctl_comment_matches_encoding() -> None:
     rows = re.findall(
         r"REFSTACK_IOCTL_(\w+)\s+0x[0-9A-F]+u /\* (_IOW|_IOR|_IOWR)\('R', (\d+), (\d+)\)",
         HEADER.read_text(),
-    ):
+    )
+    assert len(rows) == len(Ioctl)
+    for name, direction, nr, size in rows:
         ioctl = Ioctl[name]
         assert (ioctl.nr, ioctl.size) == (int(nr), int(size))
         assert ioctl.value >> 30 == {"_IOW": 1, "_IOR": 2, "_IOWR": 3}[direction]
