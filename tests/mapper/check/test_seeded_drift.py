@@ -28,6 +28,13 @@ def replace_in(path: str, old: str, new: str) -> Edit:
     return edit
 
 
+def remove(path: str) -> Edit:
+    def edit(root: Path) -> None:
+        (root / path).unlink()
+
+    return edit
+
+
 @dataclass(frozen=True)
 class Drift:
     id: str
@@ -140,6 +147,11 @@ DRIFTS = [
             ),
         ),
         (("SM301", "fx/kmd/device.py", "knowledge_base/kmd/device.md:14", "map-stale"),),
+    ),
+    Drift(
+        "delete-file-a-doc-names",
+        (remove("fx/kmd/native/kmd.c"),),
+        (("SM301", "fx/kmd/native/kmd.c", "knowledge_base/kmd/device.md:16", "map-stale"),),
     ),
     Drift(
         "doc-names-missing-interface",
