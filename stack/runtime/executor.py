@@ -117,7 +117,10 @@ class LoadedModel:
                     faults.append(
                         fault.cause.details.get("fault_kind") or type(fault.cause).__name__
                     )
-                    self._recover()
+                    reset_error = self._recover()
+                    if reset_error is not None:
+                        self._poisoned = self._give_up(fault, attempt, reset_error)
+                        raise self._poisoned from reset_error
                     if attempt == self._policy.attempts or not fault.retryable:
                         raise self._give_up(fault, attempt) from fault.cause
                     continue
@@ -186,13 +189,20 @@ class LoadedModel:
                     return index, probe
         return default, exc
 
-    def _recover(self) -> None:
+    def _recover(self) -> UmdError | None:
+        """Reset every stream of the model; the UMD error if a reset was refused."""
         if not self._policy.reset_on_fault:
-            return
+            return None
         for stream in self._image.streams:
-            self._session.reset_stream(stream)
+            try:
+                self._session.reset_stream(stream)
+            except UmdError as exc:
+                return exc
+        return None
 
-    def _give_up(self, fault: _Fault, attempts: int) -> ExecutionFaultError:
+    def _give_up(
+        self, fault: _Fault, attempts: int, reset_error: UmdError | None = None
+    ) -> ExecutionFaultError:
         exe = self._image.exe
         ops: list[str] = []
         if fault.group is not None:
@@ -209,6 +219,7 @@ class LoadedModel:
             op=ops[0] if len(ops) == 1 else None,
             ops=ops,
             cause=fault.cause.to_dict(),
+            reset_error=reset_error.to_dict() if reset_error is not None else None,
         )
         if not self._policy.reset_on_fault:
             self._poisoned = err

@@ -129,3 +129,28 @@ def test_close_frees_everything(conv_model: Any, branch_model: Any) -> None:
         third.run(conv_model[1])
     with pytest.raises(ModelClosedError):
         rt.load(conv_model[0])
+
+
+def test_models_run_concurrently_from_threads(conv_model: Any, branch_model: Any) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+    with Runtime("numpy") as rt:
+        pairs = [
+            (rt.load(exe), inputs, expected)
+            for exe, inputs, expected in (conv_model, branch_model, branch_model)
+        ]
+
+        def work(model: Any, inputs: Any, expected: Any) -> None:
+            try:
+                for _ in range(5):
+                    _check(model.run(inputs), expected)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work, args=p) for p in pairs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    assert not errors, errors[0]
