@@ -48,15 +48,20 @@ class Facts:
             except IngestError as exc:
                 self.warnings.append(str(exc))
                 return None
+            self.warnings.extend(self.files[path].warnings)
         return self.files[path]
 
     def layer_files(self, *languages: Language) -> Iterator[tuple[str, str, ParsedFile]]:
         """(path, layer, parsed) for every code file inside a layer, in path order."""
-        for path in sorted(self.paths):
-            layer = self.config.layer_of(path)
-            lang = language_for(path)
-            if layer is None or lang not in CODE_LANGUAGES:
-                continue
+        if "layer_files" not in self.cache:
+            found = []
+            for path in sorted(self.paths):
+                layer = self.config.layer_of(path)
+                lang = language_for(path)
+                if layer is not None and lang in CODE_LANGUAGES:
+                    found.append((path, layer, lang))
+            self.cache["layer_files"] = found
+        for path, layer, lang in self.cache["layer_files"]:
             if languages and lang not in languages:
                 continue
             parsed = self.parsed(path)

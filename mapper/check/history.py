@@ -61,10 +61,14 @@ class GitHistory:
         out = self._git("status", "--porcelain", "-z", "--untracked-files=all", "--", ".")
         prefix = (self._git("rev-parse", "--show-prefix") or "").strip()
         paths = set()
-        for entry in (out or "").split("\0"):
-            if len(entry) > 3:
-                path = entry[3:]
-                paths.add(path[len(prefix) :] if path.startswith(prefix) else path)
+        entries = iter((out or "").split("\0"))
+        for entry in entries:
+            if len(entry) <= 3:
+                continue
+            if entry[0] in "RC":
+                next(entries, None)  # a rename/copy is followed by its source path
+            path = entry[3:]
+            paths.add(path[len(prefix) :] if path.startswith(prefix) else path)
         return frozenset(paths)
 
     def rank(self, path: str, start: int | None = None, end: int | None = None) -> int | None:

@@ -30,6 +30,7 @@ class Report:
     expired: frozenset[str] = field(default_factory=frozenset)
     unused_waivers: tuple[str, ...] = ()
     duration_s: float = 0.0
+    warnings: tuple[str, ...] = ()  # files the parsers could not read (the check ran without them)
 
     def rule(self, rule_id: str) -> RuleInfo | None:
         return next((r for r in self.rules if r.id == rule_id), None)

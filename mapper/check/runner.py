@@ -41,6 +41,7 @@ def run_check(
         layers=layers,
         findings=findings,
         duration_s=time.perf_counter() - start,
+        warnings=tuple(facts.warnings),
     )
 
 

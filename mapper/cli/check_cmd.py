@@ -72,6 +72,8 @@ def check(
         text = render(report, fmt)
     except MapperError as err:
         fail(err)
+    for warning in report.warnings:
+        typer.echo(f"warning: {warning}", err=True)
     if output is not None:
         output.write_text(text, encoding="utf-8")
     else:
