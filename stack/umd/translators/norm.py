@@ -59,6 +59,8 @@ class NormTranslator(OpTranslator):
             need_counts(req, (1, 1))
             kattrs = {"axis": _axis(attr_int(attrs, "axis", -1), len(req.inputs[0].shape))}
             want = Layout.ANY
+        if float(kattrs.get("epsilon", 0.0)) < 0:
+            raise InvalidRequestError("epsilon must be >= 0", field="attrs.epsilon")
         same_dtype(req, tuple(range(len(req.inputs))))
         same_dtype(req, (0,), "outputs")
         check_dtype(templates, kernel, req.inputs[0].dtype, "inputs[0].dtype")
