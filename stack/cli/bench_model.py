@@ -1,21 +1,114 @@
-"""``refstack bench model``: A model through the stack and onnxruntime: time, error, memory plan."""
+"""``refstack bench model``: a model through the stack and onnxruntime: time, error, memory plan.
+
+Both run the same inputs in the same process, alternating, after a warm-up; figures are
+medians, and the comparisons are ratios measured in this run (never fixed thresholds).
+"""
 
 from __future__ import annotations
 
+import statistics
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import typer
 
-from stack.cli._common import not_implemented
+from stack.cli._common import emit_json, fail
+from stack.errors import StackError
 
 
 def register(app: typer.Typer) -> None:
     app.command("model")(bench_model)
 
 
+def _median_ms(fn: Callable[[], Any], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def measure(model_proto: Any, *, runs: int, streams: int, seed: int = 0) -> dict[str, Any]:
+    """Run ``model_proto`` on the stack and on onnxruntime; return the figures."""
+    import onnxruntime as ort
+
+    from stack.adapter import import_model
+    from stack.adapter.zoo import random_inputs
+    from stack.compiler import CompiledModel, CompileOptions
+
+    feeds = random_inputs(model_proto, seed)
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(
+        model_proto.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    start = time.perf_counter()
+    compiled = CompiledModel(import_model(model_proto), CompileOptions(streams=streams))
+    compile_load_ms = (time.perf_counter() - start) * 1e3
+    try:
+        ours = compiled.run(feeds)
+        ref = dict(
+            zip([o.name for o in session.get_outputs()], session.run(None, feeds), strict=True)
+        )
+        err = max(float(np.max(np.abs(ours[k] - ref[k]))) for k in ref)
+        for _ in range(3):
+            compiled.run(feeds)
+            session.run(None, feeds)
+        stack_ms = _median_ms(lambda: compiled.run(feeds), runs)
+        ort_ms = _median_ms(lambda: session.run(None, feeds), runs)
+        figures = compiled.result.memory_figures()
+    finally:
+        compiled.close()
+    return {
+        "model": model_proto.graph.name,
+        "inputs": {k: list(v.shape) for k, v in feeds.items()},
+        "ops": len(compiled.executable.ops),
+        "streams": streams,
+        "runs": runs,
+        "compile_load_ms": round(compile_load_ms, 3),
+        "stack_ms_p50": round(stack_ms, 4),
+        "onnxruntime_ms_p50": round(ort_ms, 4),
+        "time_ratio": round(stack_ms / ort_ms, 3),
+        "max_abs_err": err,
+        "naive_bytes": figures["naive_bytes"],
+        "arena_bytes": figures["arena_bytes"],
+        "lower_bound_bytes": figures["lower_bound_bytes"],
+        "const_bytes": figures["const_bytes"],
+        "arena_over_naive": round(figures["arena_bytes"] / max(1, figures["naive_bytes"]), 4),
+        "arena_over_lower_bound": round(
+            figures["arena_bytes"] / max(1, figures["lower_bound_bytes"]), 4
+        ),
+    }
+
+
 def bench_model(
-    model: Path = typer.Argument(..., help="An ONNX model file."),
+    model: str = typer.Argument(
+        ..., help="An ONNX model file, or a built-in: cnn, mlp, transformer."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    runs: int = typer.Option(50, "--runs", help="Timed runs per engine."),
+    streams: int = typer.Option(1, "--streams", help="Stream lanes for the compiled model."),
 ) -> None:
     """A model through the stack and onnxruntime: time, error, memory plan."""
-    not_implemented("refstack bench model")
+    import onnx
+
+    from stack.adapter import load_model
+    from stack.adapter.zoo import BUILTIN
+
+    try:
+        proto = BUILTIN[model]() if model in BUILTIN else load_model(Path(model))
+        figures = measure(proto, runs=runs, streams=streams)
+    except StackError as err:
+        fail(err, as_json=as_json)
+    except (OSError, onnx.checker.ValidationError) as err:
+        fail(str(err), as_json=as_json)
+    if as_json:
+        emit_json(figures)
+        return
+    for key, value in figures.items():
+        sys.stdout.write(f"{key:24s} {value}\n")

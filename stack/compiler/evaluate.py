@@ -55,8 +55,9 @@ def _sum(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 def _reshape(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
     spec = node.attr("shape")
-    if spec is None:
-        spec = tuple(int(v) for v in a[1].ravel())
+    if spec is not None:
+        return [a[0].reshape(spec)]
+    spec = tuple(int(v) for v in a[1].ravel())
     return [a[0].reshape(reshape_target(node, a[0].shape, spec))]
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+import numpy as np
 
 #: The default pass pipeline, in order (names registered in :mod:`stack.compiler.passes`).
 DEFAULT_PASSES: tuple[str, ...] = (
@@ -17,15 +20,19 @@ DEFAULT_PASSES: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class QuantizeOptions:
-    """Post-training int8 quantization: calibration samples (input name -> array) per run."""
+    """Post-training int8 quantization.
 
-    calibration: tuple[tuple[tuple[str, object], ...], ...] = ()
-    symmetric_weights: bool = True
+    ``calibration``: sample inputs (``{input name: array}`` per sample) run through the float
+    model to find each quantised activation's range; ``ops``: the IR op types to quantise.
+    """
+
+    calibration: tuple[Mapping[str, np.ndarray], ...] = ()
+    ops: tuple[str, ...] = ("Conv", "Gemm", "MatMul")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class CompileOptions:
     """How to compile a graph.
 

@@ -215,6 +215,10 @@ def reshape_target(node: Node, src: tuple[int, ...], spec: Sequence[int]) -> tup
 def _reshape(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
     x = _need(node, t, 0)
     spec = node.attr("shape")
+    if spec is not None:  # resolved by constant folding: taken literally
+        if int(np.prod(spec, dtype=np.int64)) != x.numel:
+            raise _fail(node, f"cannot view {x} as {tuple(spec)}")
+        return [TensorType(x.dtype, tuple(spec))]
     if spec is None:
         if node.input(1) not in c:
             raise _fail(node, f"Reshape's shape {node.input(1)!r} is not a constant")

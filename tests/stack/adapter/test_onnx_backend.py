@@ -1,0 +1,59 @@
+"""The ONNX backend on the stack: the official node tests for the supported ops, and the API."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+from stack.adapter import UnsupportedOpError
+from stack.adapter.conformance import EXCLUSIONS, run_conformance, selected_cases
+from stack.adapter.onnx_backend import StackBackend
+
+
+@pytest.mark.slow
+def test_node_tests_pass_at_default_tolerances() -> None:
+    report = run_conformance()
+    summary = report.to_dict()
+    assert summary["passed"] >= 140, summary
+    assert report.pass_rate >= 0.90, summary["failures"]
+    for entry in summary["exclusions"]:
+        assert entry["reason"], entry
+    # every selected case is accounted for exactly once
+    counted = len(report.passed) + len(report.failed) + len(report.excluded)
+    assert counted == len(selected_cases())
+
+
+def test_every_exclusion_pattern_is_used_and_explained() -> None:
+    names = selected_cases()
+    import re
+
+    for pattern, reason in EXCLUSIONS:
+        assert reason.strip()
+        assert any(re.search(pattern, n) for n in names), pattern
+
+
+def _model(op: str, shape: list[int]):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node(op, ["x"], ["y"], name="n0")], "g", [x], [y])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_prepare_refuses_unsupported_ops_with_the_typed_error() -> None:
+    with pytest.raises(UnsupportedOpError) as err:
+        StackBackend.prepare(_model("Tanh", [3]))
+    assert err.value.op_type == "Tanh" and err.value.node == "n0"
+
+
+def test_backend_compiles_once_per_input_signature() -> None:
+    rep = StackBackend.prepare(_model("Relu", ["n"]))
+    try:
+        a = np.array([-1.0, 2.0], np.float32)
+        b = np.array([[-3.0], [4.0], [-5.0]], np.float32).ravel()
+        np.testing.assert_array_equal(rep.run([a])[0], np.maximum(a, 0))
+        np.testing.assert_array_equal(rep.run([b])[0], np.maximum(b, 0))
+        np.testing.assert_array_equal(rep.run([a * 2])[0], np.maximum(a * 2, 0))
+        assert len(rep._cache) == 2
+    finally:
+        rep.close()

@@ -1,0 +1,144 @@
+"""Whole models through adapter -> compiler -> runtime -> UMD -> KMD, against onnxruntime.
+
+Models are built in code (``stack.adapter.zoo``: random weights, fixed seeds). Float models
+must match onnxruntime within rtol 1e-3 / atol 1e-4. The int8-quantised CNN (post-training
+quantization, calibrated on 4 random samples) is held to a documented tolerance: its largest
+absolute error is at most 3 % of the largest reference magnitude, and its top-1 class agrees.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from stack.adapter import import_model
+from stack.adapter.zoo import BUILTIN, cnn, random_inputs
+from stack.compiler import CompiledModel, CompileOptions, QuantizeOptions
+from stack.runtime import Executable, Runtime
+
+INT8_REL_TOLERANCE = 0.03
+BIN = Path(sys.executable).parent
+
+
+def _reference(model, feeds):
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(None, feeds), strict=True))
+
+
+@pytest.mark.parametrize("streams", [1, 2])
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_model_matches_onnxruntime(name: str, streams: int) -> None:
+    model = BUILTIN[name]()
+    with CompiledModel(import_model(model), CompileOptions(streams=streams)) as compiled:
+        for seed in (0, 1):
+            feeds = random_inputs(model, seed)
+            ours = compiled.run(feeds)
+            for key, ref in _reference(model, feeds).items():
+                np.testing.assert_allclose(ours[key], ref, rtol=1e-3, atol=1e-4)
+
+
+def test_cnn_memory_plan_reuses_memory() -> None:
+    with CompiledModel(import_model(cnn())) as compiled:
+        fig = compiled.result.memory_figures()
+    assert fig["arena_bytes"] <= 0.3 * fig["naive_bytes"], fig
+    assert fig["arena_bytes"] <= 1.10 * fig["lower_bound_bytes"], fig
+    assert fig["lower_bound_bytes"] <= fig["arena_bytes"], fig
+
+
+def test_int8_quantized_cnn_stays_within_the_documented_tolerance() -> None:
+    model = cnn()
+    calibration = tuple(random_inputs(model, seed) for seed in range(1, 5))
+    options = CompileOptions(quantize=QuantizeOptions(calibration=calibration))
+    with CompiledModel(import_model(model), options) as compiled:
+        counts = compiled.result.graph.op_counts()
+        assert counts["MatMulInteger"] >= 1 and counts["QuantizeLinear"] >= 1
+        float_consts = CompiledModel(import_model(model))
+        try:
+            assert (
+                compiled.result.memory_figures()["const_bytes"]
+                < 0.5 * (float_consts.result.memory_figures()["const_bytes"])
+            )
+        finally:
+            float_consts.close()
+        for seed in (10, 11):
+            feeds = random_inputs(model, seed)
+            ref = _reference(model, feeds)
+            out = compiled.run(feeds)
+            for key, want in ref.items():
+                err = float(np.max(np.abs(out[key] - want)))
+                assert err <= INT8_REL_TOLERANCE * float(np.max(np.abs(want))), err
+                assert (out[key].argmax(-1) == want.argmax(-1)).all()
+
+
+def test_compile_cli_writes_an_executable_the_runtime_runs(tmp_path: Path) -> None:
+    model = BUILTIN["mlp"]()
+    src, dst = tmp_path / "mlp.onnx", tmp_path / "mlp.sx"
+    src.write_bytes(model.SerializeToString())
+    result = subprocess.run(
+        [str(BIN / "refstack"), "compile", str(src), "-o", str(dst), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["ops"] >= 4 and summary["arena_bytes"] <= summary["naive_bytes"]
+    exe = Executable.from_bytes(dst.read_bytes())
+    feeds = random_inputs(model, 3)
+    with Runtime(streams=1) as runtime:
+        out = runtime.load(exe).run(feeds)
+    for key, ref in _reference(model, feeds).items():
+        np.testing.assert_allclose(out[key], ref, rtol=1e-3, atol=1e-4)
+
+
+def test_compile_cli_reports_an_unsupported_op(tmp_path: Path) -> None:
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    graph = helper.make_graph(
+        [helper.make_node("Erf", ["x"], ["y"], name="e")],
+        "g",
+        [x],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    src = tmp_path / "erf.onnx"
+    src.write_bytes(helper.make_model(graph).SerializeToString())
+    result = subprocess.run(
+        [str(BIN / "refstack"), "compile", str(src), "-o", str(tmp_path / "e.sx"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    err = json.loads(result.stdout)
+    assert err["error"] == "UnsupportedOpError" and err["op_type"] == "Erf" and err["node"] == "e"
+    assert err["layers"] == ["adapter", "compiler", "umd", "kmd"]
+
+
+def test_bench_model_prints_the_figures() -> None:
+    result = subprocess.run(
+        [str(BIN / "refstack"), "bench", "model", "mlp", "--json", "--runs", "3"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    fig = json.loads(result.stdout)
+    for key in (
+        "stack_ms_p50",
+        "onnxruntime_ms_p50",
+        "max_abs_err",
+        "naive_bytes",
+        "arena_bytes",
+        "lower_bound_bytes",
+    ):
+        assert key in fig
+    assert fig["max_abs_err"] < 1e-4
+    assert fig["lower_bound_bytes"] <= fig["arena_bytes"] <= fig["naive_bytes"]
