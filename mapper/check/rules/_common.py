@@ -23,6 +23,21 @@ def layer_home(facts: Facts, layer: str) -> Location | None:
     return None
 
 
+def layer_entry(facts: Facts, layer: str) -> Location:
+    """Where the layer is declared: its ``id = "..."`` line in stackmap.toml (or pyproject.toml)."""
+    for name in ("stackmap.toml", "pyproject.toml"):
+        try:
+            lines = (facts.root / name).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for i, line in enumerate(lines):
+            if line.replace(" ", "") in (f'id="{layer}"', f"id='{layer}'"):
+                return Location(name, i + 1)
+        if name == "stackmap.toml":
+            return Location(name)
+    return Location("stackmap.toml")
+
+
 def norm_type(text: str | None) -> str | None:
     if text is None:
         return None

@@ -13,16 +13,17 @@ from collections.abc import Iterator
 from mapper.check.facts import Facts
 from mapper.check.finding import Finding, Policy, RuleInfo, Severity
 from mapper.check.registry import Rule
+from mapper.check.rules._common import layer_entry
 from mapper.check.rules._deps import Dependency, dependencies
 from mapper.model import Location
 
 
-def _where(dep: Dependency) -> dict[str, object]:
+def _where(facts: Facts, dep: Dependency) -> dict[str, object]:
     return {
         "subject": dep.subject,
         "layer": dep.src_layer,
         "code": Location(dep.src_path, dep.line),
-        "map_loc": Location("stackmap.toml"),
+        "map_loc": layer_entry(facts, dep.src_layer),
     }
 
 
@@ -43,7 +44,7 @@ def _undeclared(facts: Facts) -> Iterator[Finding]:
         dep = min(deps, key=lambda d: (d.src_path, d.line or 0))
         contract = f"{dep.src_layer}_{dep.dst_layer}"
         between = facts.contract_between(dep.src_layer, dep.dst_layer)
-        where = _where(dep)
+        where = _where(facts, dep)
         where["subject"] = f"{layer}->{target}"
         if between:
             where["map_loc"] = Location(between[0].path)
@@ -66,7 +67,7 @@ def _upward(facts: Facts) -> Iterator[Finding]:
             f"({dep.dst_path})",
             fix=f"invert the dependency: move what {dep.src_layer} needs into "
             f"{dep.src_layer} or below, or pass it down (callback, fence, parameter)",
-            **_where(dep),  # type: ignore[arg-type]
+            **_where(facts, dep),  # type: ignore[arg-type]
         )
 
 
@@ -79,7 +80,7 @@ def _skip(facts: Facts) -> Iterator[Finding]:
             f"({dep.dst_path}) with no {dep.src_layer}→{dep.dst_layer} contract declaring it",
             fix="go through the layer in between (it re-exports or wraps what is needed), "
             f"or declare the interface in a contracts/{dep.src_layer}_{dep.dst_layer}.yaml",
-            **_where(dep),  # type: ignore[arg-type]
+            **_where(facts, dep),  # type: ignore[arg-type]
         )
 
 

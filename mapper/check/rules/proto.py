@@ -96,6 +96,8 @@ def _unknown_fields(facts: Facts) -> Iterator[Finding]:
                 sig = rpc.signature if rpc else None
                 if sig is None or not sig.params or not sig.params[0].type:
                     continue
+                if sig.params[0].type.startswith("stream "):
+                    continue  # a request iterator, not a message
                 req = sig.params[0].type.split()[-1]
                 uses += [(_short_of(req, messages), attr, line) for attr, line in method.reads]
         for message, field, line in uses:

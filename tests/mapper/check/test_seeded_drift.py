@@ -104,7 +104,7 @@ DRIFTS = [
                 '"""Device memory."""\n\nfrom fx.umd.session import Session\n',
             ),
         ),
-        (("SM202", "fx/kmd/device.py:3", "stackmap.toml", "code-wrong"),),
+        (("SM202", "fx/kmd/device.py:3", "stackmap.toml:22", "code-wrong"),),
     ),
     Drift(
         "python-import-skips-a-layer",
@@ -115,7 +115,7 @@ DRIFTS = [
                 "from fx.kmd.device import Device\nfrom fx.umd.session import Session\n",
             ),
         ),
-        (("SM203", "fx/runtime/engine.py:3", "stackmap.toml", "code-wrong"),),
+        (("SM203", "fx/runtime/engine.py:3", "stackmap.toml:10", "code-wrong"),),
     ),
     Drift(
         "c-include-skips-a-layer",
@@ -126,7 +126,7 @@ DRIFTS = [
                 '#include "umd_api.h"\n#include "fx_kmd.h"\n',
             ),
         ),
-        (("SM203", "fx/runtime/native/launch.c:3", "stackmap.toml", "code-wrong"),),
+        (("SM203", "fx/runtime/native/launch.c:3", "stackmap.toml:10", "code-wrong"),),
     ),
     Drift(
         "c-call-goes-upward",
@@ -137,7 +137,7 @@ DRIFTS = [
                 "    return launch((const void *)0, (size_t)queue);",
             ),
         ),
-        (("SM202", "fx/kmd/native/kmd.c:4", "stackmap.toml", "code-wrong"),),
+        (("SM202", "fx/kmd/native/kmd.c:4", "stackmap.toml:22", "code-wrong"),),
     ),
     Drift(
         "delete-symbol-a-doc-names",
