@@ -73,11 +73,22 @@ def encode_executable(exe: Executable, *, flags: int = 0) -> bytes:
     """Validate ``exe`` and lay it out; raises ExecutableFormatError if it is inconsistent."""
     exe.validate()
     code, plan, symbols = records_to_json(exe)
+    return assemble(exe.version, code, plan, symbols, bytes(exe.consts), flags=flags)
+
+
+def assemble(
+    version: tuple[int, int], code: Any, plan: Any, symbols: Any, consts: bytes, *, flags: int = 0
+) -> bytes:
+    """Lay out the four segments (JSON documents made canonical) under a sealed header.
+
+    No validation: :func:`encode_executable` validates first; tools and tests use this to
+    write deliberately malformed files.
+    """
     payloads = [
         (SegmentKind.CODE, 8, _canonical(code)),
         (SegmentKind.PLAN, 8, _canonical(plan)),
         (SegmentKind.SYMBOLS, 8, _canonical(symbols)),
-        (SegmentKind.CONST, CONST_ALIGNMENT, bytes(exe.consts)),
+        (SegmentKind.CONST, CONST_ALIGNMENT, consts),
     ]
     cursor = HEADER.size + SEGMENT_ENTRY.size * len(payloads)
     table, body = [], bytearray()
@@ -87,7 +98,7 @@ def encode_executable(exe: Executable, *, flags: int = 0) -> bytes:
         body += payload
         table.append(SEGMENT_ENTRY.pack(kind, alignment, offset, len(payload)))
         cursor = offset + len(payload)
-    major, minor = exe.version
+    major, minor = version
     header = HEADER.pack(MAGIC, major, minor, flags, len(payloads), cursor, b"\0" * 32)
     return seal(header + b"".join(table) + bytes(body))
 

@@ -1,15 +1,19 @@
 from __future__ import annotations
 
+import copy
 import dataclasses
 import struct
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from stack.runtime import ExecOp, Executable, ExecutableFormatError, TensorRole
-from stack.runtime.binary import HEADER, SEGMENT_ENTRY, SegmentKind, seal
+from stack.runtime.binary import HEADER, SEGMENT_ENTRY, SegmentKind, assemble, seal
 from stack.runtime.executable import FORMAT_VERSION
+from stack.runtime.records_json import records_to_json
 
 
 def _segment(data: bytes, kind: SegmentKind) -> tuple[int, int, int]:
@@ -162,3 +166,55 @@ def test_consts_hold_the_weights(conv_model: Any) -> None:
     w = exe.tensor("w")
     weights = np.frombuffer(exe.consts, np.float32, count=18, offset=w.offset)
     assert weights.shape == (18,) and np.isfinite(weights).all() and np.abs(weights).sum() > 0
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.floats() | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(doc, list):
+        for i, item in enumerate(doc):
+            out += _paths(item, (*prefix, i))
+    elif isinstance(doc, dict):
+        for key, item in doc.items():
+            out += _paths(item, (*prefix, key))
+    return out
+
+
+def _replace(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    doc = copy.deepcopy(doc)
+    node = doc
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return doc
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_any_mutated_record_is_accepted_or_refused_typed(conv_model: Any, data: Any) -> None:
+    exe: Executable = conv_model[0]
+    docs = list(records_to_json(exe))
+    which = data.draw(st.integers(0, 2))
+    path = data.draw(st.sampled_from(_paths(docs[which])))
+    docs[which] = _replace(docs[which], path, data.draw(_JSON))
+    blob = assemble(exe.version, *docs, exe.consts)
+    try:
+        back = Executable.from_bytes(blob)
+    except ExecutableFormatError as err:
+        assert err.field
+    else:
+        back.validate()  # whatever is accepted is consistent, and round-trips
+        data = back.to_bytes()
+        assert Executable.from_bytes(data).to_bytes() == data
