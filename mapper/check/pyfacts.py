@@ -97,6 +97,15 @@ def _reads(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tuple[tupl
     return tuple(sorted(set(out), key=lambda x: x[1]))
 
 
+def class_bases(facts: Facts, path: str, name: str) -> list[str]:
+    """The base classes of the top-level class ``name``, as written (``pkg.Base``)."""
+    tree = _tree(facts, path)
+    for node in tree.body if tree else []:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return [d for d in (_dotted(b) for b in node.bases) if d]
+    return []
+
+
 def servicers(facts: Facts, path: str) -> list[Servicer]:
     tree = _tree(facts, path)
     out: list[Servicer] = []

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from mapper.check.facts import Facts, module_path
+from mapper.check.pyfacts import class_bases
 from mapper.model import Symbol, SymbolKind
 
 _MAX_DEPTH = 6
@@ -57,16 +58,41 @@ def resolve_python(facts: Facts, dotted: str, depth: int = 0) -> Resolved | None
             continue
         if cut == len(rest):
             return Resolved(qual, path, sym, sym.location.line, sym.end_line)
-        if (
-            cut == len(rest) - 1
-            and sym.kind is SymbolKind.CLASS
-            and _has_attribute(facts, path, sym, rest[cut])
-        ):
+        if cut != len(rest) - 1 or sym.kind is not SymbolKind.CLASS:
+            return None
+        if _has_attribute(facts, path, sym, rest[cut]):
             return Resolved(f"{qual}.{rest[cut]}", path, sym, sym.location.line, sym.end_line)
+        return _inherited(facts, path, sym, rest[cut], depth)
+    if depth >= _MAX_DEPTH:
         return None
-    bound = dict(parsed.imports).get(rest[0])
-    if bound is not None and depth < _MAX_DEPTH and bound != dotted:
+    imports = dict(parsed.imports)
+    bound = imports.get(rest[0])
+    if bound is not None and bound != dotted:
         return resolve_python(facts, ".".join([bound, *rest[1:]]), depth + 1)
+    for local, base in parsed.imports:  # from x import *
+        if local == "*" and base != mod:
+            found = resolve_python(facts, ".".join([base, *rest]), depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _inherited(facts: Facts, path: str, cls: Symbol, member: str, depth: int) -> Resolved | None:
+    """A member a class inherits from a base class defined in the repository."""
+    if depth >= _MAX_DEPTH:
+        return None
+    parsed = facts.parsed(path)
+    module = parsed.module if parsed and parsed.module else ""
+    imports = dict(parsed.imports) if parsed else {}
+    for base in class_bases(facts, path, cls.qualname.rsplit(".", 1)[-1]):
+        head, _, tail = base.partition(".")
+        if head in imports:
+            full = ".".join(p for p in (imports[head], tail) if p)
+        else:
+            full = f"{module}.{base}"
+        found = resolve_python(facts, f"{full}.{member}", depth + 1)
+        if found is not None:
+            return found
     return None
 
 
