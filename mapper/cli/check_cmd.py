@@ -50,6 +50,7 @@ def check(
         None, "--expires", help="Expiry of new waivers (YYYY-MM-DD)."
     ),
     rules: list[str] = typer.Option([], "--rule", "-r", help="Run only these rules (id or name)."),
+    as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
     no_history: bool = typer.Option(
         False, "--no-history", help="Skip git classification (everything 'unknown' or by policy)."
     ),
@@ -59,6 +60,7 @@ def check(
     Examples: `stackmap check`, `stackmap check --format sarif -o check.sarif`,
     `stackmap check --rule SM102 --rule layer-upward --fail-on error`.
     """
+    fmt = "json" if as_json else fmt
     try:
         if fmt not in format_names():
             raise MapperError(f"unknown format {fmt!r}; known: {', '.join(format_names())}")
@@ -71,7 +73,7 @@ def check(
         report = baseline_mod.apply(report, waivers)
         text = render(report, fmt)
     except MapperError as err:
-        fail(err)
+        fail(err, as_json=fmt == "json")
     for warning in report.warnings:
         typer.echo(f"warning: {warning}", err=True)
     if output is not None:
