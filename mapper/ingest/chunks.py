@@ -22,8 +22,8 @@ def _text(node_id: str, data: Mapping[str, Any]) -> str | None:
     kind = data["kind"]
     if kind == NodeKind.DOC.value:
         body = data.get("text") or ""
-        if not body.strip() and data.get("anchor"):
-            return None
+        if not body.strip():
+            return None  # a page without intro text is indexed through its sections
         return f"{data['name']}\n{body}"
     if kind == NodeKind.SYMBOL.value:
         if data.get("symbol_kind") in _SKIP_SYMBOLS:

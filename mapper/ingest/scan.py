@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,7 +116,11 @@ def _read(
         if full.is_symlink() and not full.exists():
             skips.append(Skip(rel, "broken symlink"))
             return None
-        size = full.stat().st_size
+        st = full.stat()
+        if not stat.S_ISREG(st.st_mode):
+            skips.append(Skip(rel, "not a regular file"))
+            return None
+        size = st.st_size
         if size > MAX_BYTES:
             skips.append(Skip(rel, f"huge file ({size} bytes > {MAX_BYTES})"))
             return None

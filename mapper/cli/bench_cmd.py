@@ -1,0 +1,37 @@
+"""``stackmap bench ingest``: ingest timings as ratios against the parse floor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from mapper.cli._common import emit_json, fail
+from mapper.errors import MapperError
+
+bench_app = typer.Typer(help="Benchmarks of the map tool.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(bench_app, name="bench")
+
+
+@bench_app.command("ingest")
+def bench_ingest(
+    root: Path = typer.Argument(Path("."), help="Repository root."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    repeat: int = typer.Option(3, "--repeat", help="Runs per figure (best is kept)."),
+    embed: bool = typer.Option(True, "--embed/--no-embed", help="Also time embedding runs."),
+) -> None:
+    """files, loc, parse_only_s, full_noembed_s, full_s, incremental_1file_s."""
+    from mapper.ingest.bench import bench_ingest as run
+
+    try:
+        result = run(root, repeat=max(1, repeat), embed=embed)
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json(result)
+        return
+    for key, value in result.items():
+        typer.echo(f"{key}: {value}")

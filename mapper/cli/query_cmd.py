@@ -1,0 +1,97 @@
+"""``stackmap search``, ``show`` and ``ls``: looking at the map from the terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from mapper.cli._common import emit_json, fail
+from mapper.errors import MapperError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("search")(search)
+    app.command("show")(show)
+    app.command("ls")(ls)
+
+
+ROOT = typer.Option(Path("."), "--root", "-C", help="Repository root.")
+
+
+def search(
+    query: str = typer.Argument(..., help="Words or a code name."),
+    root: Path = ROOT,
+    limit: int = typer.Option(10, "--limit", "-n", help="Most hits to print."),
+    kind: str | None = typer.Option(None, "--kind", help="Only nodes of this kind."),
+    layer: str | None = typer.Option(None, "--layer", help="Only nodes of this layer."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Hybrid search: exact code names first, then vector similarity."""
+    from mapper.search import search as run
+
+    try:
+        hits = run(root, query, limit=limit, kind=kind, layer=layer)
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json([h.to_dict() for h in hits])
+        return
+    for h in hits:
+        place = " / ".join(x for x in (h.layer, h.component) if x) or "-"
+        typer.echo(f"{h.score:.2f} {h.match:7} {h.kind:9} {h.id}  [{place}]  {h.where}")
+        if h.snippet:
+            typer.echo(f"        {h.snippet}")
+
+
+def show(
+    node_id: str = typer.Argument(..., help="A node id, e.g. interface:umd_kmd.submit."),
+    root: Path = ROOT,
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """A node with its edges and their provenance."""
+    from mapper.ingest import load_map
+    from mapper.search import show as run
+
+    try:
+        record = run(load_map(root), node_id)
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json(record)
+        return
+    typer.echo(node_id)
+    for key, value in sorted(record["node"].items()):
+        if value not in (None, "", [], {}):
+            typer.echo(f"  {key}: {value}")
+    for direction, other in (("out", "to"), ("in", "from")):
+        for e in record[direction]:
+            where = f" {e['path']}:{e['line']}" if e.get("path") else ""
+            arrow = "->" if direction == "out" else "<-"
+            typer.echo(
+                f"  {arrow} {e['kind']:10} {e[other]}  "
+                f"({e['provenance']}, {e['confidence']}){where}"
+            )
+
+
+def ls(
+    root: Path = ROOT,
+    kind: str | None = typer.Option(None, "--kind", help="layer, component, interface, ..."),
+    layer: str | None = typer.Option(None, "--layer", help="Only this layer."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List nodes of the map, by kind and/or layer."""
+    from mapper.ingest import load_map
+    from mapper.search import listing
+
+    try:
+        rows = listing(load_map(root), kind, layer)
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json(rows)
+        return
+    for r in rows:
+        where = f"{r['path']}:{r['line']}" if r.get("path") else "-"
+        hole = f"  HOLE: missing {', '.join(r['hole']['missing'])}" if r.get("hole") else ""
+        typer.echo(f"{r['id']}  [{r['layer'] or '-'}]  {where}{hole}")

@@ -1,0 +1,108 @@
+"""``stackmap bench ingest``: ingest timings against the tree-sitter parse floor, same run.
+
+Runs on a private copy of the files the ingest reads (the repository is never written): the
+floor is a bare tree-sitter parse of the code files; then a full ingest without embeddings, a
+full ingest with embeddings into an empty store, and a re-ingest after appending one function
+to one code file. Each figure is the best of ``repeat`` runs (the embedded full ingest and the
+incremental run once each: they depend on the store's state). Synchronous; takes seconds to
+minutes (embedding dominates).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from mapper.config import CONFIG_FILE, StackmapConfig, load_config
+from mapper.ingest import ingest, treesitter
+from mapper.ingest.code import sniff_language
+from mapper.ingest.scan import Category, scan
+
+_PROBE = {
+    "python": "\n\ndef _bench_probe_added() -> int:\n    return 1\n",
+    "c": "\nstatic int bench_probe_added(void) { return 1; }\n",
+}
+
+
+def _copy(config: StackmapConfig, dest: Path) -> list[str]:
+    files = scan(config).files
+    for name in (CONFIG_FILE, "pyproject.toml"):
+        if (config.root / name).is_file():
+            shutil.copy2(config.root / name, dest / name)
+    for f in files:
+        target = dest / f.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(f.data)
+    return [f.path for f in files]
+
+
+def _parse_floor(config: StackmapConfig) -> tuple[float, int, int]:
+    code = [f for f in scan(config).files if f.category in (Category.CODE, Category.TEST)]
+    langs = [sniff_language(f.path, f.data) or f.language for f in code]
+    for lang in set(langs):
+        treesitter.parser(lang)
+    start = time.perf_counter()
+    for f, lang in zip(code, langs, strict=True):
+        treesitter.parse(lang, f.data)
+    loc = sum(f.data.count(b"\n") for f in code)
+    return time.perf_counter() - start, len(code), loc
+
+
+def _timed(root: Path, config: StackmapConfig, **kw: Any) -> float:
+    start = time.perf_counter()
+    ingest(root, config, progress=False, **kw)
+    return time.perf_counter() - start
+
+
+def bench_ingest(root: Path, repeat: int = 3, embed: bool = True) -> dict[str, Any]:
+    source = load_config(root)
+    with tempfile.TemporaryDirectory(prefix="stackmap-bench-") as tmp:
+        work = Path(tmp) / "repo"
+        work.mkdir()
+        paths = _copy(source, work)
+        config = dataclasses.replace(load_config(work), root=work.resolve())
+        floor, files, loc = min(_parse_floor(config) for _ in range(repeat))
+        noembed = min(_timed(work, config, embed=False, full=True) for _ in range(repeat))
+        result: dict[str, Any] = {
+            "files": files,
+            "loc": loc,
+            "parse_only_s": round(floor, 4),
+            "full_noembed_s": round(noembed, 4),
+            "full_noembed_over_parse": round(noembed / floor, 2) if floor else None,
+        }
+        if embed:
+            shutil.rmtree(config.store_path, ignore_errors=True)
+            full = _timed(work, config, embed=True, full=True)
+            target = _probe_target(config, paths)
+            incremental = None
+            if target is not None:
+                probe = _PROBE["python" if target.endswith(".py") else "c"]
+                with (work / target).open("a", encoding="utf-8") as fh:
+                    fh.write(probe)
+                incremental = _timed(work, config, embed=True)
+            result.update(
+                {
+                    "full_s": round(full, 4),
+                    "incremental_1file_s": round(incremental, 4)
+                    if incremental is not None
+                    else None,
+                    "incremental_file": target,
+                    "incremental_goal_s": round(max(2.0, 0.05 * full), 4),
+                }
+            )
+        return result
+
+
+def _probe_target(config: StackmapConfig, paths: list[str]) -> str | None:
+    """The median-sized layered code file (Python or C family)."""
+    code = [
+        p for p in paths if config.layer_of(p) and p.endswith((".py", ".c", ".cc", ".cpp", ".cu"))
+    ]
+    if not code:
+        return None
+    code.sort(key=lambda p: ((config.root / p).stat().st_size, p))
+    return code[len(code) // 2]

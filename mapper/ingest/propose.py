@@ -1,0 +1,183 @@
+"""``stackmap init``: propose a ``stackmap.toml`` for another repository.
+
+Layers are guessed from folder names (up to three levels deep) matched against the usual names
+of an accelerator stack's layers, ordered top to bottom; a layer's description is the first
+paragraph of the folder's README when there is one, else a stock sentence. Doc folders,
+contracts and tests are found by name. The proposal is a starting point for the user to edit.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+_SKIP = {
+    ".git",
+    ".venv",
+    "venv",
+    "node_modules",
+    "build",
+    "dist",
+    "__pycache__",
+    "third_party",
+    "external",
+    ".stackmap",
+    "site-packages",
+}
+_DOC_DIRS = ("docs", "doc", "knowledge_base", "wiki", "documentation")
+
+
+@dataclass(frozen=True, slots=True)
+class Guess:
+    id: str
+    names: tuple[str, ...]
+    title: str
+    description: str
+
+
+#: Top to bottom.
+GUESSES = (
+    Guess(
+        "adapter",
+        ("adapter", "adapters", "frontend", "frontends", "framework", "bridge"),
+        "Framework adapter",
+        "Imports framework models (PyTorch, ONNX, TensorFlow) into the compiler's IR.",
+    ),
+    Guess(
+        "compiler",
+        ("compiler", "compilers", "codegen", "passes", "graph_compiler"),
+        "Graph compiler",
+        "IR, optimisation passes, memory planning and emission of executables.",
+    ),
+    Guess(
+        "runtime",
+        ("runtime", "rt", "executor", "scheduler"),
+        "Runtime",
+        "Loads executables, allocates device memory, schedules work on streams, recovers "
+        "from faults.",
+    ),
+    Guess(
+        "umd",
+        ("umd", "user_mode_driver", "usermode", "userspace", "libdrv"),
+        "User-mode driver",
+        "Builds command buffers, manages contexts and submits work to the kernel driver.",
+    ),
+    Guess(
+        "hal",
+        ("hal", "hardware_abstraction"),
+        "Hardware abstraction layer",
+        "Uniform access to device registers, queues and memory across chips.",
+    ),
+    Guess(
+        "kernels",
+        ("kernel", "kernels", "ops", "operators"),
+        "Compute kernels",
+        "Device kernels (CUDA or vendor ISA) implementing the operators.",
+    ),
+    Guess(
+        "kmd",
+        ("kmd", "driver", "drivers", "kernel_driver", "kernel_mode_driver"),
+        "Kernel-mode driver",
+        "ioctl entry point, device memory and page tables, command queues, interrupts, reset.",
+    ),
+    Guess(
+        "firmware",
+        ("firmware", "fw", "microcode"),
+        "Firmware",
+        "Code running on the device's own controllers.",
+    ),
+)
+
+
+def _folders(root: Path, depth: int = 3) -> list[str]:
+    found: list[str] = []
+    for dirpath, dirnames, _files in os.walk(root):
+        rel = Path(dirpath).relative_to(root)
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP and not d.startswith("."))
+        if len(rel.parts) >= depth:
+            dirnames[:] = []
+        found.extend((rel / d).as_posix() for d in dirnames)
+    return found
+
+
+def _readme_paragraph(folder: Path) -> str | None:
+    for name in ("README.md", "readme.md", "README"):
+        path = folder / name
+        if path.is_file():
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+            for block in text.split("\n\n"):
+                clean = " ".join(line for line in block.splitlines() if not line.startswith("#"))
+                if clean.strip():
+                    return clean.strip()[:300]
+    return None
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def propose(root: Path) -> str:
+    """The proposed config as TOML text."""
+    root = root.resolve()
+    folders = _folders(root)
+    layers: list[tuple[Guess, list[str]]] = []
+    taken: set[str] = set()
+    for guess in GUESSES:
+        paths = [
+            f
+            for f in folders
+            if Path(f).name.lower() in guess.names and not any(f.startswith(t + "/") for t in taken)
+        ]
+        paths = [p for p in paths if not any(p.startswith(q + "/") for q in paths)]
+        if paths:
+            layers.append((guess, paths))
+            taken.update(paths)
+    docs = [f for f in folders if Path(f).name.lower() in _DOC_DIRS and "/" not in f] or ["docs"]
+    contracts = next((f for f in folders if Path(f).name == "contracts"), "contracts")
+    out = [
+        f"# Proposed by `stackmap init` for {root.name}: check the layers and their order.",
+        "[stackmap]",
+        f"name = {_quote(root.name)}",
+        f"contracts = {_quote(contracts)}",
+        "docs = [" + ", ".join(_quote(d) for d in docs) + "]",
+        'tests = ["tests/**", "**/test_*.py"]',
+        'ignore = [".venv/**", "**/__pycache__/**", "build/**", "third_party/**"]',
+        'store = ".stackmap"',
+        'vector_store = "embedded"',
+        "classify_threshold = 0.35",
+        "",
+        "# Ordered top to bottom.",
+    ]
+    if not layers:
+        out.append("# No layer folder recognised: add [[layers]] entries by hand.")
+    for guess, paths in layers:
+        description = _readme_paragraph(root / paths[0]) or guess.description
+        out += [
+            "[[layers]]",
+            f"id = {_quote(guess.id)}",
+            f"name = {_quote(guess.title)}",
+            "paths = [" + ", ".join(_quote(p + "/**") for p in paths) + "]",
+            f"description = {_quote(description)}",
+            "",
+        ]
+    ids = [g.id for g, _ in layers]
+    for role, name, wanted in (
+        ("compiler", "Compiler engineer", ("adapter", "compiler", "runtime")),
+        ("runtime", "Runtime engineer", ("compiler", "runtime", "umd", "hal")),
+        ("driver", "Driver engineer", ("umd", "hal", "kernels", "kmd", "firmware")),
+    ):
+        have = [i for i in ids if i in wanted]
+        if have:
+            out += [
+                "[[roles]]",
+                f"id = {_quote(role)}",
+                f"name = {_quote(name)}",
+                "layers = [" + ", ".join(_quote(i) for i in have) + "]",
+                "interests = []",
+                "",
+            ]
+    return "\n".join(out).rstrip() + "\n"

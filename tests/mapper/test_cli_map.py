@@ -1,0 +1,72 @@
+"""The map's commands end to end through the console script (no embeddings: fast)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from mapper.config import load_config
+
+BIN = Path(sys.executable).parent
+
+
+def _run(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "stackmap"), *argv], capture_output=True, text=True, timeout=120, cwd=cwd
+    )
+
+
+def test_ingest_search_show_ls(minirepo: Path) -> None:
+    result = _run("ingest", str(minirepo), "--no-embed", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["files"]["code"] == 8 and report["embedded"] is False
+    assert {"node": "component:driver.mini", "missing": ["upstream", "downstream"]}.items() <= {
+        k: v for h in report["holes"] if h["node"] == "component:driver.mini" for k, v in h.items()
+    }.items()
+    assert set(report["timings"]) >= {"scan", "parse", "graph", "save", "total"}
+
+    hits = json.loads(_run("search", "FusePass", "-C", str(minirepo), "--json").stdout)
+    assert hits[0]["id"] == "symbol:compiler.passes.FusePass" and hits[0]["match"] == "exact"
+    assert hits[0]["path"] == "compiler/passes.py" and hits[0]["line"] == 18
+    lexical = json.loads(_run("search", "lunch menu", "-C", str(minirepo), "--json").stdout)
+    assert lexical[0]["id"].startswith("doc:notes/lunch.md") and lexical[0]["match"] == "lexical"
+
+    shown = json.loads(_run("show", "component:runtime.core", "-C", str(minirepo), "--json").stdout)
+    assert {(e["kind"], e["to"], e["provenance"]) for e in shown["out"]} >= {
+        ("calls", "component:driver.mini_drv", "tree-sitter"),
+        ("contains", "file:runtime/runtime.cpp", "doc"),
+    }
+    layers = json.loads(_run("ls", "--kind", "layer", "-C", str(minirepo), "--json").stdout)
+    assert [r["id"] for r in layers] == ["layer:compiler", "layer:driver", "layer:runtime"]
+    text = _run("ls", "--kind", "component", "--layer", "driver", "-C", str(minirepo)).stdout
+    assert "component:driver.mini  [driver]  proto/mini.proto:1  HOLE: missing upstream" in text
+    missing = _run("show", "symbol:nope", "-C", str(minirepo))
+    assert missing.returncode == 2 and "no node 'symbol:nope'" in missing.stderr
+
+
+def test_commands_without_a_map_fail_cleanly(minirepo: Path) -> None:
+    result = _run("search", "x", "-C", str(minirepo), "--json")
+    assert result.returncode == 2 and json.loads(result.stdout)["error"] == "StoreError"
+
+
+def test_init_proposes_layers_from_folders(tmp_path: Path) -> None:
+    for folder in ("src/compiler", "src/runtime", "drivers/kmd", "hal", "docs", "umd"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "hal" / "README.md").write_text("# HAL\n\nRegister access for every chip.\n")
+    printed = _run("init", str(tmp_path))
+    assert printed.returncode == 0 and not (tmp_path / "stackmap.toml").exists()
+    assert _run("init", str(tmp_path), "--write").returncode == 0
+    cfg = load_config(tmp_path)
+    assert [(layer.id, layer.paths) for layer in cfg.layers] == [
+        ("compiler", ("src/compiler/**",)),
+        ("runtime", ("src/runtime/**",)),
+        ("umd", ("umd/**",)),
+        ("hal", ("hal/**",)),
+        ("kmd", ("drivers/**",)),
+    ]
+    assert cfg.layer("hal").description == "Register access for every chip."
+    assert cfg.docs == ("docs",) and [r.id for r in cfg.roles] == ["compiler", "runtime", "driver"]
+    assert _run("init", str(tmp_path), "--write").returncode == 2  # never overwrites
