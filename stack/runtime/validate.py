@@ -6,6 +6,9 @@ address it did not check. The first defect raises ExecutableFormatError naming i
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections import defaultdict
+
 from stack.runtime.errors import ExecutableFormatError
 from stack.runtime.executable import (
     CONST_ALIGNMENT,
@@ -92,6 +95,48 @@ def _check_op(exe: Executable, pos: int, op: OpRecord) -> None:
             raise _bad(f"dependency {dep} does not point to an earlier op", f"{field}.deps")
 
 
+def _check_reuse(exe: Executable) -> None:
+    """Two arena tensors of one lane may share bytes only if their lifetimes (inclusive op
+    ranges) are disjoint, or if they are aliases (same offset, size and lifetime). A sweep over op
+    indices keeps the live ranges of each lane sorted by offset: O(n log n)."""
+    lanes: dict[int, list[TensorInfo]] = defaultdict(list)
+    for t in exe.tensors:
+        if t.segment is Segment.ARENA and t.size > 0:
+            lanes[t.lane].append(t)
+    for tensors in lanes.values():
+        events = sorted(
+            [(t.last_use + 1, 0, t.id) for t in tensors] + [(t.first_use, 1, t.id) for t in tensors]
+        )
+        starts: list[int] = []
+        live: list[list[int]] = []  # per live range: [offset, end, alias count, first tensor id]
+        for _time, adding, tid in events:
+            t = exe.tensors[tid]
+            end = t.offset + t.size
+            i = bisect_left(starts, t.offset)
+            same = i < len(starts) and live[i][:2] == [t.offset, end]
+            if not adding:
+                live[i][2] -= 1
+                if live[i][2] == 0:
+                    del starts[i], live[i]
+                continue
+            if same and exe.tensors[live[i][3]].first_use == t.first_use:
+                live[i][2] += 1  # an alias: same bytes, same lifetime
+                continue
+            clash = None
+            if i > 0 and live[i - 1][1] > t.offset:
+                clash = live[i - 1][3]
+            elif i < len(starts) and starts[i] < end:
+                clash = live[i][3]
+            if clash is not None:
+                raise _bad(
+                    f"[{t.offset}, {end}) of lane {t.lane} overlaps tensor {clash} while both "
+                    f"are live (ops {t.first_use}..{t.last_use})",
+                    f"tensors[{tid}].offset",
+                )
+            starts.insert(i, t.offset)
+            live.insert(i, [t.offset, end, 1, tid])
+
+
 def validate_executable(exe: Executable) -> None:
     """Raise ExecutableFormatError(field=...) on the first inconsistency in ``exe``."""
     if len(exe.version) != 2 or exe.version[0] != FORMAT_VERSION[0]:
@@ -112,3 +157,4 @@ def validate_executable(exe: Executable) -> None:
         raise _bad("input and output names must be unique", "symbols.tensors")
     for pos, op in enumerate(exe.ops):
         _check_op(exe, pos, op)
+    _check_reuse(exe)

@@ -218,3 +218,27 @@ def test_any_mutated_record_is_accepted_or_refused_typed(conv_model: Any, data: 
         back.validate()  # whatever is accepted is consistent, and round-trips
         data = back.to_bytes()
         assert Executable.from_bytes(data).to_bytes() == data
+
+
+def test_arena_reuse_needs_disjoint_lifetimes(builder: Any) -> None:
+    b = builder()
+    x = b.input("x", (16,))
+    t = [b.temp(f"t{i}", (16,)) for i in range(3)]
+    y = b.output("y", (16,))
+    b.op(ExecOp.RELU, [x], [t[0]])
+    b.op(ExecOp.RELU, [t[0]], [t[1]])
+    b.op(ExecOp.RELU, [t[1]], [t[2]])
+    b.op(ExecOp.RELU, [t[2]], [y])
+    exe = b.build()
+    tensors = list(exe.tensors)
+    t0, t1, t2 = (tensors[i] for i in t)
+    reuse = dataclasses.replace(t2, offset=t0.offset)  # t0 dies at op 1, t2 is born at op 2
+    tensors[t[2]] = reuse
+    dataclasses.replace(exe, tensors=tuple(tensors)).validate()
+    tensors[t[2]] = dataclasses.replace(t2, offset=t1.offset)  # t1 is still read at op 2
+    assert _bad(exe, tensors=tuple(tensors)) == f"tensors[{t[2]}].offset"
+    tensors[t[2]] = dataclasses.replace(t2, offset=t1.offset + 32)  # a partial overlap
+    assert _bad(exe, tensors=tuple(tensors)) == f"tensors[{t[2]}].offset"
+    alias = dataclasses.replace(t1, id=t[2], name="t1_view", shape=(4, 4))
+    tensors[t[2]] = alias  # same bytes and lifetime: an alias (a reshape), allowed
+    dataclasses.replace(exe, tensors=tuple(tensors)).validate()
