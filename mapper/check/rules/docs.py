@@ -18,7 +18,7 @@ from mapper.check.registry import Rule
 from mapper.check.resolve import is_python_name, resolve_python
 from mapper.config import glob_regex
 from mapper.ingest.docs import DocPage
-from mapper.model import Location
+from mapper.model import Location, SymbolKind
 
 _PATH = re.compile(r"[A-Za-z0-9_][\w.\-/]*\Z")
 _SUFFIXES = (
@@ -90,6 +90,10 @@ def _check_name(facts: Facts, name: str) -> Location | bool | None:
         return True if (facts.root / text).exists() else Location(text.rstrip("/"))
     if head in contracts and text.count(".") == 1:
         return True if text in facts.interface_ids() else Location(contracts[head].path)
+    service = facts.proto_symbol(head, SymbolKind.SERVICE) if text.count(".") == 1 else None
+    if service is not None and "/" not in text:  # `Service.Rpc`
+        rpc = facts.proto_symbol(text, SymbolKind.RPC)
+        return True if rpc is not None else Location(service.location.path, service.location.line)
     if is_python_name(facts, text):
         if resolve_python(facts, text) is not None or _on_disk(facts, text):
             return True
@@ -119,7 +123,9 @@ def _dangling(facts: Facts) -> Iterator[Finding]:
                 map_loc=Location(page.path, line),
                 fix=f"update or remove `{name}` in {page.path}, or restore it in the code",
             )
-            is_map = isinstance(where, Location) and where.path.endswith((".yaml", ".yml"))
+            is_map = isinstance(where, Location) and where.path.endswith(
+                (".yaml", ".yml", ".proto")
+            )
             yield found.classified(Classification.MAP_STALE) if is_map else found
         for glob in _strings(fm.get("paths")):
             pattern = glob_regex(glob)

@@ -154,6 +154,20 @@ DRIFTS = [
         (("SM301", "fx/kmd/native/kmd.c", "knowledge_base/kmd/device.md:16", "map-stale"),),
     ),
     Drift(
+        "delete-rpc-from-proto",
+        (
+            replace_in(
+                "contracts/umd.proto",
+                "  rpc Translate(TranslateRequest) returns (TranslateReply);\n",
+                "",
+            ),
+        ),
+        (
+            ("SM101", "contracts/umd.proto", "contracts/runtime_umd.yaml:46", "map-stale"),
+            ("SM301", "contracts/umd.proto:26", "knowledge_base/umd/session.md:16", "map-stale"),
+        ),
+    ),
+    Drift(
         "doc-names-missing-interface",
         (replace_in("knowledge_base/umd/session.md", "`umd_kmd.alloc`", "`umd_kmd.allocate`"),),
         (("SM301", "contracts/umd_kmd.yaml", "knowledge_base/umd/session.md:14", "map-stale"),),
