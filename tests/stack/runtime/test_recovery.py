@@ -31,15 +31,18 @@ def _same(outputs: dict[str, np.ndarray], expected: dict[str, np.ndarray]) -> No
 
 
 @pytest.mark.parametrize("stream", [0, 1])
-def test_ecc_fault_is_recovered_with_correct_outputs(branch_model: Any, stream: int) -> None:
+@pytest.mark.parametrize("kind", [FaultKind.ECC, FaultKind.BAD_ADDRESS])
+def test_fault_is_recovered_with_correct_outputs(
+    branch_model: Any, stream: int, kind: FaultKind
+) -> None:
     exe, inputs, expected = branch_model
     rt = Runtime("numpy", recovery=RecoveryPolicy(max_retries=2))
     model = rt.load(exe)
-    _inject(rt, model, stream, FaultKind.ECC)
+    _inject(rt, model, stream, kind)
     _same(model.run(inputs, timeout_s=10), expected)
     assert model.last_stats is not None
     assert model.last_stats.attempts == 2
-    assert model.last_stats.faults == ("ECC",)
+    assert model.last_stats.faults == (kind.name,)
     _same(model.run(inputs), expected)  # the streams are healthy again
     assert model.last_stats.attempts == 1
     _close_and_check(rt, model)

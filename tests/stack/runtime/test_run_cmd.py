@@ -54,13 +54,20 @@ def test_run_writes_outputs_and_summary(model_file: Any, tmp_path: Path) -> None
         (["--input", "a=/no/such.npy"], "cannot read input 'a'"),
         (["--input", "a"], "is not NAME=FILE.npy"),
         (["--input", "a=WRONG"], "has shape (3,)"),
+        (["--input", "a=INT"], "has dtype int64"),
+        (["--input", "a=A", "--input", "a=A"], "given twice"),
     ],
 )
 def test_input_errors_exit_2(model_file: Any, tmp_path: Path, args: list[str], needle: str) -> None:
     sx, a, _ = model_file
     wrong = tmp_path / "wrong.npy"
     np.save(wrong, np.zeros(3, np.float32))
-    argv = [x.replace("WRONG", str(wrong)).replace("=A", f"={a}") for x in args]
+    ints = tmp_path / "ints.npy"
+    np.save(ints, np.zeros((4, 8), np.int64))
+    argv = [
+        x.replace("WRONG", str(wrong)).replace("INT", str(ints)).replace("=A", f"={a}")
+        for x in args
+    ]
     result = CliRunner().invoke(app, ["run", str(sx), *argv, "--output-dir", str(tmp_path)])
     assert result.exit_code == 2
     assert needle in result.stderr
