@@ -86,6 +86,17 @@ def measure(model_proto: Any, *, runs: int, streams: int, seed: int = 0) -> dict
     }
 
 
+def _params(spec: str) -> dict[str, int]:
+    """``"size=64,width=32"`` -> {"size": 64, "width": 32} (built-in model parameters)."""
+    out: dict[str, int] = {}
+    for item in filter(None, spec.split(",")):
+        key, _, value = item.partition("=")
+        if not value.lstrip("-").isdigit():
+            raise typer.BadParameter(f"expected KEY=INT, got {item!r}")
+        out[key] = int(value)
+    return out
+
+
 def bench_model(
     model: str = typer.Argument(
         ..., help="An ONNX model file, or a built-in: cnn, mlp, transformer."
@@ -101,7 +112,8 @@ def bench_model(
     from stack.adapter.zoo import BUILTIN
 
     try:
-        proto = BUILTIN[model]() if model in BUILTIN else load_model(Path(model))
+        name, _, params = model.partition(":")
+        proto = BUILTIN[name](**_params(params)) if name in BUILTIN else load_model(Path(model))
         figures = measure(proto, runs=runs, streams=streams)
     except StackError as err:
         fail(err, as_json=as_json)
