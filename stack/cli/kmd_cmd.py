@@ -16,10 +16,27 @@ def register(app: typer.Typer) -> None:
 
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Which layers are present and which kernel backend would run."""
+    from stack.kmd.errors import KmdError
+    from stack.kmd.kernels.registry import available_backends, select_backend
+
     layers = ["adapter", "compiler", "runtime", "umd", "kmd"]
-    record = {"version": __version__, "python": platform.python_version(), "layers": layers}
+    try:
+        backend: str | None = select_backend(None).name
+        backend_error = None
+    except KmdError as err:  # e.g. $REFSTACK_BACKEND names a backend that cannot run here
+        backend, backend_error = None, str(err)
+    record = {
+        "version": __version__,
+        "python": platform.python_version(),
+        "layers": layers,
+        "backend": backend,
+        "backends_available": list(available_backends()),
+    }
+    if backend_error:
+        record["backend_error"] = backend_error
     if as_json:
         emit_json(record)
     else:
         typer.echo(f"refstack {__version__} (Python {record['python']})")
         typer.echo("layers: " + " → ".join(layers))
+        typer.echo(f"kernel backend: {backend or backend_error}")

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stack.kmd.kernels import elementwise, norm, pool, quant
+from stack.kmd.kernels import elementwise, linalg, norm, pool, quant
 from stack.kmd.kernels.ids import KernelId
 
 CUDA_DIR = Path(__file__).with_name("cuda")
@@ -65,6 +65,8 @@ def gemm(
     cp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
     """cuBLAS matmul into Y, then one fused epilogue kernel (alpha, beta * C, ReLU)."""
+    if outs[0].dtype != np.float32 or any(a.dtype != np.float32 for a in ins):
+        return linalg.gemm(cp, ins, outs, ints, fl)
     trans_a, trans_b, relu = ints[0], ints[1], ints[2]
     y = outs[0]
     cp.matmul(ins[0].T if trans_a else ins[0], ins[1].T if trans_b else ins[1], out=y)
@@ -79,15 +81,18 @@ def gemm(
 def relu(
     cp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
-    """ElementwiseKernel ReLU."""
+    """ElementwiseKernel ReLU (float32), else generic."""
+    if not _f32(ins[0], outs[0]):
+        return elementwise.relu(cp, ins, outs, ints, fl)
     _elementwise(cp, "relu")(ins[0], outs[0])
+    return None
 
 
 def add(
     cp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
     """Fused Add+ReLU kernel when asked for ReLU, else cupy.add."""
-    if ints[0] and ins[0].dtype == ins[1].dtype == outs[0].dtype:
+    if ints[0] and ins[0].dtype == ins[1].dtype == outs[0].dtype == np.float32:
         _elementwise(cp, "add_relu")(ins[0], ins[1], outs[0])
     else:
         elementwise.add(cp, ins, outs, ints, fl)

@@ -12,7 +12,10 @@ from stack.kmd import KernelId
 
 RNG = np.random.default_rng(0)
 FAST = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=25,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 
 
