@@ -142,3 +142,32 @@ def test_bench_model_prints_the_figures() -> None:
         assert key in fig
     assert fig["max_abs_err"] < 1e-4
     assert fig["lower_bound_bytes"] <= fig["arena_bytes"] <= fig["naive_bytes"]
+
+
+@pytest.mark.parametrize("retries", [2, 0])
+def test_kmd_fault_during_a_whole_model_run(retries: int) -> None:
+    from stack.kmd import FaultKind
+    from stack.runtime import ExecutionFaultError, RecoveryPolicy
+
+    model = cnn()
+    feeds = random_inputs(model, 5)
+    ref = _reference(model, feeds)
+    runtime = Runtime("numpy", streams=2, recovery=RecoveryPolicy(max_retries=retries))
+    compiled = CompiledModel(import_model(model), CompileOptions(streams=2), runtime=runtime)
+    try:
+        loaded = compiled.model
+        session = loaded.session
+        queue = session.queue_of(loaded.image.streams[0])
+        runtime.umd.device.inject_fault(session.ctx, queue, FaultKind.ECC, after=1)
+        if retries:
+            out = compiled.run(feeds, timeout_s=30)
+            for key, want in ref.items():
+                np.testing.assert_allclose(out[key], want, rtol=1e-3, atol=1e-4)
+            assert loaded.last_stats is not None and loaded.last_stats.faults == ("ECC",)
+        else:
+            with pytest.raises(ExecutionFaultError) as err:
+                compiled.run(feeds, timeout_s=30)
+            assert err.value.details["fault_kind"] == "ECC"
+    finally:
+        compiled.close()
+        runtime.close()
