@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stack.umd.errors import DeviceFaultError, UmdTimeoutError
+from stack.umd import DeviceFaultError, UmdTimeoutError
 
 #: The UMD errors that mean "this run failed on the device" (as opposed to a refused request).
 DEVICE_FAULTS: tuple[type[Exception], ...] = (DeviceFaultError, UmdTimeoutError)
