@@ -2,7 +2,8 @@
 languages (a Python IntEnum, a proto enum, a C header prefix); names and values must agree.
 
 Names are compared upper-case with the language's prefix removed: the C prefix given in the
-contract (``REFSTACK_DTYPE_``), the proto enum's name in UPPER_SNAKE (``DATA_TYPE_``). A
+contract (``REFSTACK_DTYPE_``), the proto enum's name in UPPER_SNAKE (``DATA_TYPE_``) or else
+the prefix all its value names share (``DT_``). A
 zero-valued ``UNSPECIFIED``/``UNKNOWN``/``INVALID``/``NONE`` on any side, and C sentinels
 (``COUNT``, ``MAX``, ``NUM``, ``LAST``), are allowed extras.
 """
@@ -75,14 +76,30 @@ def _proto(facts: Facts, ref: str) -> Side | None:
     )
     if target is None:
         return None
-    prefix = _snake(target.qualname.rsplit(".", 1)[-1])
+    members = [
+        s
+        for s in parsed.symbols
+        if s.kind is SymbolKind.ENUMERATOR and s.qualname.rpartition(".")[0] == target.qualname
+    ]
+    names = [s.qualname.rpartition(".")[2] for s in members]
+    prefix = enum_prefix(target.qualname.rsplit(".", 1)[-1], names)
     values = {}
-    for sym in parsed.symbols:
-        head, _, member = sym.qualname.rpartition(".")
-        if head == target.qualname and sym.kind is SymbolKind.ENUMERATOR:
-            name = member[len(prefix) :] if member.startswith(prefix) else member
-            values[name.upper()] = (_int(sym.value) or 0, sym.location)
+    for sym, member in zip(members, names, strict=True):
+        values[member[len(prefix) :].upper()] = (_int(sym.value) or 0, sym.location)
     return Side("proto", target.location, values)
+
+
+def enum_prefix(enum: str, names: list[str]) -> str:
+    """The prefix every value name of a proto enum carries: the enum's name in UPPER_SNAKE
+    (``DATA_TYPE_``) or, failing that, the common prefix up to an underscore (``DT_``)."""
+    common = names[0] if names else ""
+    for name in names:
+        while not name.startswith(common):
+            common = common[:-1]
+    for prefix in (_snake(enum), common.rpartition("_")[0] + "_"):
+        if prefix != "_" and names and all(n.startswith(prefix) and n != prefix for n in names):
+            return prefix
+    return ""
 
 
 def _c(facts: Facts, ref: str) -> Side | None:

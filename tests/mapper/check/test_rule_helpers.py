@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mapper.check.rules._common import norm_literal, norm_type
-from mapper.check.rules.constants import _int, _snake
+from mapper.check.rules.constants import _int, _snake, enum_prefix
 from mapper.check.rules.interfaces import compare
 from mapper.model import Param, Signature
 
@@ -75,3 +75,10 @@ def test_c_values_and_proto_prefixes() -> None:
     assert _int("0x10u") == 16 and _int("(3)") == 3 and _int("7UL") == 7
     assert _int("_IOWR('F', 1, struct x)") is None
     assert _snake("DataType") == "DATA_TYPE_" and _snake("OpType") == "OP_TYPE_"
+
+
+def test_proto_enum_prefixes() -> None:
+    assert enum_prefix("DataType", ["DATA_TYPE_UNSPECIFIED", "DATA_TYPE_F32"]) == "DATA_TYPE_"
+    assert enum_prefix("DataType", ["DT_UNSPECIFIED", "DT_F32", "DT_F16"]) == "DT_"
+    assert enum_prefix("OpType", ["OP_UNSPECIFIED", "OP_MATMUL_INTEGER"]) == "OP_"
+    assert enum_prefix("Layout", ["ANY", "NCHW"]) == ""
