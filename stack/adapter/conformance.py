@@ -129,8 +129,15 @@ def _case_name(test_id: str) -> str:
 
 
 def _first_line(text: str) -> str:
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1][:300] if lines else ""
+    """The informative lines of a traceback: the exception and numpy's mismatch summary."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    keep = [
+        ln
+        for ln in lines
+        if re.match(r"^[\w.]*(Error|Exception)\b", ln)
+        or ln.startswith(("Mismatched elements", "Max absolute difference"))
+    ]
+    return " | ".join(keep or lines[-1:])[:300]
 
 
 def run_conformance(pattern: str | None = None) -> ConformanceReport:
