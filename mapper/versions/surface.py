@@ -58,11 +58,15 @@ def surface_of(root: Path, config: StackmapConfig | None = None) -> Surface:
         sync = f"{spec.symbol or ''}|{spec.sync or ''}"
         items.append(Item("interface", spec.id, spec.location, spec.signature, sync))
     for _, _, parsed in facts.layer_files():
+        functions = {
+            s.qualname for s in parsed.symbols if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD)
+        }
         for sym in parsed.symbols:
             if parsed.language is Language.PYTHON:
                 parts = sym.qualname.split(".")
                 public = not any(p.startswith("_") and p != "__init__" for p in parts)
-                if public and sym.kind in _PY_KINDS:
+                nested = sym.qualname.rpartition(".")[0] in functions  # a local helper
+                if public and not nested and sym.kind in _PY_KINDS:
                     items.append(Item("python", sym.qualname, sym.location, sym.signature))
             elif parsed.language in _C_LANGS:
                 if sym.kind is SymbolKind.STRUCT:
