@@ -100,7 +100,11 @@ class LoadedModel:
     def run(
         self, inputs: Mapping[str, np.ndarray], timeout_s: float = 60.0
     ) -> dict[str, np.ndarray]:
-        """Run one inference; returns ``{output name: array}`` (see the class contract)."""
+        """Run one inference; returns ``{output name: array}`` (see the class contract).
+
+        ``timeout_s`` bounds each attempt (the wait for every stream's final fence); a retry
+        after a fault gets a fresh budget, so a run takes at most attempts × timeout_s.
+        """
         with self._lock:
             if self._closed:
                 raise ModelClosedError("the model is closed")
