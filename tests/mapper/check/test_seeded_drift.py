@@ -69,6 +69,15 @@ DRIFTS = [
         (("SM102", "fx/umd/session.py:15", "contracts/runtime_umd.yaml:27", "map-stale"),),
     ),
     Drift(
+        "c-parameter-type-changes",
+        (
+            replace_in(
+                "fx/umd/native/umd_api.c", "const void *blob, size_t n)", "const void *blob, int n)"
+            ),
+        ),
+        (("SM102", "fx/umd/native/umd_api.c:4", "contracts/runtime_umd.yaml:39", "map-stale"),),
+    ),
+    Drift(
         "delete-implementation",
         (
             replace_in(
@@ -163,7 +172,7 @@ DRIFTS = [
             ),
         ),
         (
-            ("SM101", "contracts/umd.proto", "contracts/runtime_umd.yaml:46", "map-stale"),
+            ("SM101", "contracts/umd.proto", "contracts/runtime_umd.yaml:51", "map-stale"),
             ("SM301", "contracts/umd.proto:26", "knowledge_base/umd/session.md:16", "map-stale"),
         ),
     ),
