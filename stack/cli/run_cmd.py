@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,7 @@ def run_model(
     backend: str | None = typer.Option(None, "--backend", help="numpy | cupy (default: auto)."),
     streams: int = typer.Option(2, "--streams", min=1, help="Device streams per model."),
     timeout_s: float = typer.Option(60.0, "--timeout", help="Seconds one run may take."),
+    repeat: int = typer.Option(1, "--repeat", min=1, help="Runs to time (median reported)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Run an Executable through runtime → UMD → KMD and write each output as .npy.
@@ -71,8 +73,11 @@ def run_model(
         with Runtime(backend, streams=streams) as runtime:
             model = runtime.load(exe)
             loaded = time.perf_counter()
-            outputs = model.run(arrays, timeout_s=timeout_s)
-            finished = time.perf_counter()
+            run_ms = []
+            for _ in range(repeat):
+                begin = time.perf_counter()
+                outputs = model.run(arrays, timeout_s=timeout_s)
+                run_ms.append((time.perf_counter() - begin) * 1e3)
             stats = model.last_stats
             used_backend = runtime.umd.device.backend
     except StackError as err:
@@ -99,7 +104,8 @@ def run_model(
         "backend": used_backend,
         "outputs": records,
         "load_ms": round((loaded - started) * 1e3, 3),
-        "run_ms": round((finished - loaded) * 1e3, 3),
+        "run_ms": round(statistics.median(run_ms), 3),
+        "runs": repeat,
         "attempts": stats.attempts if stats else 1,
         "submits": stats.submits if stats else 0,
         "ops": len(exe.ops),
@@ -112,5 +118,6 @@ def run_model(
         typer.echo(f"{rec['name']}\t{shape}\t{rec['dtype']}\t{rec['file']}")
     typer.echo(
         f"# {summary['ops']} ops, {summary['submits']} submits, load {summary['load_ms']} ms, "
-        f"run {summary['run_ms']} ms, attempts {summary['attempts']}, backend {used_backend}"
+        f"run {summary['run_ms']} ms (median of {repeat}), attempts {summary['attempts']}, "
+        f"backend {used_backend}"
     )

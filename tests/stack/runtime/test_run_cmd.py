@@ -42,8 +42,11 @@ def test_run_writes_outputs_and_summary(model_file: Any, tmp_path: Path) -> None
     ]
     assert summary["attempts"] == 1 and summary["ops"] == 5
     np.testing.assert_allclose(np.load(out / "out_sum_0.npy"), expected, rtol=1e-4, atol=1e-4)
-    human = CliRunner().invoke(app, ["run", str(sx), "--input", f"a={a}", "--output-dir", str(out)])
+    human = CliRunner().invoke(
+        app, ["run", str(sx), "--input", f"a={a}", "--output-dir", str(out), "--repeat", "3"]
+    )
     assert human.exit_code == 0 and "out/sum:0\t4x8\tfloat32" in human.stdout
+    assert "median of 3" in human.stdout
 
 
 @pytest.mark.parametrize(
