@@ -49,13 +49,16 @@ class Program:
     blobs: tuple[BlobTemplate, ...]
     scratch: tuple[int, ...]
     primary: int
+    nbytes: tuple[int, ...] = ()  # byte size of each request operand (inputs, then outputs)
 
     @property
     def kernel_id(self) -> KernelId:
         return self.blobs[self.primary].kernel_id
 
     def patch(self, addrs: tuple[int, ...]) -> tuple[bytes, ...]:
-        return tuple(b.patch(addrs) for b in self.blobs)
+        if len(self.blobs) == 1:
+            return (self.blobs[0].patch(addrs),)
+        return tuple([b.patch(addrs) for b in self.blobs])
 
 
 def template_from(blob: InstructionBlob, operands: tuple[int, ...]) -> BlobTemplate:

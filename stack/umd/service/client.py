@@ -20,7 +20,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import grpc
 import numpy as np
@@ -49,9 +49,8 @@ class RetryPolicy:
     max_backoff_s: float = 0.5
 
 
-@dataclass(frozen=True, slots=True)
-class RemoteTranslated:
-    """What the service answered for one op (see ``OpResponse`` in the proto)."""
+class RemoteTranslated(NamedTuple):
+    """What the service answered for one op (see ``OpResponse`` in the proto); immutable."""
 
     blobs: tuple[bytes, ...]
     kernel_id: int
@@ -62,8 +61,14 @@ class RemoteTranslated:
 
     @classmethod
     def from_proto(cls, r: pb.OpResponse) -> RemoteTranslated:
-        blobs = tuple(i.instruction_blob for i in r.instructions)
-        main = max(r.instructions, key=lambda i: i.kernel_id != 17).kernel_id if blobs else 0
+        ins = r.instructions
+        if len(ins) == 1:
+            first = ins[0]
+            blobs: tuple[bytes, ...] = (first.instruction_blob,)
+            main = first.kernel_id
+        else:
+            blobs = tuple([i.instruction_blob for i in ins])
+            main = ins[r.primary].kernel_id if r.primary < len(ins) else 0
         return cls(blobs, main, r.cache_hit, r.fence_value, r.submitted, r.translate_latency_us)
 
 
@@ -114,11 +119,12 @@ class UmdClient:
         self._origs: list[int] = []
         self._moved = False
         self._writes: list[tuple[int, bytes]] = []
+        self._protos: dict[OpRequest, pb.OpRequest] = {}
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
 
     # -- plumbing -------------------------------------------------------------------------
-    def _raw(self, method: str, request: Any) -> Any:
+    def _raw(self, method: str, request: Any, timeout_s: float | None = None) -> Any:
         """One call with UNAVAILABLE retries; no session recovery.
 
         ``request`` is a message, or a callable making one per attempt (a fresh chunk iterator
@@ -129,7 +135,7 @@ class UmdClient:
         while True:
             try:
                 msg = request() if callable(request) else request
-                return getattr(self.stub, method)(msg, timeout=self.policy.timeout_s)
+                return getattr(self.stub, method)(msg, timeout=timeout_s or self.policy.timeout_s)
             except grpc.RpcError as err:
                 code = err.code()
                 if code in _RETRYABLE and time.monotonic() < give_up:
@@ -139,9 +145,9 @@ class UmdClient:
                     continue
                 raise error_from_rpc(err, method) from None
 
-    def _call(self, method: str, make: Callable[[int], Any]) -> Any:
+    def _call(self, method: str, make: Callable[[int], Any], timeout_s: float | None = None) -> Any:
         """A session call: ``make(session_id)`` builds the request (after any recovery)."""
-        return self._with_session(lambda sid: self._raw(method, lambda: make(sid)))
+        return self._with_session(lambda sid: self._raw(method, lambda: make(sid), timeout_s))
 
     def _with_session(self, fn: Callable[[int], T]) -> T:
         """Run ``fn(session_id)``; if the server lost the session, recover once and rerun."""
@@ -185,6 +191,7 @@ class UmdClient:
                 )
                 a.current = r.device_addr
                 self._moved = self._moved or a.current != a.orig
+            self._protos.clear()
             for addr, data in self._writes:
                 self._write_stream(self.resolve(addr), data)
             self.recoveries += 1
@@ -309,20 +316,32 @@ class UmdClient:
         return np.frombuffer(self.read(addr, n), dtype=dtype.numpy).reshape(shape).copy()
 
     # -- translation ----------------------------------------------------------------------
+    def _op(self, req: OpRequest) -> pb.OpRequest:
+        """The proto of an op with current addresses, memoised (reset when addresses move)."""
+        m = self._protos.get(req)
+        if m is None:
+            live = req
+            if self._moved:
+                move = self.resolve
+                live = OpRequest(
+                    req.op,
+                    tuple(TensorDesc(move(d.addr), d.shape, d.dtype, d.layout) for d in req.inputs),
+                    tuple(
+                        TensorDesc(move(d.addr), d.shape, d.dtype, d.layout) for d in req.outputs
+                    ),
+                    req.attrs,
+                )
+            m = request_to_proto(live)
+            if len(self._protos) >= 4096:
+                self._protos.clear()
+            self._protos[req] = m
+        return m
+
     def _proto(self, req: OpRequest, sid: int, rid: int) -> pb.OpRequest:
-        if self._moved:
-            req = OpRequest(
-                req.op,
-                tuple(
-                    TensorDesc(self.resolve(d.addr), d.shape, d.dtype, d.layout) for d in req.inputs
-                ),
-                tuple(
-                    TensorDesc(self.resolve(d.addr), d.shape, d.dtype, d.layout)
-                    for d in req.outputs
-                ),
-                req.attrs,
-            )
-        return request_to_proto(req, sid, rid)
+        m = pb.OpRequest()
+        m.CopyFrom(self._op(req))
+        m.session_id, m.request_id = sid, rid
+        return m
 
     def translate(
         self, req: OpRequest, *, submit: bool = True, wait: bool = False
@@ -347,18 +366,19 @@ class UmdClient:
         def make(sid: int) -> pb.BatchOpRequest:
             return pb.BatchOpRequest(
                 session_id=sid, request_id=rid, translate_only=not submit, wait=wait,
-                ops=[self._proto(r, 0, 0) for r in reqs],
+                ops=[self._op(r) for r in reqs],
             )  # fmt: skip
 
         r = self._call("TranslateOpsBatch", make)
         return [RemoteTranslated.from_proto(x) for x in r.responses]
 
     def wait_fence(self, value: int, timeout_s: float = 30.0) -> None:
+        """Block until the session queue's fence reaches ``value`` (the call's deadline follows)."""
+        ms = int(timeout_s * 1000)
         self._call(
             "WaitFence",
-            lambda s: pb.WaitFenceRequest(
-                session_id=s, fence_value=value, timeout_ms=int(timeout_s * 1000)
-            ),
+            lambda s: pb.WaitFenceRequest(session_id=s, fence_value=value, timeout_ms=ms),
+            timeout_s + self.policy.timeout_s,
         )
 
     def keepalive(self) -> None:

@@ -35,19 +35,20 @@ def proto_field(field: str) -> str:
     return field
 
 
+_DTYPES = {int(d): d for d in DType}
+_LAYOUTS = {int(x): x for x in Layout}
+_OPS = {int(o): o for o in OpKind}
+
+
 def desc_from_proto(t: pb.TensorDesc, where: str) -> TensorDesc:
-    try:
-        dtype = DType(t.data_type)
-    except ValueError:
+    dtype = _DTYPES.get(t.data_type)
+    if dtype is None:
         raise InvalidRequestError(
             f"{where}.data_type {t.data_type} is not a known DataType", field=f"{where}.data_type"
-        ) from None
-    try:
-        layout = Layout(t.layout)
-    except ValueError:
-        raise InvalidRequestError(
-            f"{where}.layout {t.layout} is unknown", field=f"{where}.layout"
-        ) from None
+        )
+    layout = _LAYOUTS.get(t.layout)
+    if layout is None:
+        raise InvalidRequestError(f"{where}.layout {t.layout} is unknown", field=f"{where}.layout")
     shape = tuple(t.shape)
     if len(shape) > _MAX_DIMS or any(d > _MAX_BYTES for d in shape):
         raise InvalidRequestError(f"{where}.shape is not a legal shape", field=f"{where}.shape")
@@ -77,17 +78,46 @@ def attr_from_proto(name: str, v: pb.AttrValue) -> AttrValue:
 
 def request_from_proto(m: pb.OpRequest, prefix: str = "") -> OpRequest:
     """The in-process request for a proto ``OpRequest`` (fields prefixed with ``prefix``)."""
-    try:
-        op = OpKind(m.op_type)
-    except ValueError:
+    op = _OPS.get(m.op_type)
+    if op is None:
         known = ", ".join(k.name for k in OpKind)
         raise UnknownOpError(
             f"unknown op_type {m.op_type}; known: {known}", field=f"{prefix}op_type"
-        ) from None
+        )
     inputs = tuple(desc_from_proto(t, f"{prefix}inputs[{i}]") for i, t in enumerate(m.inputs))
     outputs = tuple(desc_from_proto(t, f"{prefix}outputs[{i}]") for i, t in enumerate(m.outputs))
     attrs = tuple(sorted((k, attr_from_proto(k, v)) for k, v in m.attrs.items()))
     return OpRequest(op, inputs, outputs, attrs)
+
+
+class RequestDecoder:
+    """:func:`request_from_proto` with a bounded memo keyed by the op's wire bytes.
+
+    Conversion is a pure function of the op's fields (not of the session, request id or
+    submit flags, which are cleared for the key), so requests repeating an op — the common case
+    of a model's steady state — skip it. Only successful conversions are remembered.
+    """
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.capacity = capacity
+        self._memo: dict[bytes, OpRequest] = {}
+
+    def decode(self, m: pb.OpRequest, prefix: str = "") -> OpRequest:
+        sid, rid, only, wait = m.session_id, m.request_id, m.translate_only, m.wait
+        if sid or rid or only or wait:
+            m.session_id = m.request_id = 0
+            m.translate_only = m.wait = False
+            key = m.SerializeToString(deterministic=True)
+            m.session_id, m.request_id, m.translate_only, m.wait = sid, rid, only, wait
+        else:
+            key = m.SerializeToString(deterministic=True)
+        req = self._memo.get(key)
+        if req is None:
+            req = request_from_proto(m, prefix)
+            if len(self._memo) >= self.capacity:
+                self._memo.clear()
+            self._memo[key] = req
+        return req
 
 
 def desc_to_proto(d: TensorDesc, tensor_id: int = 0) -> pb.TensorDesc:
@@ -124,28 +154,47 @@ def request_to_proto(req: OpRequest, session_id: int = 0, request_id: int = 0) -
     )
 
 
+_HEADERS: dict[bytes, tuple[pb.HardwareInstruction, tuple[int, ...]]] = {}
+
+
 def instruction(blob: bytes) -> pb.HardwareInstruction:
-    """The proto form of one blob: the blob itself plus its header fields, read in place."""
-    h = HEADER.unpack_from(blob, 0)
-    n_params = h[5]
-    addrs = [_ADDR.unpack_from(blob, HEADER.size + i * PARAM.size)[0] for i in range(n_params)]
-    return pb.HardwareInstruction(
-        kernel_id=h[3],
-        instruction_blob=blob,
-        launch_config=pb.LaunchConfig(grid=h[6:9], block=h[9:12], shared_mem=h[12]),
-        param_addrs=addrs,
-    )
+    """The proto form of one blob: the blob itself plus its header fields, read in place.
+
+    The header-derived part (kernel id, launch config, where the addresses are) is memoised
+    by the header's bytes.
+    """
+    head = blob[: HEADER.size]
+    memo = _HEADERS.get(head)
+    if memo is None:
+        h = HEADER.unpack_from(blob, 0)
+        launch = pb.LaunchConfig(grid=h[6:9], block=h[9:12], shared_mem=h[12])
+        offsets = tuple(HEADER.size + i * PARAM.size for i in range(h[5]))
+        memo = (pb.HardwareInstruction(kernel_id=h[3], launch_config=launch), offsets)
+        if len(_HEADERS) >= 4096:
+            _HEADERS.clear()
+        _HEADERS[head] = memo
+    out = pb.HardwareInstruction()
+    out.CopyFrom(memo[0])
+    out.instruction_blob = blob
+    unpack = _ADDR.unpack_from
+    out.param_addrs.extend([unpack(blob, off)[0] for off in memo[1]])
+    return out
+
+
+_OK = pb.Status(code=0)
 
 
 def response_for(
-    t: Translated, request_id: int, latency_us: int, fence_value: int = 0
+    t: Translated, request_id: int, latency_us: int, fence_value: int = 0, status: bool = True
 ) -> pb.OpResponse:
+    """The response for one op (``status=False``: inside a batch, whose status counts)."""
     return pb.OpResponse(
-        status=pb.Status(code=0),
+        status=_OK if status else None,
         instructions=[instruction(b) for b in t.blobs],
         translate_latency_us=latency_us,
         request_id=request_id,
         cache_hit=t.cache_hit,
         fence_value=fence_value,
         submitted=fence_value != 0,
+        primary=t.primary,
     )

@@ -23,7 +23,7 @@ from stack.umd.driver import Umd
 from stack.umd.errors import InvalidRequestError
 from stack.umd.service import umd_pb2 as pb
 from stack.umd.service import umd_pb2_grpc as pb_grpc
-from stack.umd.service.convert import request_from_proto, response_for
+from stack.umd.service.convert import RequestDecoder, response_for
 from stack.umd.service.shm import ShmRegistry
 from stack.umd.service.status import abort
 from stack.umd.session import UmdSession
@@ -66,6 +66,7 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
         self.max_inflight = max_inflight
         self.replay_window = replay_window
         self.shm = ShmRegistry()
+        self.decoder = RequestDecoder()
         self.start_ms = int(time.time() * 1000)
         self.draining = False
         self._inflight = 0
@@ -152,7 +153,7 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
         if cached is not None:
             return cached
         t0 = time.perf_counter_ns()
-        t = session.translate(request_from_proto(request))
+        t = session.translate(self.decoder.decode(request))
         latency = (time.perf_counter_ns() - t0) // 1000
         fence = 0
         if not request.translate_only:
@@ -171,7 +172,7 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
         if cached is not None:
             return cached
         t0 = time.perf_counter_ns()
-        reqs = [request_from_proto(m, f"ops[{i}].") for i, m in enumerate(request.ops)]
+        reqs = [self.decoder.decode(m, f"ops[{i}].") for i, m in enumerate(request.ops)]
         if not reqs:
             raise InvalidRequestError("a batch needs at least one op", field="ops")
         done = session.translate_batch(reqs)
@@ -184,7 +185,7 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
                 session.wait(ticket, self._timeout(0, context))
         per_op = latency // len(done)
         responses = [
-            response_for(t, m.request_id, per_op, fence)
+            response_for(t, m.request_id, per_op, fence, status=False)
             for t, m in zip(done, request.ops, strict=True)
         ]
         response = pb.BatchOpResponse(

@@ -218,7 +218,7 @@ class HardwareInstruction(_message.Message):
     def __init__(self, kernel_id: _Optional[int] = ..., instruction_blob: _Optional[bytes] = ..., launch_config: _Optional[_Union[LaunchConfig, _Mapping]] = ..., param_addrs: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class OpResponse(_message.Message):
-    __slots__ = ("status", "instructions", "translate_latency_us", "request_id", "cache_hit", "fence_value", "submitted")
+    __slots__ = ("status", "instructions", "translate_latency_us", "request_id", "cache_hit", "fence_value", "submitted", "primary")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     INSTRUCTIONS_FIELD_NUMBER: _ClassVar[int]
     TRANSLATE_LATENCY_US_FIELD_NUMBER: _ClassVar[int]
@@ -226,6 +226,7 @@ class OpResponse(_message.Message):
     CACHE_HIT_FIELD_NUMBER: _ClassVar[int]
     FENCE_VALUE_FIELD_NUMBER: _ClassVar[int]
     SUBMITTED_FIELD_NUMBER: _ClassVar[int]
+    PRIMARY_FIELD_NUMBER: _ClassVar[int]
     status: Status
     instructions: _containers.RepeatedCompositeFieldContainer[HardwareInstruction]
     translate_latency_us: int
@@ -233,7 +234,8 @@ class OpResponse(_message.Message):
     cache_hit: bool
     fence_value: int
     submitted: bool
-    def __init__(self, status: _Optional[_Union[Status, _Mapping]] = ..., instructions: _Optional[_Iterable[_Union[HardwareInstruction, _Mapping]]] = ..., translate_latency_us: _Optional[int] = ..., request_id: _Optional[int] = ..., cache_hit: _Optional[bool] = ..., fence_value: _Optional[int] = ..., submitted: _Optional[bool] = ...) -> None: ...
+    primary: int
+    def __init__(self, status: _Optional[_Union[Status, _Mapping]] = ..., instructions: _Optional[_Iterable[_Union[HardwareInstruction, _Mapping]]] = ..., translate_latency_us: _Optional[int] = ..., request_id: _Optional[int] = ..., cache_hit: _Optional[bool] = ..., fence_value: _Optional[int] = ..., submitted: _Optional[bool] = ..., primary: _Optional[int] = ...) -> None: ...
 
 class BatchOpRequest(_message.Message):
     __slots__ = ("session_id", "ops", "translate_only", "wait", "request_id")
