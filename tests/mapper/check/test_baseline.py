@@ -123,6 +123,16 @@ def test_cli_cannot_run_exits_2(tmp_path: Path) -> None:
     assert _cli("check", ".", "--format", "yaml").returncode == 2
 
 
+def test_cli_malformed_contract_exits_2_with_location(clean_copy: Path) -> None:
+    contract = clean_copy / "contracts/umd_kmd.yaml"
+    contract.write_text(contract.read_text().replace("kind: ioctl", "kind: doorbell"))
+    result = _cli("check", str(clean_copy), "--json")
+    assert result.returncode == 2
+    error = json.loads(result.stdout)
+    assert error["error"] == "ContractError" and error["path"] == "contracts/umd_kmd.yaml"
+    assert error["line"] > 1
+
+
 def test_cli_fail_on_threshold(clean_copy: Path) -> None:
     _drift(
         clean_copy,
