@@ -57,3 +57,23 @@ def test_backend_compiles_once_per_input_signature() -> None:
         assert len(rep._cache) == 2
     finally:
         rep.close()
+
+
+def test_conformance_cli_prints_counts_and_reasons() -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    refstack = Path(sys.executable).parent / "refstack"
+    result = subprocess.run(
+        [str(refstack), "conformance", "--json", "--filter", "^test_(relu|maxpool_3d_default)$"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["passed"], report["failed"], report["excluded"]) == (1, 0, 1)
+    assert report["exclusions"][0]["test"] == "test_maxpool_3d_default"
+    assert "2-D" in report["exclusions"][0]["reason"]
