@@ -171,3 +171,43 @@ def test_kmd_fault_during_a_whole_model_run(retries: int) -> None:
     finally:
         compiled.close()
         runtime.close()
+
+
+def test_fused_epilogues_match_onnxruntime() -> None:
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(7)
+    consts = {
+        "w": rng.standard_normal((6, 5)).astype(np.float32),
+        "gb": rng.standard_normal((1, 6)).astype(np.float32),
+        "s": rng.uniform(0.5, 1.5, 3).astype(np.float32),
+        "b": rng.standard_normal(3).astype(np.float32),
+        "m": rng.standard_normal(3).astype(np.float32),
+        "v": rng.uniform(0.5, 1.5, 3).astype(np.float32),
+    }
+    nodes = [
+        helper.make_node("Gemm", ["x", "w"], ["g"], transB=1, alpha=0.5, beta=0.25),
+        helper.make_node("Add", ["g", "gb"], ["h"]),
+        helper.make_node("Relu", ["h"], ["y"]),
+        helper.make_node("BatchNormalization", ["z", "s", "b", "m", "v"], ["bn"]),
+        helper.make_node("Relu", ["bn"], ["y2"]),
+    ]
+    ins = [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 5]),
+        helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 3, 4, 4]),
+    ]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "y2")]
+    inits = [numpy_helper.from_array(a, n) for n, a in consts.items()]
+    model = helper.make_model(
+        helper.make_graph(nodes, "epilogues", ins, outs, inits),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    feeds = {
+        "x": rng.standard_normal((4, 5)).astype(np.float32),
+        "z": rng.standard_normal((2, 3, 4, 4)).astype(np.float32),
+    }
+    with CompiledModel(import_model(model)) as compiled:
+        assert compiled.result.graph.op_counts() == {"Gemm": 1, "BatchNormalization": 1}
+        out = compiled.run(feeds)
+    for key, want in _reference(model, feeds).items():
+        np.testing.assert_allclose(out[key], want, rtol=1e-3, atol=1e-4)

@@ -5,7 +5,9 @@ Patterns (the producer's output must feed only the absorbed op and must not be a
 * ``Conv -> Add(const [C,1,1] | [1,C,1,1])`` -> Conv with bias;
 * ``MatMul(x, W const 2-D) -> Add(const [N] | [1,N])`` -> Gemm with bias (``x`` of rank > 2 is
   viewed as 2-D through Reshape views, which the planner turns into aliases);
-* ``Conv | Gemm | Add -> Relu`` -> the same op with ``relu=1`` (the kernels' fused epilogue).
+* ``Gemm(A, B) -> Add(const [N] | [1,N])`` -> Gemm with bias C (beta 1);
+* ``Conv | Gemm | Add | BatchNormalization -> Relu`` -> the same op with ``relu=1`` (the
+  kernels' fused epilogue).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from stack.compiler.options import CompileOptions
 from stack.compiler.passes import register
 from stack.compiler.passes._match import sole_consumer
 
-RELU_HOSTS = (OpType.CONV, OpType.GEMM, OpType.ADD)
+RELU_HOSTS = (OpType.CONV, OpType.GEMM, OpType.ADD, OpType.BATCHNORM)
 
 
 def fuse(graph: Graph, options: CompileOptions) -> Graph:
@@ -50,6 +52,12 @@ def _fuse_once(graph: Graph) -> Graph | None:
                 name = f"{node.name}.bias"
                 conv = Node(node.name, node.op, (*node.inputs[:2], name), nxt.outputs, node.attrs)
                 return _splice(graph, node, nxt, [conv], {name: bias})
+        if nxt.op is OpType.ADD and node.op is OpType.GEMM and len(node.inputs) == 2:
+            bias = _row_bias(graph, _other(nxt, node.outputs[0]), graph.type_of(node.outputs[0]))
+            if bias is not None:
+                name = f"{node.name}.bias"
+                gemm = Node(node.name, node.op, (*node.inputs, name), nxt.outputs, node.attrs)
+                return _splice(graph, node, nxt, [gemm.with_attrs(beta=1.0)], {name: bias})
         if nxt.op is OpType.ADD and node.op is OpType.MATMUL:
             bias_fused = _matmul_bias(graph, node, nxt)
             if bias_fused is not None:
@@ -81,6 +89,14 @@ def _channel_bias(graph: Graph, value: str, out: TensorType | None) -> np.ndarra
     if arr.shape not in ((channels, 1, 1), (1, channels, 1, 1)) or arr.dtype != out.dtype.numpy:
         return None
     return freeze_array(arr.reshape(channels))
+
+
+def _row_bias(graph: Graph, value: str, out: TensorType | None) -> np.ndarray | None:
+    arr = graph.constants.get(value)
+    if arr is None or out is None or len(out.shape) != 2 or arr.dtype != out.dtype.numpy:
+        return None
+    n = out.shape[1]
+    return freeze_array(arr.reshape(n)) if arr.shape in ((n,), (1, n)) else None
 
 
 def _matmul_bias(graph: Graph, mm: Node, add: Node) -> Graph | None:

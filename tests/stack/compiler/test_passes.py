@@ -117,3 +117,21 @@ def test_layout_pass_marks_the_conv_family(mk) -> None:
     nodes = [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2])]
     g = _run(mk.graph_of(nodes, [("x", [1, 1, 4, 4])], [("y", None)]), "layout")
     assert g.nodes[0].attr("layout") == "NCHW"
+
+
+def test_gemm_bias_and_batchnorm_relu_fuse(mk) -> None:
+    nodes = [
+        helper.make_node("Gemm", ["x", "w"], ["g"], transB=1, alpha=2.0, beta=0.5),
+        helper.make_node("Add", ["gb", "g"], ["h"]),
+        helper.make_node("Relu", ["h"], ["y"]),
+        helper.make_node("BatchNormalization", ["z", "s", "b", "m", "v"], ["bn"]),
+        helper.make_node("Relu", ["bn"], ["y2"]),
+    ]
+    ones = np.ones(2, np.float32)
+    inits = {"w": mk.rand(3, 4), "gb": mk.rand(1, 3), "s": ones, "b": ones, "m": ones, "v": ones}
+    g = mk.graph_of(nodes, [("x", [2, 4]), ("z", [1, 2, 2, 2])], [("y", None), ("y2", None)], inits)
+    g = _run(g, "fuse")
+    gemm, bn = g.nodes
+    assert gemm.op is OpType.GEMM and len(gemm.inputs) == 3
+    assert (gemm.attr("relu"), gemm.attr("beta"), gemm.attr("alpha")) == (1, 1.0, 2.0)
+    assert bn.op is OpType.BATCHNORM and bn.attr("relu") == 1 and bn.outputs == ("y2",)
