@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import typer
 
 from stack.cli._common import emit_json, fail
@@ -27,6 +29,18 @@ def parse_shapes(specs: list[str]) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+def random_samples(graph: Any, count: int) -> tuple[dict[str, np.ndarray], ...]:
+    """``count`` seeded standard-normal inputs (a stand-in for real calibration data)."""
+    rng = np.random.default_rng(0)
+    return tuple(
+        {
+            n: rng.standard_normal(graph.types[n].shape).astype(graph.types[n].dtype.numpy)
+            for n in graph.inputs
+        }
+        for _ in range(count)
+    )
+
+
 def compile_model(
     model: Path = typer.Argument(..., help="An ONNX model file."),
     output: Path = typer.Option(..., "-o", "--output", help="Where to write the Executable."),
@@ -34,15 +48,19 @@ def compile_model(
         [], "--input-shape", help="NAME=D1,D2,... for inputs with dynamic dims."
     ),
     streams: int = typer.Option(1, "--streams", help="Stream lanes to schedule ops on."),
+    int8: int = typer.Option(
+        0, "--int8", help="Quantize to int8, calibrating on this many seeded random-normal samples."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
     """Compile an ONNX model into an Executable (.sx)."""
     from stack.adapter import import_model
-    from stack.compiler import CompileOptions, compile_graph
+    from stack.compiler import CompileOptions, QuantizeOptions, compile_graph
 
     try:
         graph = import_model(model, input_shapes=parse_shapes(input_shape))
-        result = compile_graph(graph, CompileOptions(streams=streams))
+        quantize = QuantizeOptions(calibration=random_samples(graph, int8)) if int8 else None
+        result = compile_graph(graph, CompileOptions(streams=streams, quantize=quantize))
         data = result.executable.to_bytes()
     except StackError as err:
         fail(err, as_json=as_json)
@@ -53,6 +71,7 @@ def compile_model(
         "ops": len(result.executable.ops),
         "tensors": len(result.executable.tensors),
         "streams": streams,
+        "int8": bool(int8),
         "op_counts": result.graph.op_counts(),
         **result.memory_figures(),
     }
