@@ -211,3 +211,19 @@ def test_fused_epilogues_match_onnxruntime() -> None:
         out = compiled.run(feeds)
     for key, want in _reference(model, feeds).items():
         np.testing.assert_allclose(out[key], want, rtol=1e-3, atol=1e-4)
+
+
+def test_compile_cli_int8(tmp_path: Path) -> None:
+    src, dst = tmp_path / "mlp.onnx", tmp_path / "mlp8.sx"
+    src.write_bytes(BUILTIN["mlp"]().SerializeToString())
+    result = subprocess.run(
+        [str(BIN / "refstack"), "compile", str(src), "-o", str(dst), "--int8", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["int8"] and summary["op_counts"]["MatMulInteger"] == 3
+    ops = {op.op.name for op in Executable.from_bytes(dst.read_bytes()).ops}
+    assert {"QUANTIZE", "MATMUL_INTEGER", "DEQUANTIZE"} <= ops
