@@ -100,6 +100,7 @@ def emit_executable(
             uses.setdefault(v, []).append(step.index)
     order = _value_order(graph, prog)
     ids = {v: i for i, v in enumerate(order)}
+    const_source = {c: k for k, c in prog.const_names.items()}
     consts = bytearray()
     io_end = 0
     tensors: list[TensorInfo] = []
@@ -114,7 +115,7 @@ def emit_executable(
         lane = 0
         if role is TensorRole.CONST:
             segment, offset = Segment.CONST, align_up(len(consts), CONST_ALIGNMENT)
-            src = {c: k for k, c in prog.const_names.items()}.get(v, v)
+            src = const_source.get(v, v)
             consts.extend(b"\0" * (offset - len(consts)))
             consts.extend(np.ascontiguousarray(graph.constants[src]).tobytes())
             size = nbytes
