@@ -16,7 +16,7 @@ def bench_kmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     backend: str = typer.Option(None, "--backend", help="numpy | cupy (default: auto)."),
     size: int = typer.Option(2048, "--size", help="GEMM side (N x N x N)."),
-    reps: int = typer.Option(5, "--reps", help="Timed GEMM repetitions (median reported)."),
+    reps: int = typer.Option(5, "--reps", help="Timed GEMM repetitions (best and median)."),
     iters: int = typer.Option(2000, "--iters", help="Fence round trips measured."),
 ) -> None:
     """Fence latency and GEMM throughput through the KMD shim against the bare library."""

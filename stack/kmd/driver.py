@@ -89,6 +89,7 @@ class Driver:
                 self._fences.pop(f)
             for alloc in self.space.owned_by(a.ctx):
                 self.space.force_unmap(alloc)
+            self.planner.forget_views()
 
     # ---------------------------------------------------------------- memory
     def alloc(self, a: io.AllocArgs) -> int:
@@ -102,6 +103,7 @@ class Driver:
         with self._lock:
             self._ctx(a.ctx)
             self.space.unmap(a.ctx, a.va)
+            self.planner.forget_views()
 
     def write(self, a: io.WriteArgs) -> None:
         with self._lock:
@@ -215,8 +217,7 @@ class Driver:
                     fault=fence.failure,
                 )
             touched: dict[int, Allocation] = {}
-            plans = [self.planner.plan(b) for b in a.blobs]
-            launches = [self.planner.bind(p, a.ctx, self.space, touched) for p in plans]
+            launches = [self.planner.bind(b, a.ctx, self.space, touched) for b in a.blobs]
             before = fence.scheduled
             fence.schedule(value)
             cmd = Command(launches, fence, value, waits, list(touched.values()))

@@ -1,8 +1,10 @@
 """Turning submitted blobs into launches: decode, check against the kernel ABI, resolve every
 tensor address to a view of the submitting context's memory. All before anything runs.
 
-Decoded-and-checked blobs are cached by their bytes (the UMD re-submits the same blobs), so the
-hot path is a dict lookup plus one page-table lookup and one array view per tensor.
+Decoded-and-checked blobs are cached by their bytes (the UMD re-submits the same blobs), and so
+are the array views of a blob bound in a context: a re-submission still looks every tensor up
+in the page table, and reuses the views only when each lookup finds the very same allocation.
+Any free clears the view cache, so it never keeps freed storage alive.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ class Plan:
 
     kernel: str
     fn: KernelFn
-    params: tuple[tuple[int, int, tuple[int, ...], Any], ...]  # addr, nbytes, shape, np dtype
+    params: tuple[
+        tuple[int, int, tuple[int, ...], Any, int], ...
+    ]  # addr, nbytes, shape, dtype, used
     n_inputs: int
     ints: tuple[int, ...]
     floats: tuple[float, ...]
@@ -67,6 +71,7 @@ class Planner:
     def __init__(self, backend: KernelBackend) -> None:
         self.backend = backend
         self._cache: dict[bytes, Plan] = {}
+        self._bound: dict[tuple[int, bytes], tuple[list[Allocation], Launch]] = {}
 
     def plan(self, data: bytes) -> Plan:
         """The checked plan of blob ``data`` (BlobFormatError / KernelArgumentError)."""
@@ -76,7 +81,10 @@ class Planner:
         b = blobfmt.decode(data)
         abi = abi_of(b.kernel_id)
         n_in = check_abi(abi, b)
-        params = tuple((p.addr, p.nbytes, p.shape, p.dtype.numpy) for p in b.params)
+        params = tuple(
+            (p.addr, p.nbytes, p.shape, p.dtype.numpy, p.elements * p.dtype.itemsize)
+            for p in b.params
+        )
         fn = registry.kernel(self.backend.name, b.kernel_id)
         plan = Plan(abi.name, fn, params, n_in, abi.int_values(b.ints), abi.float_values(b.floats))
         if len(self._cache) >= CACHE_LIMIT:
@@ -85,15 +93,29 @@ class Planner:
         return plan
 
     def bind(
-        self, plan: Plan, ctx: int, space: AddressSpace, touched: dict[int, Allocation]
+        self, data: bytes, ctx: int, space: AddressSpace, touched: dict[int, Allocation]
     ) -> Launch:
-        """Resolve every tensor of ``plan`` in ``ctx``'s memory (AccessViolationError if not)."""
-        views = []
-        view = self.backend.view
-        for addr, nbytes, shape, dtype in plan.params:
-            alloc = space.lookup(ctx, addr, nbytes)
+        """Plan ``data`` and resolve every tensor in ``ctx``'s memory (AccessViolationError)."""
+        plan = self.plan(data)
+        allocs = [space.lookup(ctx, p[0], p[1]) for p in plan.params]
+        for alloc in allocs:
             touched[alloc.va] = alloc
-            views.append(view(alloc.storage, addr - alloc.va, shape, dtype))
+        hit = self._bound.get((ctx, data))
+        if hit is not None and all(a is b for a, b in zip(hit[0], allocs, strict=True)):
+            return hit[1]
+        view = self.backend.view
+        views = [
+            view(a.storage, addr - a.va, used, shape, dtype)
+            for a, (addr, _, shape, dtype, used) in zip(allocs, plan.params, strict=True)
+        ]
         n = plan.n_inputs
         addrs = tuple(p[0] for p in plan.params)
-        return Launch(plan.kernel, plan.fn, views[:n], views[n:], plan.ints, plan.floats, addrs)
+        launch = Launch(plan.kernel, plan.fn, views[:n], views[n:], plan.ints, plan.floats, addrs)
+        if len(self._bound) >= CACHE_LIMIT:
+            self._bound.clear()
+        self._bound[(ctx, data)] = (allocs, launch)
+        return launch
+
+    def forget_views(self) -> None:
+        """Drop cached views (called on every free, so no freed storage stays referenced)."""
+        self._bound.clear()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import math
 from typing import Any
 
 import numpy as np
@@ -38,9 +39,10 @@ class CupyBackend(registry.KernelBackend):
     def alloc(self, nbytes: int) -> Any:
         return self.cp.zeros(nbytes, dtype=self.cp.uint8)
 
-    def view(self, storage: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
-        n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        return storage[offset : offset + n].view(dtype).reshape(shape)
+    def view(
+        self, storage: Any, offset: int, nbytes: int, shape: tuple[int, ...], dtype: Any
+    ) -> Any:
+        return storage[offset : offset + nbytes].view(dtype).reshape(shape)
 
     def upload(self, storage: Any, offset: int, data: memoryview) -> None:
         storage[offset : offset + data.nbytes].set(np.frombuffer(data, dtype=np.uint8))
@@ -49,7 +51,8 @@ class CupyBackend(registry.KernelBackend):
         return bytes(storage[offset : offset + nbytes].get().tobytes())
 
     def to_host(self, storage: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
-        return self.view(storage, offset, shape, dtype).get()
+        nbytes = math.prod(shape) * dtype.itemsize
+        return self.view(storage, offset, nbytes, shape, dtype).get()
 
     def synchronize(self) -> None:
         self.cp.cuda.runtime.deviceSynchronize()

@@ -7,6 +7,7 @@ it (no copies on the hot path) and are the generic kernels bound to ``numpy``.
 from __future__ import annotations
 
 import functools
+import math
 import os
 from typing import Any
 
@@ -28,9 +29,10 @@ class NumpyBackend(registry.KernelBackend):
     def alloc(self, nbytes: int) -> Any:
         return np.zeros(nbytes, dtype=np.uint8)
 
-    def view(self, storage: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
-        n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        return storage[offset : offset + n].view(dtype).reshape(shape)
+    def view(
+        self, storage: Any, offset: int, nbytes: int, shape: tuple[int, ...], dtype: Any
+    ) -> Any:
+        return storage[offset : offset + nbytes].view(dtype).reshape(shape)
 
     def upload(self, storage: Any, offset: int, data: memoryview) -> None:
         storage[offset : offset + data.nbytes] = np.frombuffer(data, dtype=np.uint8)
@@ -39,7 +41,8 @@ class NumpyBackend(registry.KernelBackend):
         return storage[offset : offset + nbytes].tobytes()
 
     def to_host(self, storage: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
-        return self.view(storage, offset, shape, dtype).copy()
+        nbytes = math.prod(shape) * dtype.itemsize
+        return self.view(storage, offset, nbytes, shape, dtype).copy()
 
     def host_view(self, storage: Any) -> Any:
         return storage

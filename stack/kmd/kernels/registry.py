@@ -29,8 +29,10 @@ class KernelBackend:
         """Zeroed backing storage of ``nbytes`` (1-D uint8 array)."""
         raise NotImplementedError
 
-    def view(self, storage: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
-        """An array view of ``storage`` bytes from ``offset`` (no copy)."""
+    def view(
+        self, storage: Any, offset: int, nbytes: int, shape: tuple[int, ...], dtype: Any
+    ) -> Any:
+        """An array view of ``nbytes`` of ``storage`` from ``offset`` (no copy)."""
         raise NotImplementedError
 
     def upload(self, storage: Any, offset: int, data: memoryview) -> None:

@@ -215,3 +215,20 @@ def test_closed_device_refuses(dev: KmdDevice) -> None:
     with pytest.raises(DeviceClosedError):
         dev.create_context()
     dev.close()  # idempotent
+
+
+def test_resubmitting_a_blob_revalidates_its_addresses(rig) -> None:  # type: ignore[no-untyped-def]
+    x = rig.put(np.array([-2.0, 2.0], np.float32))
+    y = rig.empty((2,))
+    blob = rig.blob(KernelId.RELU, [x, y])
+    for _ in range(3):  # cached plan and views
+        v = rig.submit([blob])
+    rig.dev.wait_fence(rig.ctx, rig.fence, v, timeout_s=10)
+    rig.dev.free(rig.ctx, y.addr)
+    with pytest.raises(InvalidAddressError):
+        rig.dev.submit(rig.ctx, rig.queue, [blob], signal=(rig.fence, v + 1))
+    other = rig.dev.create_context()
+    with pytest.raises(CrossContextAccessError):
+        q = rig.dev.create_queue(other)
+        f = rig.dev.create_fence(other)
+        rig.dev.submit(other, q, [rig.blob(KernelId.RELU, [x, x])], signal=(f, 1))
