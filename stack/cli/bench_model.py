@@ -33,13 +33,20 @@ def _median_ms(fn: Callable[[], Any], runs: int) -> float:
     return statistics.median(times)
 
 
-def measure(model_proto: Any, *, runs: int, streams: int, seed: int = 0) -> dict[str, Any]:
-    """Run ``model_proto`` on the stack and on onnxruntime; return the figures."""
+def measure(
+    model_proto: Any, *, runs: int, streams: int, seed: int = 0, int8: int = 0
+) -> dict[str, Any]:
+    """Run ``model_proto`` on the stack and on onnxruntime; return the figures.
+
+    ``int8``: quantize, calibrating on that many seeded random inputs (distinct from the
+    measured input); onnxruntime still runs the float model, so ``max_abs_err`` is the
+    quantization error.
+    """
     import onnxruntime as ort
 
     from stack.adapter import import_model
     from stack.adapter.zoo import random_inputs
-    from stack.compiler import CompiledModel, CompileOptions
+    from stack.compiler import CompiledModel, CompileOptions, QuantizeOptions
 
     feeds = random_inputs(model_proto, seed)
     options = ort.SessionOptions()
@@ -48,7 +55,12 @@ def measure(model_proto: Any, *, runs: int, streams: int, seed: int = 0) -> dict
         model_proto.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
     start = time.perf_counter()
-    compiled = CompiledModel(import_model(model_proto), CompileOptions(streams=streams))
+    quantize = None
+    if int8:
+        samples = tuple(random_inputs(model_proto, seed + 1 + i) for i in range(int8))
+        quantize = QuantizeOptions(calibration=samples)
+    options_c = CompileOptions(streams=streams, quantize=quantize)
+    compiled = CompiledModel(import_model(model_proto), options_c)
     compile_load_ms = (time.perf_counter() - start) * 1e3
     try:
         ours = compiled.run(feeds)
@@ -69,6 +81,7 @@ def measure(model_proto: Any, *, runs: int, streams: int, seed: int = 0) -> dict
         "inputs": {k: list(v.shape) for k, v in feeds.items()},
         "ops": len(compiled.executable.ops),
         "streams": streams,
+        "int8": bool(int8),
         "runs": runs,
         "compile_load_ms": round(compile_load_ms, 3),
         "stack_ms_p50": round(stack_ms, 4),
@@ -104,6 +117,7 @@ def bench_model(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     runs: int = typer.Option(50, "--runs", help="Timed runs per engine."),
     streams: int = typer.Option(1, "--streams", help="Stream lanes for the compiled model."),
+    int8: int = typer.Option(0, "--int8", help="Quantize to int8 with N calibration samples."),
 ) -> None:
     """A model through the stack and onnxruntime: time, error, memory plan."""
     import onnx
@@ -114,7 +128,7 @@ def bench_model(
     try:
         name, _, params = model.partition(":")
         proto = BUILTIN[name](**_params(params)) if name in BUILTIN else load_model(Path(model))
-        figures = measure(proto, runs=runs, streams=streams)
+        figures = measure(proto, runs=runs, streams=streams, int8=int8)
     except StackError as err:
         fail(err, as_json=as_json)
     except (OSError, onnx.checker.ValidationError) as err:
