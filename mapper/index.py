@@ -142,9 +142,15 @@ class VectorIndex:
         self,
         chunks: Sequence[Chunk],
         vectors: Callable[[Sequence[str]], npt.NDArray[np.float32]],
+        current: Mapping[str, str] | None = None,
     ) -> dict[str, int]:
-        """Make the collection hold exactly ``chunks``; ``vectors`` embeds a list of texts."""
-        current = {i: m.get("hash") for i, m in self.contents().items()}
+        """Make the collection hold exactly ``chunks``; ``vectors`` embeds a list of texts.
+
+        ``current`` (id → content hash) is what the caller knows the collection holds; when
+        None the collection is read to find out.
+        """
+        if current is None:
+            current = {i: str(m.get("hash")) for i, m in self.contents().items()}
         wanted = {c.id: c for c in chunks}
         stale = sorted(set(current) - set(wanted))
         for start in range(0, len(stale), _BATCH):

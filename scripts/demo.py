@@ -16,6 +16,9 @@ BIN = Path(sys.executable).parent
 STEPS: list[list[str]] = [
     ["refstack", "status"],
     ["stackmap", "status", "."],
+    ["stackmap", "ingest", "."],
+    ["stackmap", "search", "who frees device memory", "--limit", "5"],
+    ["stackmap", "ls", "--kind", "layer"],
 ]
 
 

@@ -7,7 +7,7 @@ import bisect
 
 import tree_sitter as ts
 
-from mapper.ingest.treesitter import end_line, line, matches, text
+from mapper.ingest.treesitter import captures, end_line, line, text
 from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
 
 _DEFS = ("class_definition", "function_definition")
@@ -17,38 +17,31 @@ _MAX_VALUE = 200
 def extract(
     path: str, root: ts.Node, module: str
 ) -> tuple[tuple[Symbol, ...], tuple[Reference, ...], tuple[tuple[str, str], ...]]:
+    caps = captures(Language.PYTHON, root)
     symbols: dict[str, Symbol] = {}
-    refs: list[Reference] = []
-    imports: list[tuple[str, str]] = []
     ranges: list[tuple[int, int, str]] = []  # (start byte, end byte, qualname) of definitions
-    later: list[dict[str, list[ts.Node]]] = []
-    for caps in matches(Language.PYTHON, root):
-        if "definition.class" in caps or "definition.function" in caps:
-            node = (caps.get("definition.class") or caps["definition.function"])[0]
-            sym = _definition(path, node, module)
-            symbols.setdefault(sym.qualname, sym)
-            ranges.append((node.start_byte, node.end_byte, sym.qualname))
-        elif "definition.constant" in caps:
-            node = caps["definition.constant"][0]
-            name = text(caps["name"][0])
-            owner = _scope(node, module)
-            value = text(node.child_by_field_name("right"))[:_MAX_VALUE] or None
-            qual = f"{owner}.{name}" if owner else name
-            loc = Location(path, line(node))
-            symbols.setdefault(
+    defs = caps.get("definition.class", []) + caps.get("definition.function", [])
+    for node in sorted(defs, key=lambda n: n.start_byte):
+        sym = _definition(path, node, module)
+        symbols.setdefault(sym.qualname, sym)
+        ranges.append((node.start_byte, node.end_byte, sym.qualname))
+    for node in caps.get("definition.constant", []):
+        name = text(node.child_by_field_name("left"))
+        owner = _scope(node, module)
+        value = text(node.child_by_field_name("right"))[:_MAX_VALUE] or None
+        qual = f"{owner}.{name}" if owner else name
+        loc = Location(path, line(node))
+        symbols.setdefault(
+            qual,
+            Symbol(
                 qual,
-                Symbol(
-                    qual,
-                    SymbolKind.CONSTANT,
-                    Language.PYTHON,
-                    loc,
-                    value=value,
-                    end_line=end_line(node),
-                ),
-            )
-        else:
-            later.append(caps)
-    ranges.sort()
+                SymbolKind.CONSTANT,
+                Language.PYTHON,
+                loc,
+                value=value,
+                end_line=end_line(node),
+            ),
+        )
     starts = [r[0] for r in ranges]
 
     def scope_at(byte: int) -> str | None:
@@ -59,20 +52,20 @@ def extract(
             i -= 1
         return None
 
-    for caps in later:
-        if "reference.call" in caps:
-            node = caps["reference.call"][0]
-            target = "".join(text(caps["name"][0]).split())
-            where = Location(path, line(node))
-            refs.append(Reference("call", target, where, scope_at(node.start_byte)))
-        elif "reference.import" in caps:
-            node = caps["reference.import"][0]
-            where = Location(path, line(node))
-            scope = scope_at(node.start_byte)
-            for local, bound, target in _imports(node, module, path):
-                imports.append((local, bound))
-                refs.append(Reference("import", target, where, scope))
-    return tuple(symbols.values()), tuple(refs), tuple(imports)
+    refs: list[tuple[int, Reference]] = []
+    for node in caps.get("reference.call", []):
+        target = "".join(text(node).split())
+        where = Location(path, line(node))
+        refs.append((node.start_byte, Reference("call", target, where, scope_at(node.start_byte))))
+    imports: list[tuple[str, str]] = []
+    for node in caps.get("reference.import", []):
+        where = Location(path, line(node))
+        scope = scope_at(node.start_byte)
+        for local, bound, target in _imports(node, module, path):
+            imports.append((local, bound))
+            refs.append((node.start_byte, Reference("import", target, where, scope)))
+    refs.sort(key=lambda r: r[0])
+    return tuple(symbols.values()), tuple(r for _, r in refs), tuple(imports)
 
 
 def _scope(node: ts.Node, module: str) -> str:

@@ -318,13 +318,16 @@ def _add_tests(graph: MapGraph, resolver: Resolver, pf: ParsedFile) -> None:
 
 def _component_dependencies(graph: MapGraph) -> None:
     """Cross-component imports and calls lifted to component → component edges."""
-    lifted: dict[tuple[str, str, EdgeKind], Location | None] = {}
-    for kind in (EdgeKind.IMPORTS, EdgeKind.CALLS):
-        for src, dst, data in graph.edges(kind):
-            a, b = graph.node(src).get("component"), graph.node(dst).get("component")
-            if a and b and a != b and graph.node(src).get("kind") != NodeKind.TEST.value:
-                key = (f"component:{a}", f"component:{b}", kind)
-                if key not in lifted:
-                    lifted[key] = Location(data["path"], data["line"]) if data.get("path") else None
+    lifted: dict[tuple[str, str, str], Location | None] = {}
+    nodes = graph.nx.nodes
+    for src, dst, data in graph.nx.edges(data=True):
+        kind = data["kind"]
+        if kind != "imports" and kind != "calls":
+            continue
+        a, b = nodes[src].get("component"), nodes[dst].get("component")
+        if a and b and a != b and nodes[src]["kind"] != "test":
+            key = (f"component:{a}", f"component:{b}", kind)
+            if key not in lifted:
+                lifted[key] = Location(data["path"], data["line"]) if data.get("path") else None
     for (a, b, kind), where in sorted(lifted.items(), key=lambda kv: kv[0]):
-        graph.add_edge(a, b, EdgeAttrs(kind, TC, 1.0, where))
+        graph.add_edge(a, b, EdgeAttrs(EdgeKind(kind), TC, 1.0, where))

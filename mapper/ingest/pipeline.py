@@ -22,7 +22,7 @@ from mapper.ingest.code import ParsedFile
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
 from mapper.ingest.holes import find_holes
-from mapper.ingest.parse import parse_one
+from mapper.ingest.parse import parse_many
 from mapper.ingest.report import IngestReport
 from mapper.ingest.scan import Category, SourceFile, scan
 from mapper.ingest.store import ParseCache, Store
@@ -77,16 +77,18 @@ def run(
         cache = ParseCache(key)
     entries: dict[str, tuple[str, str, Any, str | None]] = {}
     parsed: list[str] = []
-    with _bar(_show_progress(progress), len(scanned.files)) as tick:
-        for entry in scanned.files:
-            old = cache.entries.get(entry.path)
-            if old is not None and old[0] == entry.digest and old[1] == entry.category.value:
-                entries[entry.path] = old
-            else:
-                record, reason = parse_one(config, entry)
-                entries[entry.path] = (entry.digest, entry.category.value, record, reason)
-                parsed.append(entry.path)
-            tick(entry.path)
+    todo: list[SourceFile] = []
+    for entry in scanned.files:
+        old = cache.entries.get(entry.path)
+        if old is not None and old[0] == entry.digest and old[1] == entry.category.value:
+            entries[entry.path] = old
+        else:
+            todo.append(entry)
+    with _bar(_show_progress(progress), len(todo)) as tick:
+        for entry, (record, reason) in zip(todo, parse_many(config, todo, tick), strict=True):
+            entries[entry.path] = (entry.digest, entry.category.value, record, reason)
+            parsed.append(entry.path)
+    entries = {path: entries[path] for path in sorted(entries)}
     removed = sorted(set(cache.entries) - set(entries))
     lap("parse")
     inputs, skips, warnings, loc = _split(entries)
@@ -106,11 +108,10 @@ def run(
     lap("docs")
     index_stats: dict[str, int] = {}
     if vectors is not None:
-        from mapper.index import VectorIndex
         from mapper.ingest.chunks import build_chunks
+        from mapper.ingest.sync import sync_index
 
-        index = VectorIndex(config.store_path, config.vector_store)
-        index_stats = index.sync(build_chunks(graph), vectors)
+        index_stats = sync_index(config, build_chunks(graph), vectors)
         index_stats["embedded"] = vectors.computed
         vectors.save()
         lap("index")
@@ -195,13 +196,11 @@ class _CachedVectors:
     """Embeds texts through a text-hash cache persisted in the store."""
 
     def __init__(self, store: Store) -> None:
-        from mapper.embeddings import default_embedder
         from mapper.index import text_hash
 
         self._store = store
         self._cache = store.load_vectors()
         self._hash = text_hash
-        self._embedder = default_embedder()
         self.computed = 0
 
     def __call__(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
@@ -210,7 +209,9 @@ class _CachedVectors:
             {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}.items()
         )
         if missing:
-            fresh = self._embedder.embed([t for _, t in missing])
+            from mapper.embeddings import default_embedder  # loaded only when needed
+
+            fresh = default_embedder().embed([t for _, t in missing])
             self.computed += len(missing)
             for (k, _), vec in zip(missing, fresh, strict=True):
                 self._cache[k] = vec
@@ -219,7 +220,8 @@ class _CachedVectors:
         return np.stack([self._cache[k] for k in keys])
 
     def save(self) -> None:
-        self._store.save_vectors(self._cache)
+        if self.computed:
+            self._store.save_vectors(self._cache)
 
 
 def _vector_source(store: Store) -> _CachedVectors:

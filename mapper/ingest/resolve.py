@@ -40,20 +40,22 @@ class Resolver:
         self.py: dict[str, Symbol] = {}  # python qualname → symbol
         self.c: dict[str, list[Symbol]] = defaultdict(list)  # C/C++ qualname → symbols
         self.proto: dict[str, Symbol] = {}
-        self.methods: dict[str, list[Symbol]] = defaultdict(list)  # method name → methods
+        self.methods: dict[str, list[tuple[Symbol, str]]] = defaultdict(
+            list
+        )  # name → (method, module)
         self.paths: dict[str, list[str]] = defaultdict(list)  # basename → file paths
         for pf in parsed:
             self.paths[PurePosixPath(pf.path).name].append(pf.path)
             if pf.language is Language.PYTHON and pf.module is not None:
                 self.modules.setdefault(pf.module, pf.path)
             for sym in pf.symbols:
-                self._index(sym)
+                self._index(sym, pf.module)
 
-    def _index(self, sym: Symbol) -> None:
+    def _index(self, sym: Symbol, module: str | None) -> None:
         if sym.language is Language.PYTHON:
             self.py.setdefault(sym.qualname, sym)
             if sym.kind is SymbolKind.METHOD:
-                self.methods[sym.qualname.rsplit(".", 1)[-1]].append(sym)
+                self.methods[sym.qualname.rsplit(".", 1)[-1]].append((sym, module or ""))
         elif sym.language is Language.PROTO:
             self.proto.setdefault(sym.qualname, sym)
         else:
@@ -118,11 +120,7 @@ class Resolver:
                 return nested, 1.0
         if len(parts) >= 2:
             modules = {t for _, t in pf.imports} | {pf.module or ""}
-            candidates = [
-                m
-                for m in self.methods.get(parts[-1], [])
-                if any(m.qualname.startswith(mod + ".") for mod in modules if mod)
-            ]
+            candidates = [m for m, mod in self.methods.get(parts[-1], []) if mod in modules]
             if len(candidates) == 1:
                 return candidates[0], 0.6
         return None

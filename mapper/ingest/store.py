@@ -17,8 +17,6 @@ not supported.
 
 from __future__ import annotations
 
-import copyreg
-import dataclasses
 import json
 import os
 import pickle
@@ -31,43 +29,11 @@ import numpy as np
 import numpy.typing as npt
 
 from mapper.errors import StoreError
+from mapper.ingest import codec  # noqa: F401 - registers the fast reducers
 from mapper.model import SCHEMA_VERSION
 
 CACHE_FORMAT = 1
 KEEP = 2
-
-
-def _register_reducers() -> None:
-    """Pickle the slotted record types by their fields (much faster than the default)."""
-    from mapper import model
-    from mapper.ingest.code import ParsedFile
-    from mapper.ingest.contracts import ContractFile
-    from mapper.ingest.docs import DocPage
-
-    classes: list[type[Any]] = [
-        model.Location,
-        model.Param,
-        model.Signature,
-        model.Symbol,
-        model.Reference,
-        model.InterfaceSpec,
-        model.ConstantSpec,
-        model.ScenarioStep,
-        model.DocSection,
-        ParsedFile,
-        ContractFile,
-        DocPage,
-    ]
-    for cls in classes:
-        names = tuple(f.name for f in dataclasses.fields(cls))
-
-        def reduce(obj: Any, cls: type[Any] = cls, names: tuple[str, ...] = names) -> Any:
-            return cls, tuple(getattr(obj, n) for n in names)
-
-        copyreg.pickle(cls, reduce)
-
-
-_register_reducers()
 
 
 @dataclass(slots=True)

@@ -70,6 +70,11 @@ def matches(lang: Language, root: ts.Node) -> Iterator[dict[str, list[ts.Node]]]
         yield captures
 
 
+def captures(lang: Language, root: ts.Node) -> dict[str, list[ts.Node]]:
+    """All captures of the language's query: ``{capture name: nodes in document order}``."""
+    return ts.QueryCursor(query(lang)).captures(root)
+
+
 def text(node: ts.Node | None) -> str:
     if node is None or node.text is None:
         return ""

@@ -1,0 +1,125 @@
+"""Compact, fast pickling of parse results: a ParsedFile travels as plain tuples.
+
+Pickling tens of thousands of small slotted records one by one is slow; the reducer registered
+here flattens a :class:`~mapper.ingest.code.ParsedFile` into tuples of strings and numbers
+(pickled at C speed) and rebuilds the records on load. Used by the parse cache and by the
+parallel parse workers. Importing this module registers the reducers.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import dataclasses
+from typing import Any
+
+from mapper import model
+from mapper.ingest.code import ParsedFile
+from mapper.ingest.contracts import ContractFile
+from mapper.ingest.docs import DocPage
+from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
+
+Flat = tuple[Any, ...]
+
+
+def _sig(sig: Signature | None) -> Flat | None:
+    if sig is None:
+        return None
+    return (
+        tuple((p.name, p.type, p.default, p.kind) for p in sig.params),
+        sig.returns,
+        sig.is_async,
+    )
+
+
+def _unsig(flat: Flat | None) -> Signature | None:
+    if flat is None:
+        return None
+    return Signature(tuple(Param(*p) for p in flat[0]), flat[1], flat[2])
+
+
+def encode(pf: ParsedFile) -> Flat:
+    path = pf.path
+    symbols = tuple(
+        (
+            s.qualname,
+            s.kind.value,
+            s.language.value,
+            None if s.location.path == path else s.location.path,
+            s.location.line,
+            _sig(s.signature),
+            s.value,
+            s.end_line,
+            s.doc,
+        )
+        for s in pf.symbols
+    )
+    refs = tuple(
+        (
+            r.kind,
+            r.target,
+            None if r.location.path == path else r.location.path,
+            r.location.line,
+            r.scope,
+            r.language.value,
+        )
+        for r in pf.references
+    )
+    return (path, pf.language.value, symbols, refs, pf.warnings, pf.imports, pf.module, pf.loc)
+
+
+def decode(flat: Flat) -> ParsedFile:
+    path, language, symbols, refs, warnings, imports, module, loc = flat
+    return ParsedFile(
+        path,
+        Language(language),
+        tuple(
+            Symbol(
+                q,
+                SymbolKind(k),
+                Language(lang),
+                Location(p or path, line),
+                _unsig(sig),
+                value,
+                end,
+                doc,
+            )
+            for q, k, lang, p, line, sig, value, end, doc in symbols
+        ),
+        tuple(
+            Reference(kind, target, Location(p or path, line), scope, Language(lang))
+            for kind, target, p, line, scope, lang in refs
+        ),
+        warnings,
+        imports,
+        module,
+        loc,
+    )
+
+
+def _reduce_parsed(pf: ParsedFile) -> tuple[Any, ...]:
+    return decode, (encode(pf),)
+
+
+def _register() -> None:
+    copyreg.pickle(ParsedFile, _reduce_parsed)
+    classes: list[type[Any]] = [
+        model.Location,
+        model.Param,
+        model.Signature,
+        model.InterfaceSpec,
+        model.ConstantSpec,
+        model.ScenarioStep,
+        model.DocSection,
+        ContractFile,
+        DocPage,
+    ]
+    for cls in classes:
+        names = tuple(f.name for f in dataclasses.fields(cls))
+
+        def reduce(obj: Any, cls: type[Any] = cls, names: tuple[str, ...] = names) -> Any:
+            return cls, tuple(getattr(obj, n) for n in names)
+
+        copyreg.pickle(cls, reduce)
+
+
+_register()
