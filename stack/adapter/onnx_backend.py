@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import onnx
+from onnx import helper
 from onnx.backend.base import Backend, BackendRep
 
 from stack.adapter.onnx_import import import_model
@@ -106,6 +107,30 @@ class StackBackend(Backend):
             return rep.run(inputs)
         finally:
             rep.close()
+
+    @classmethod
+    def run_node(
+        cls,
+        node: onnx.NodeProto,
+        inputs: Any,
+        device: str = "CPU",
+        outputs_info: Sequence[tuple[Any, tuple[int, ...]]] | None = None,
+        **kwargs: Any,
+    ) -> tuple[np.ndarray, ...]:
+        """Run one node: wrap it in a single-node model (opset ``opset_version``, default 17)."""
+        arrays = [np.asarray(a) for a in inputs]
+        names = [n for n in node.input if n]
+        value_infos = [
+            helper.make_tensor_value_info(
+                n, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape)
+            )
+            for n, a in zip(names, arrays, strict=False)
+        ]
+        outs = [helper.make_empty_tensor_value_info(n) for n in node.output if n]
+        graph = helper.make_graph([node], "run_node", value_infos, outs)
+        opset = int(kwargs.get("opset_version", 17))
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        return cls.run_model(model, dict(zip(names, arrays, strict=False)), device)
 
     @classmethod
     def supports_device(cls, device: str) -> bool:

@@ -77,3 +77,12 @@ def test_conformance_cli_prints_counts_and_reasons() -> None:
     assert (report["passed"], report["failed"], report["excluded"]) == (1, 0, 1)
     assert report["exclusions"][0]["test"] == "test_maxpool_3d_default"
     assert "2-D" in report["exclusions"][0]["reason"]
+
+
+def test_run_node_runs_a_single_node_through_the_stack() -> None:
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 3)).astype(np.float32)
+    b = rng.standard_normal((4, 3)).astype(np.float32)
+    node = helper.make_node("Gemm", ["a", "b"], ["y"], transB=1, alpha=0.5)
+    (y,) = StackBackend.run_node(node, [a, b])
+    np.testing.assert_allclose(y, 0.5 * a @ b.T, rtol=1e-5, atol=1e-6)
