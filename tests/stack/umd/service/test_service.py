@@ -283,3 +283,81 @@ def test_lost_session_is_recreated_and_addresses_remapped(
     assert moved != req.inputs[0].addr
     assert decode(r.blobs[0]).params[0].addr == moved
     np.testing.assert_allclose(client.read_array(req.outputs[0].addr, (4, 3), F), a @ b, rtol=1e-6)
+
+
+def test_max_message_size_is_configurable() -> None:
+    small = UmdServer(ServerConfig(port=0, backend="numpy", max_message_bytes=1 << 20))
+    small.start()
+    default = UmdServer(ServerConfig(port=0, backend="numpy"))
+    default.start()
+    try:
+        big = pb.EchoRequest(payload=b"x" * (2 << 20))
+        opts = [
+            ("grpc.max_send_message_length", 64 << 20),
+            ("grpc.max_receive_message_length", 64 << 20),
+        ]
+        for srv, ok in ((small, False), (default, True)):
+            stub = pb_grpc.InstructionTranslatorStub(
+                grpc.insecure_channel(f"127.0.0.1:{srv.port}", opts)
+            )
+            if ok:
+                assert len(stub.Echo(big, timeout=10).payload) == 2 << 20
+            else:
+                with pytest.raises(grpc.RpcError) as info:
+                    stub.Echo(big, timeout=10)
+                assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert default.config.max_message_bytes == 64 << 20
+    finally:
+        small.stop()
+        default.stop()
+
+
+def test_keepalive_keeps_a_session_alive() -> None:
+    srv = UmdServer(ServerConfig(port=0, backend="numpy"))
+    srv.start()
+    try:
+        stub = pb_grpc.InstructionTranslatorStub(grpc.insecure_channel(f"127.0.0.1:{srv.port}"))
+        live = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=300), timeout=5)
+        idle = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=300), timeout=5)
+        assert live.keepalive_timeout_ms == 300
+        for _ in range(12):  # 1.2 s: four timeouts long
+            stub.KeepAlive(pb.KeepAliveRequest(session_id=live.session_id), timeout=5)
+            time.sleep(0.1)
+        stub.KeepAlive(pb.KeepAliveRequest(session_id=live.session_id), timeout=5)
+        with pytest.raises(grpc.RpcError) as info:
+            stub.KeepAlive(pb.KeepAliveRequest(session_id=idle.session_id), timeout=5)
+        assert info.value.code() is grpc.StatusCode.NOT_FOUND
+    finally:
+        srv.stop()
+
+
+def test_refstack_umd_serve_runs_until_sigterm() -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from stack.cli import main; main()",
+            "umd",
+            "serve",
+            "--port",
+            "0",
+            "--backend",
+            "numpy",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        assert line.startswith("port=")
+        with UmdClient(f"127.0.0.1:{int(line.split('=')[1])}") as c:
+            assert c.echo(b"hi") == b"hi"
+        proc.terminate()
+        assert proc.wait(20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
