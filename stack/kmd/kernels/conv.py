@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stack.kmd.kernels.elementwise import relu_
 from stack.kmd.kernels.ids import KernelId
 
 
@@ -23,17 +24,6 @@ def pad_nchw(
     out = xp.full((n, c, hw[0], hw[1]), fill, dtype=x.dtype)
     out[:, :, top : top + h, left : left + w] = x
     return out
-
-
-def tap(x: Any, i: int, j: int, out_hw: tuple[int, int], stride: tuple[int, int]) -> Any:
-    """The strided slice of padded ``x`` that kernel tap (row i, col j) sees, [N,C,oH,oW]."""
-    oh, ow = out_hw
-    return x[
-        :,
-        :,
-        i : i + stride[0] * (oh - 1) + 1 : stride[0],
-        j : j + stride[1] * (ow - 1) + 1 : stride[1],
-    ]
 
 
 def conv2d(
@@ -66,7 +56,7 @@ def conv2d(
     if len(ins) > 2:
         xp.add(y, ins[2].reshape(1, m, 1, 1), out=y)
     if relu:
-        xp.maximum(y, 0, out=y)
+        relu_(xp, y, y)
 
 
 TABLE = {KernelId.CONV2D: conv2d}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stack.kmd.kernels.elementwise import relu_
 from stack.kmd.kernels.ids import KernelId
 
 
@@ -26,7 +27,7 @@ def gemm(
         c = ins[2] if beta == 1.0 else ins[2] * beta
         xp.add(y, c, out=y, casting="unsafe")
     if relu:
-        xp.maximum(y, 0, out=y)
+        relu_(xp, y, y)
 
 
 def matmul(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stack.kmd.kernels.elementwise import relu_
 from stack.kmd.kernels.ids import KernelId
 
 
@@ -19,7 +20,7 @@ def batchnorm(
     xp.multiply(x, a.reshape(shape), out=y)
     xp.add(y, b.reshape(shape), out=y)
     if ints[0]:
-        xp.maximum(y, 0, out=y)
+        relu_(xp, y, y)
 
 
 def layernorm(

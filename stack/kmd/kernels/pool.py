@@ -1,11 +1,11 @@
-"""Max, average and global-average pooling (NCHW) for any ``xp``: a loop over kernel taps
-only, each tap one strided whole-tensor operation into the output view."""
+"""Max, average and global-average pooling (NCHW) for any ``xp``: separable passes over kernel
+taps only (never pixels), each one strided whole-tensor operation."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from stack.kmd.kernels.conv import pad_nchw, tap
+from stack.kmd.kernels.conv import pad_nchw
 from stack.kmd.kernels.ids import KernelId
 
 
@@ -20,22 +20,31 @@ def _geometry(x: Any, y: Any, ints: tuple[int, ...], dil: tuple[int, int]) -> tu
     return kh, kw, sh, sw, pt, pl, pb, pr, hw
 
 
+def _separable(
+    xp: Any, xpad: Any, y: Any, ints: tuple[int, ...], dil: tuple[int, int], combine: Any
+) -> None:
+    """Reduce each window into ``y`` as a row pass then a column pass (kh + kw strided passes
+    over the tensor instead of kh * kw): max and sum are separable."""
+    kh, kw, sh, sw = ints[:4]
+    n, c, oh, ow = y.shape
+    tmp = xp.empty((n, c, xpad.shape[2], ow), dtype=y.dtype)
+    for j in range(kw):
+        col = xpad[:, :, :, j * dil[1] : j * dil[1] + sw * (ow - 1) + 1 : sw]
+        xp.copyto(tmp, col) if j == 0 else combine(tmp, col, out=tmp)
+    for i in range(kh):
+        row = tmp[:, :, i * dil[0] : i * dil[0] + sh * (oh - 1) + 1 : sh]
+        xp.copyto(y, row) if i == 0 else combine(y, row, out=y)
+
+
 def maxpool(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
     """Max over each window; padding never wins."""
     x, y = ins[0], outs[0]
-    dh, dw = ints[8], ints[9]
-    kh, kw, sh, sw, pt, pl, _, _, hw = _geometry(x, y, ints, (dh, dw))
+    dil = (ints[8], ints[9])
+    _, _, _, _, pt, pl, _, _, hw = _geometry(x, y, ints, dil)
     fill = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
-    xpad = pad_nchw(xp, x, (pt, pl, 0, 0), hw, fill)
-    for i in range(kh):
-        for j in range(kw):
-            win = tap(xpad, i * dh, j * dw, y.shape[2:], (sh, sw))
-            if i == j == 0:
-                xp.copyto(y, win)
-            else:
-                xp.maximum(y, win, out=y)
+    _separable(xp, pad_nchw(xp, x, (pt, pl, 0, 0), hw, fill), y, ints, dil, xp.maximum)
 
 
 def avgpool(
@@ -45,14 +54,7 @@ def avgpool(
     x, y = ins[0], outs[0]
     kh, kw, sh, sw, pt, pl, pb, pr, hw = _geometry(x, y, ints, (1, 1))
     include_pad = ints[8]
-    xpad = pad_nchw(xp, x, (pt, pl, 0, 0), hw, 0)
-    for i in range(kh):
-        for j in range(kw):
-            win = tap(xpad, i, j, y.shape[2:], (sh, sw))
-            if i == j == 0:
-                xp.copyto(y, win)
-            else:
-                xp.add(y, win, out=y)
+    _separable(xp, pad_nchw(xp, x, (pt, pl, 0, 0), hw, 0), y, ints, (1, 1), xp.add)
     h, w = x.shape[2], x.shape[3]
     lo_h, hi_h = (0, h + pt + pb) if include_pad else (pt, pt + h)
     lo_w, hi_w = (0, w + pl + pr) if include_pad else (pl, pl + w)

@@ -164,8 +164,14 @@ def test_add_relu_and_relu(backend_rig) -> None:  # type: ignore[no-untyped-def]
     a, b = _rand((3, 4)), _rand((4,))
     out = backend_rig.run(KernelId.ADD, [a, b], (3, 4), ints=(1,))
     np.testing.assert_allclose(out, np.maximum(a + b, 0), rtol=1e-6)
-    for dtype in (np.float32, np.float16, np.int32):
-        x = (_rand((5, 7)) * 4).astype(dtype)
+    for dtype, shape in (
+        (np.float32, (5, 7)),
+        (np.float16, (5, 7)),
+        (np.int32, (5, 7)),
+        (np.float32, (4, 64, 32)),
+        (np.int64, (8, 1024)),
+    ):  # noqa: E501
+        x = (_rand(shape) * 4).astype(dtype)
         np.testing.assert_array_equal(
             backend_rig.run(KernelId.RELU, [x], x.shape, dtype), np.where(x > 0, x, 0)
         )
