@@ -170,7 +170,7 @@ def test_add_relu_and_relu(backend_rig) -> None:  # type: ignore[no-untyped-def]
         (np.int32, (5, 7)),
         (np.float32, (4, 64, 32)),
         (np.int64, (8, 1024)),
-    ):  # noqa: E501
+    ):
         x = (_rand(shape) * 4).astype(dtype)
         np.testing.assert_array_equal(
             backend_rig.run(KernelId.RELU, [x], x.shape, dtype), np.where(x > 0, x, 0)
