@@ -3,7 +3,8 @@
 ``prepare`` checks that every op has an importer (so an unsupported op fails there, with the
 typed error); the first ``run`` for a given set of input shapes compiles and loads the model
 (compile is per shape set: shapes are static). Inputs that carry shapes (Reshape's ``shape``,
-ConstantOfShape's input, Dropout's ``ratio``/``training_mode``) are bound as constants, their
+ConstantOfShape's input, Dropout's ``ratio``/``training_mode``, Squeeze/Unsqueeze ``axes``) are
+bound as constants, their
 values part of the cache key. Models share one process-wide Runtime (one UMD, one device).
 """
 
@@ -23,7 +24,14 @@ from stack.compiler import CompiledModel, CompileOptions
 from stack.compiler.jit import shared_runtime
 
 #: (op type, input position) pairs whose value decides a shape or a mode at compile time.
-SHAPE_INPUTS = {("Reshape", 1), ("ConstantOfShape", 0), ("Dropout", 1), ("Dropout", 2)}
+SHAPE_INPUTS = {
+    ("Reshape", 1),
+    ("ConstantOfShape", 0),
+    ("Dropout", 1),
+    ("Dropout", 2),
+    ("Squeeze", 1),
+    ("Unsqueeze", 1),
+}
 
 
 def shape_inputs(model: onnx.ModelProto) -> set[str]:

@@ -113,3 +113,45 @@ def constant_of_shape(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> N
         value=float(fill) if dtype.is_float else int(fill),
         dtype=dtype.value,
     )
+
+
+def _axes(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> list[int] | None:
+    if len(proto.input) > 1 and proto.input[1]:
+        arr = ctx.const(proto.input[1])
+        if arr is None:
+            raise ctx.unsupported(
+                proto, name, "run-time axes: shapes are static", layers=("adapter",)
+            )
+        return [int(v) for v in arr.ravel()]
+    axes = attributes(proto).get("axes")
+    return None if axes is None else [int(v) for v in axes]
+
+
+@register("Squeeze", "Unsqueeze")
+def squeeze(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """Both are views: a Reshape to the resolved shape."""
+    shape = list(ctx.type_of(proto.input[0]).shape)
+    axes = _axes(ctx, proto, name)
+    if proto.op_type == "Squeeze":
+        rank = len(shape)
+        drop = (
+            {a % rank for a in axes}
+            if axes is not None
+            else {i for i, d in enumerate(shape) if d == 1}
+        )
+        out = [d for i, d in enumerate(shape) if i not in drop]
+    else:
+        rank = len(shape) + len(axes or [])
+        out = shape
+        for a in sorted(x % rank for x in axes or []):
+            out.insert(a, 1)
+    ctx.emit(name, OpType.RESHAPE, [proto.input[0]], [proto.output[0]], shape=tuple(out))
+
+
+@register("Shape")
+def shape_of(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """Shapes are static, so Shape is a constant."""
+    dims = ctx.type_of(proto.input[0]).shape
+    a = attributes(proto)
+    start, end = int(a.get("start", 0)), a.get("end")
+    ctx.add_const(proto.output[0], np.array(dims[start:end], dtype=np.int64))

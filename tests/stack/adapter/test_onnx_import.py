@@ -133,3 +133,18 @@ def test_a_real_model_with_missing_ops_names_all_of_them() -> None:
     assert {"Cast", "Erf", "Gather"} <= set(missing)
     assert not set(missing) & set(supported_ops())
     assert err.value.node and err.value.op_type in missing
+
+
+def test_squeeze_unsqueeze_are_views_and_shape_is_a_constant() -> None:
+    axes = numpy_helper.from_array(np.array([0, 3], np.int64), "axes")
+    nodes = [
+        helper.make_node("Unsqueeze", ["x", "axes"], ["u"]),
+        helper.make_node("Squeeze", ["u"], ["s"]),
+        helper.make_node("Shape", ["u"], ["shp"], start=1),
+        helper.make_node("Reshape", ["s", "shp2"], ["y"]),
+    ]
+    shp2 = numpy_helper.from_array(np.array([6], np.int64), "shp2")
+    g = import_model(_model(nodes, [("x", [2, 3])], [("y", None)], [axes, shp2]))
+    assert g.types["u"].shape == (1, 2, 3, 1) and g.types["s"].shape == (2, 3)
+    np.testing.assert_array_equal(g.constants["shp"], [2, 3, 1])
+    assert {n.op for n in g.nodes} == {OpType.RESHAPE}
