@@ -135,6 +135,11 @@ class VectorIndex:
         metas = got.get("metadatas") or []
         return {i: dict(m or {}) for i, m in zip(got["ids"], metas, strict=True)}
 
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove chunks by id (unknown ids are ignored)."""
+        if ids:
+            self._collection.delete(ids=list(ids))
+
     def count(self) -> int:
         return int(self._collection.count())
 

@@ -87,22 +87,25 @@ def _hit(node_id: str, data: Mapping[str, Any], score: float, match: str) -> Sea
 
 
 def _exact(graph: MapGraph, query: str) -> list[SearchHit]:
+    """Full name (1.0), a dotted/``::`` suffix of the name (0.95), the last segment only (0.8)."""
     tokens = _TOKEN.findall(query)
     wanted = [t.rstrip(".:/()") for t in tokens if _code_like(t, len(tokens) == 1)]
     if not wanted:
         return []
     full = {t.lower() for t in wanted}
+    suffixes = tuple(sep + t.lower() for t in wanted for sep in (".", "::", "/", ":"))
     tails = {_tail(t).lower() for t in wanted}
     hits: list[SearchHit] = []
     for node_id, data in graph.nodes():
         if data.get("kind") not in _EXACT_KINDS:
             continue
-        name = str(data.get("name") or "")
-        low = name.lower()
+        low = str(data.get("name") or "").lower()
         if low in full or node_id.split(":", 1)[-1].lower() in full:
             hits.append(_hit(node_id, data, 1.0, "exact"))
-        elif _tail(name).lower() in tails:
-            hits.append(_hit(node_id, data, 0.9, "exact"))
+        elif low.endswith(suffixes):
+            hits.append(_hit(node_id, data, 0.95, "exact"))
+        elif _tail(low) in tails:
+            hits.append(_hit(node_id, data, 0.8, "exact"))
     return sorted(hits, key=lambda h: (-h.score, h.kind != "symbol", h.id))
 
 
@@ -187,7 +190,10 @@ def show(graph: MapGraph, node_id: str) -> dict[str, Any]:
 def listing(
     graph: MapGraph, kind: str | None = None, layer: str | None = None
 ) -> list[dict[str, Any]]:
-    """Nodes of one kind and/or layer, sorted by id; UnknownNameError for an unknown kind."""
+    """Nodes of one kind and/or layer, by kind then id (layers top to bottom).
+
+    UnknownNameError for an unknown kind.
+    """
     node_kind = None
     if kind is not None:
         try:
@@ -195,15 +201,10 @@ def listing(
         except ValueError:
             raise UnknownNameError("node kind", kind, [k.value for k in NodeKind]) from None
     rows = [
-        {
-            "id": n,
-            "kind": d.get("kind"),
-            "name": d.get("name"),
-            "layer": d.get("layer"),
-            "path": d.get("path"),
-            "line": d.get("line"),
-            "hole": d.get("hole"),
-        }
+        {"id": n, "kind": d.get("kind"), "name": d.get("name"), "layer": d.get("layer"),
+         "path": d.get("path"), "line": d.get("line"), "hole": d.get("hole"),
+         "order": d.get("index", 0)}
         for n, d in graph.nodes(node_kind, layer)
     ]
-    return sorted(rows, key=lambda r: r["id"])
+    rows.sort(key=lambda r: (r["kind"], r.pop("order"), r["id"]))  # layers top to bottom
+    return rows

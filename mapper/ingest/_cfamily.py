@@ -105,8 +105,10 @@ def _definition(
             params = node.child_by_field_name("parameters")
             names = [text(p) for p in params.named_children] if params is not None else []
             sig = Signature(tuple(Param(n) for n in names))
-        elif value is not None and _IOCTL.match(value):
-            kind = SymbolKind.IOCTL
+        elif value is not None and (
+            _IOCTL.match(value) or ("IOCTL" in name.upper() and _INT.match(value))
+        ):
+            kind = SymbolKind.IOCTL  # _IO*(...) or an IOCTL-named precomputed number
         return Symbol(name, kind, lang, loc, sig, value=value, end_line=end)
     if kind is SymbolKind.ENUMERATOR:
         enum = node.parent.parent if node.parent is not None else None

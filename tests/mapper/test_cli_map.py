@@ -40,7 +40,7 @@ def test_ingest_search_show_ls(minirepo: Path) -> None:
         ("contains", "file:runtime/runtime.cpp", "doc"),
     }
     layers = json.loads(_run("ls", "--kind", "layer", "-C", str(minirepo), "--json").stdout)
-    assert [r["id"] for r in layers] == ["layer:compiler", "layer:driver", "layer:runtime"]
+    assert [r["id"] for r in layers] == ["layer:compiler", "layer:runtime", "layer:driver"]
     text = _run("ls", "--kind", "component", "--layer", "driver", "-C", str(minirepo)).stdout
     assert "component:driver.mini  [driver]  proto/mini.proto:1  HOLE: missing upstream" in text
     missing = _run("show", "symbol:nope", "-C", str(minirepo))

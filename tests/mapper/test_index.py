@@ -85,3 +85,17 @@ def test_reingest_embeds_nothing_new(embedded: tuple[Path, IngestReport]) -> Non
     root, _ = embedded
     again = ingest(root, embed=True, progress=False)
     assert again.parsed == () and again.index["upserted"] == 0 and again.index["embedded"] == 0
+
+
+def test_crashed_sync_is_reconciled(embedded: tuple[Path, IngestReport]) -> None:
+    from mapper.ingest.sync import DIRTY
+
+    root, _ = embedded
+    cfg = load_config(root)
+    index = VectorIndex(cfg.store_path, cfg.vector_store)
+    lost = "symbol:c:driver/mini_drv.c:mini_alloc_pages"
+    index.delete([lost])  # as if a sync died half-way ...
+    (cfg.store_path / DIRTY).write_text("sync in progress\n")  # ... leaving its marker
+    report = ingest(root, embed=True, progress=False)
+    assert report.index["upserted"] == 1 and lost in index.contents()
+    assert not (cfg.store_path / DIRTY).exists()

@@ -166,3 +166,17 @@ def test_language_for_and_errors(tmp_path: Path) -> None:
     (tmp_path / "bin.c").write_bytes(b"\x00\x01\x02")
     with pytest.raises(IngestError, match="binary"):
         parse_file(tmp_path, "bin.c")
+
+
+def test_precomputed_ioctl_numbers_and_template_calls() -> None:
+    src = (
+        b"#define DRV_IOCTL_FREE 0x40105204u /* _IOW('R', 4, 16) */\n"
+        b"#define DRV_PAGE 4096u\n"
+        b"void f(void) { std::max<int>(1, 2); }\n"
+    )
+    parsed = parse_source("drv.h", src, Language.CPP)
+    syms = _by_name(parsed)
+    assert syms["DRV_IOCTL_FREE"].kind is SymbolKind.IOCTL
+    assert syms["DRV_IOCTL_FREE"].value == "0x40105204u"
+    assert syms["DRV_PAGE"].kind is SymbolKind.MACRO
+    assert [r.target for r in parsed.references] == ["std::max"]
