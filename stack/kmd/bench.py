@@ -12,6 +12,7 @@ import numpy as np
 from stack.kmd import blob as B
 from stack.kmd.device import KmdDevice
 from stack.kmd.dtypes import DType
+from stack.kmd.kernels import blas
 from stack.kmd.kernels.ids import KernelId
 
 
@@ -128,6 +129,7 @@ def run(
         name = dev.backend
     return {
         "backend": name,
+        "blas_threads": blas.threads() if name == "numpy" else None,
         "fence_latency_us_p50": round(p50, 2),
         "fence_latency_us_p99": round(p99, 2),
         "thread_round_trip_us_p50": round(b50, 2),

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from stack.kmd.kernels import conv, data, elementwise, linalg, norm, pool, quant, registry
+from stack.kmd.kernels import blas, conv, data, elementwise, linalg, norm, pool, quant, registry
 
 NAME = "numpy"
 #: Default device memory budget of the null device (override: $REFSTACK_KMD_MEMORY_BYTES).
@@ -25,6 +25,9 @@ class NumpyBackend(registry.KernelBackend):
     """Host memory as device memory."""
 
     name = NAME
+
+    def __init__(self) -> None:
+        self.blas_threads = blas.configure()
 
     def alloc(self, nbytes: int) -> Any:
         return np.zeros(nbytes, dtype=np.uint8)
