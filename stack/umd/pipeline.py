@@ -17,8 +17,9 @@ from typing import NamedTuple
 
 from stack.kmd.kernels.ids import KernelId
 from stack.umd.cache import CacheView
-from stack.umd.errors import InvalidRequestError, ShapeError
+from stack.umd.errors import AddressError, InvalidRequestError, ShapeError
 from stack.umd.ops import OpRequest
+from stack.umd.pool import MemoryPool
 from stack.umd.program import Program
 from stack.umd.registry import TranslatorRegistry
 from stack.umd.templates import TemplateRegistry, default_templates
@@ -94,11 +95,11 @@ class Pipeline:
     def translate(
         self,
         req: OpRequest,
-        contains: Callable[[int, int], bool],
+        pool: MemoryPool,
         view: CacheView[Program],
         alloc_scratch: Callable[[int], int],
     ) -> Translated:
-        """Translate one request for a session (its address check, cache view and allocator)."""
+        """Translate one request for a session (its memory pool, cache view and allocator)."""
         ins, outs = req.inputs, req.outputs
         try:
             key = (
@@ -117,9 +118,9 @@ class Pipeline:
             program = self.compile(req)
             view.put(key, program)
         addrs = tuple([d.addr for d in ins] + [d.addr for d in outs])
-        for addr, n in zip(addrs, program.nbytes, strict=True):
-            if not contains(addr, n):
-                check_addresses(req, contains)  # names the field
+        if len(addrs) != len(program.nbytes) or pool.first_outside(addrs, program.nbytes) >= 0:
+            check_addresses(req, pool.contains)  # raises, naming the field
+            raise AddressError("an operand lies outside the session's allocations", field="inputs")
         scratch: tuple[int, ...] = ()
         if program.scratch:
             scratch = tuple(alloc_scratch(n) for n in program.scratch)

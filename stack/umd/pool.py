@@ -58,6 +58,19 @@ class MemoryPool:
         size = self._sizes.get(base)
         return size is not None and addr + nbytes <= base + size
 
+    def first_outside(self, addrs: tuple[int, ...], sizes: tuple[int, ...]) -> int:
+        """Index of the first range ``[addrs[i], +sizes[i])`` not inside one allocation, or -1."""
+        bases, table, find = self._bases, self._sizes, bisect.bisect_right
+        for i, addr in enumerate(addrs):
+            j = find(bases, addr) - 1
+            if j < 0:
+                return i
+            base = bases[j]
+            size = table.get(base)
+            if size is None or addr + sizes[i] > base + size:
+                return i
+        return -1
+
     def size_of(self, va: int) -> int:
         return self._sizes[va]
 

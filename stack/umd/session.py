@@ -122,8 +122,7 @@ class UmdSession:
     def translate(self, req: OpRequest) -> Translated:
         """Stages 1–5 for one op (sync, no device work); errors name the request field."""
         self._check_open()
-        t = self._pipeline.translate(req, self.pool.contains, self.cache, self._alloc_scratch)
-        return t
+        return self._pipeline.translate(req, self.pool, self.cache, self._alloc_scratch)
 
     def translate_batch(self, reqs: Sequence[OpRequest]) -> list[Translated]:
         """Translate ops in order; a failure names ``ops[i]`` and frees the batch's scratch."""
