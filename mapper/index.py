@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from urllib.parse import urlparse
 import numpy as np
 import numpy.typing as npt
 
+from mapper.config import StackmapConfig
 from mapper.errors import StoreError
 
 COLLECTION = "stackmap"
@@ -56,6 +58,12 @@ class Hit:
     score: float  # cosine similarity, higher is closer
     text: str
     metadata: Mapping[str, Any]
+
+
+def collection_name(stack: str) -> str:
+    """``stackmap-<stack>`` in the characters Chroma allows (one collection per stack)."""
+    clean = re.sub(r"[^A-Za-z0-9._-]+", "-", stack).strip("-._") or "stack"
+    return f"{COLLECTION}-{clean}"[:120]
 
 
 def text_hash(text: str) -> str:
@@ -102,7 +110,9 @@ def _embedding_function() -> Any:
 class VectorIndex:
     """One Chroma collection of map chunks (docs, symbols, interfaces, layers, components)."""
 
-    def __init__(self, store_path: Path, vector_store: str = "embedded") -> None:
+    def __init__(
+        self, store_path: Path, vector_store: str = "embedded", name: str = COLLECTION
+    ) -> None:
         import chromadb
         from chromadb.config import Settings
 
@@ -122,12 +132,17 @@ class VectorIndex:
                     settings=settings,
                 )
             self._collection = self._client.get_or_create_collection(
-                COLLECTION,
+                collection_name(name),
                 embedding_function=_embedding_function(),
                 metadata={"hnsw:space": "cosine"},
             )
         except (ValueError, OSError, ConnectionError) as exc:
             raise StoreError(f"cannot open the vector store: {exc}", store=vector_store) from exc
+
+    @classmethod
+    def for_config(cls, config: StackmapConfig) -> VectorIndex:
+        """The index a config names: its vector store, one collection per stack name."""
+        return cls(config.store_path, config.vector_store, config.name)
 
     def contents(self) -> dict[str, Mapping[str, Any]]:
         """Every id in the collection with its metadata."""

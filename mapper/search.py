@@ -152,7 +152,7 @@ def search(
         from mapper.embeddings import default_embedder
         from mapper.index import VectorIndex
 
-        index = VectorIndex(config.store_path, config.vector_store)
+        index = VectorIndex.for_config(config)
         where: dict[str, Any] = {}
         if kind:
             where["kind"] = kind
@@ -201,9 +201,16 @@ def listing(
         except ValueError:
             raise UnknownNameError("node kind", kind, [k.value for k in NodeKind]) from None
     rows = [
-        {"id": n, "kind": d.get("kind"), "name": d.get("name"), "layer": d.get("layer"),
-         "path": d.get("path"), "line": d.get("line"), "hole": d.get("hole"),
-         "order": d.get("index", 0)}
+        {
+            "id": n,
+            "kind": d.get("kind"),
+            "name": d.get("name"),
+            "layer": d.get("layer"),
+            "path": d.get("path"),
+            "line": d.get("line"),
+            "hole": d.get("hole"),
+            "order": d.get("index", 0),
+        }
         for n, d in graph.nodes(node_kind, layer)
     ]
     rows.sort(key=lambda r: (r["kind"], r.pop("order"), r["id"]))  # layers top to bottom

@@ -14,8 +14,9 @@ Conventions of the records produced:
   the callee as written and the enclosing qualname as scope.
 - C/C++/CUDA qualnames are the identifier, prefixed by enclosing namespaces/classes with
   ``::`` in C++; ``#define`` values built with ``_IO``/``_IOR``/``_IOW``/``_IOWR`` are
-  ``SymbolKind.IOCTL`` (so is an integer macro whose name says IOCTL); enumerators carry their value (implicit ones computed when the
-  previous value is an integer literal); CUDA ``__global__`` functions are ``KERNEL``.
+  ``SymbolKind.IOCTL`` (so is an integer macro whose name says IOCTL); enumerators carry
+  their value (implicit ones computed when the previous value is an integer literal); CUDA
+  ``__global__`` functions are ``KERNEL``.
 """
 
 from __future__ import annotations

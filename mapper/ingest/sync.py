@@ -1,10 +1,11 @@
 """Keep the vector index equal to the map's chunks without opening Chroma when nothing changed.
 
-A manifest (``<store>/index-manifest.json``: vector store → {chunk id: content hash}) records
-what the index holds after each successful sync. A run diffs the wanted chunks against it and
-opens the index only to apply a non-empty difference. A ``index-dirty`` marker is written
-before changes are applied and removed after the manifest is updated; when a crash leaves it
-behind, the next run reconciles against the index's real contents instead of the manifest.
+A manifest (``<store>/index-manifest.json``: {chunk id: content hash} per vector store and
+stack) records what an embedded index holds after each successful sync. A run diffs the wanted
+chunks against it and opens the index only to apply a non-empty difference. A Chroma server is
+shared, so against one the real contents are always read instead. An ``index-dirty`` marker
+is written before changes are applied and removed after the manifest is updated; when a crash
+leaves it behind, the next run reconciles against the index's real contents instead.
 """
 
 from __future__ import annotations
@@ -21,22 +22,26 @@ MANIFEST = "index-manifest.json"
 DIRTY = "index-dirty"
 
 
+def _key(config: StackmapConfig) -> str:
+    return f"{config.vector_store}|{config.name}"
+
+
 def _read_manifest(config: StackmapConfig) -> dict[str, str] | None:
     path = config.store_path / MANIFEST
-    if (config.store_path / DIRTY).exists():
-        return None
+    if config.vector_store != "embedded" or (config.store_path / DIRTY).exists():
+        return None  # a shared server changes under us: always read what it holds
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    entry = data.get(config.vector_store) if isinstance(data, dict) else None
+    entry = data.get(_key(config)) if isinstance(data, dict) else None
     return dict(entry) if isinstance(entry, dict) else None
 
 
 def _write_manifest(config: StackmapConfig, manifest: dict[str, str]) -> None:
     path = config.store_path / MANIFEST
     tmp = path.with_name(MANIFEST + ".tmp")
-    tmp.write_text(json.dumps({config.vector_store: manifest}, sort_keys=True), encoding="utf-8")
+    tmp.write_text(json.dumps({_key(config): manifest}, sort_keys=True), encoding="utf-8")
     os.replace(tmp, path)
 
 
@@ -47,7 +52,7 @@ def sync_index(config: StackmapConfig, chunks: Sequence[Chunk], vectors: Vectors
         return {"chunks": len(wanted), "upserted": 0, "deleted": 0}
     config.store_path.mkdir(parents=True, exist_ok=True)
     (config.store_path / DIRTY).write_text("sync in progress\n", encoding="utf-8")
-    index = VectorIndex(config.store_path, config.vector_store)
+    index = VectorIndex.for_config(config)
     stats = index.sync(chunks, vectors, current=known)
     _write_manifest(config, wanted)
     (config.store_path / DIRTY).unlink()

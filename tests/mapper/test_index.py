@@ -49,7 +49,7 @@ def test_docs_classified_or_holes(embedded: tuple[Path, IngestReport]) -> None:
 def test_index_chunks_carry_map_metadata(embedded: tuple[Path, IngestReport]) -> None:
     root, report = embedded
     cfg = load_config(root)
-    contents = VectorIndex(cfg.store_path, cfg.vector_store).contents()
+    contents = VectorIndex.for_config(cfg).contents()
     assert report.index["chunks"] == len(contents)
     meta = contents["symbol:c:driver/mini_drv.c:mini_alloc_pages"]
     assert (meta["kind"], meta["layer"], meta["component"], meta["path"], meta["line"]) == (
@@ -92,7 +92,7 @@ def test_crashed_sync_is_reconciled(embedded: tuple[Path, IngestReport]) -> None
 
     root, _ = embedded
     cfg = load_config(root)
-    index = VectorIndex(cfg.store_path, cfg.vector_store)
+    index = VectorIndex.for_config(cfg)
     lost = "symbol:c:driver/mini_drv.c:mini_alloc_pages"
     index.delete([lost])  # as if a sync died half-way ...
     (cfg.store_path / DIRTY).write_text("sync in progress\n")  # ... leaving its marker

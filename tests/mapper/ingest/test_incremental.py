@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 
 def _index(root: Path) -> dict[str, object]:
     cfg = load_config(root)
-    return VectorIndex(cfg.store_path, cfg.vector_store).contents()
+    return VectorIndex.for_config(cfg).contents()
 
 
 def _scratch(root: Path, tmp: Path) -> Path:
