@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from stack.kmd.errors import QueueFaultedError, QueueFullError
+from stack.kmd.errors import InvalidHandleError, QueueFaultedError, QueueFullError
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
 from stack.kmd.memory import Allocation
@@ -90,6 +90,10 @@ class CommandQueue:
     def push(self, cmd: Command) -> None:
         """Write ``cmd`` at the write pointer and ring the doorbell (blocks while full)."""
         with self._cv:
+            if self._closed:
+                raise InvalidHandleError(
+                    f"queue {self.qid} is destroyed", kind="queue", handle=self.qid
+                )
             self._raise_if_faulted()
             if self._wptr - self._rptr >= self.capacity:
                 self._cv.wait_for(
@@ -131,10 +135,11 @@ class CommandQueue:
             self._cancel.clear()
 
     def close(self) -> None:
-        """Reset, then stop the worker thread."""
-        self.reset()
+        """Refuse further pushes, reset, then stop the worker thread."""
         with self._cv:
             self._closed = True
+        self.reset()
+        with self._cv:
             self._cv.notify_all()
         self._worker.join()
 
