@@ -11,14 +11,11 @@ The caller sees at most a delay; if recovery cannot give the same result it rais
 
 from __future__ import annotations
 
-import bisect
-import contextlib
 import itertools
 import logging
 import threading
 import time
-import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
@@ -26,12 +23,13 @@ import grpc
 import numpy as np
 
 from stack.kmd.dtypes import DType
-from stack.umd.errors import NotFoundError, SharedMemoryError
+from stack.umd.errors import NotFoundError
 from stack.umd.ops import OpRequest, TensorDesc
+from stack.umd.service import transfer
 from stack.umd.service import umd_pb2 as pb
 from stack.umd.service import umd_pb2_grpc as pb_grpc
+from stack.umd.service.addresses import AddressMap
 from stack.umd.service.convert import request_to_proto
-from stack.umd.service.shm import attach, buffer_of
 from stack.umd.service.status import error_from_rpc
 
 log = logging.getLogger(__name__)
@@ -72,14 +70,6 @@ class RemoteTranslated(NamedTuple):
         return cls(blobs, main, r.cache_hit, r.fence_value, r.submitted, r.translate_latency_us)
 
 
-@dataclass(slots=True)
-class _Alloc:
-    orig: int
-    nbytes: int
-    align: int
-    current: int
-
-
 class UmdClient:
     """Client of one ``InstructionTranslator`` at ``target`` (``host:port``). Thread-safe."""
 
@@ -115,9 +105,7 @@ class UmdClient:
         self.session_id: int | None = None
         self.retries = 0
         self.recoveries = 0
-        self._allocs: list[_Alloc] = []
-        self._origs: list[int] = []
-        self._moved = False
+        self.addresses = AddressMap()
         self._writes: list[tuple[int, bytes]] = []
         self._protos: dict[OpRequest, pb.OpRequest] = {}
         self._ids = itertools.count(1)
@@ -184,28 +172,20 @@ class UmdClient:
                 return  # another thread recovered already
             log.warning("session %x lost (server restarted?); recovering", lost)
             self._create()
-            for a in self._allocs:
+            for e in self.addresses.in_order():
                 r = self._raw(
                     "AllocMemory",
-                    pb.AllocRequest(session_id=self.session_id, nbytes=a.nbytes, align=a.align),
+                    pb.AllocRequest(session_id=self.session_id, nbytes=e.nbytes, align=e.align),
                 )
-                a.current = r.device_addr
-                self._moved = self._moved or a.current != a.orig
+                self.addresses.rebind(e, r.device_addr)
             self._protos.clear()
             for addr, data in self._writes:
                 self._write_stream(self.resolve(addr), data)
             self.recoveries += 1
 
     def resolve(self, addr: int) -> int:
-        """The current device address of an address this client was given (remapped on recovery)."""
-        if not self._moved:
-            return addr
-        i = bisect.bisect_right(self._origs, addr) - 1
-        if i >= 0:
-            a = self._allocs[i]
-            if addr < a.orig + max(a.nbytes, 1):
-                return a.current + (addr - a.orig)
-        return addr
+        """The current device address of an address this client handed out."""
+        return self.addresses.resolve(addr)
 
     # -- memory ---------------------------------------------------------------------------
     def alloc(self, nbytes: int, align: int = 64) -> int:
@@ -213,103 +193,46 @@ class UmdClient:
         r = self._call(
             "AllocMemory", lambda s: pb.AllocRequest(session_id=s, nbytes=nbytes, align=align)
         )
+        return self.addresses.add(r.device_addr, nbytes, align)
+
+    def free(self, addr: int) -> None:
+        """Free an allocation (and forget the data journaled for it)."""
+        self._call(
+            "FreeMemory", lambda s: pb.FreeRequest(session_id=s, device_addr=self.resolve(addr))
+        )
+        e = self.addresses.remove(addr)
         with self._lock:
-            i = bisect.bisect_right(self._origs, r.device_addr)
-            self._origs.insert(i, r.device_addr)
-            self._allocs.insert(i, _Alloc(r.device_addr, nbytes, align, r.device_addr))
-        return int(r.device_addr)
+            self._writes = [w for w in self._writes if not e.handle <= w[0] < e.handle + e.nbytes]
+        self._protos.clear()
 
     def write(self, addr: int, data: bytes | np.ndarray) -> None:
         """Upload host data (chunked stream; shared memory at or above ``shm_threshold``)."""
         raw = np.ascontiguousarray(data).tobytes() if isinstance(data, np.ndarray) else bytes(data)
         if len(raw) >= self.shm_threshold:
-            self._write_shm(addr, raw)
+            self._with_session(lambda s: transfer.upload_shm(self._raw, s, self.resolve(addr), raw))
         else:
-            self._call("StreamTensorData", lambda s: self._chunks(s, self.resolve(addr), raw))
+            step = self.chunk_size
+            self._call(
+                "StreamTensorData", lambda s: transfer.chunks(s, self.resolve(addr), raw, step)
+            )
         if self.journal:
             with self._lock:
                 self._writes.append((addr, raw))
 
     def _write_stream(self, addr: int, raw: bytes) -> None:
-        assert self.session_id is not None
-        sid = self.session_id
-        self._raw("StreamTensorData", lambda: self._chunks(sid, addr, raw))
-
-    def _chunks(self, sid: int, addr: int, raw: bytes) -> Iterator[pb.TensorChunk]:
-        step = self.chunk_size
-        for off in range(0, max(len(raw), 1), step):
-            payload = raw[off : off + step]
-            yield pb.TensorChunk(
-                session_id=sid, device_addr=addr, offset=off, payload=payload,
-                checksum=zlib.crc32(payload), total_size=len(raw),
-            )  # fmt: skip
-
-    def _write_shm(self, addr: int, raw: bytes) -> None:
-        def attempt(sid: int) -> None:
-            region = self._raw(
-                "OpenSharedMemory", pb.OpenShmRequest(session_id=sid, nbytes=len(raw))
-            )
-            try:
-                shm = attach(region.name)
-                try:
-                    buffer_of(shm)[: len(raw)] = raw
-                finally:
-                    shm.close()
-                transfer = pb.ShmTransfer(
-                    session_id=sid, region_id=region.region_id, device_addr=self.resolve(addr),
-                    nbytes=len(raw), checksum=zlib.crc32(raw),
-                )  # fmt: skip
-                self._raw("CommitSharedMemory", transfer)
-            finally:
-                self._close_region(sid, region.region_id)
-
-        self._with_session(attempt)
-
-    def _close_region(self, sid: int, region_id: int) -> None:
-        with contextlib.suppress(NotFoundError):  # the session (and its regions) may be gone
-            self._raw("CloseSharedMemory", pb.CloseShmRequest(session_id=sid, region_id=region_id))
+        sid, step = self.session(), self.chunk_size
+        self._raw("StreamTensorData", lambda: transfer.chunks(sid, addr, raw, step))
 
     def read(self, addr: int, nbytes: int) -> bytes:
         """Download device memory (chunked stream, or shared memory for large reads)."""
         if nbytes >= self.shm_threshold:
-            return self._read_shm(addr, nbytes)
-
-        def fetch(sid: int) -> bytes:
-            req = pb.ReadTensorRequest(
-                session_id=sid, device_addr=self.resolve(addr), nbytes=nbytes
+            return self._with_session(
+                lambda s: transfer.download_shm(self._raw, s, self.resolve(addr), nbytes)
             )
-            try:
-                chunks = list(self.stub.ReadTensorData(req, timeout=self.policy.timeout_s))
-            except grpc.RpcError as err:
-                raise error_from_rpc(err, "ReadTensorData") from None
-            for c in chunks:
-                if zlib.crc32(c.payload) != c.checksum:
-                    raise SharedMemoryError(f"chunk at {c.offset}: checksum mismatch")
-            return b"".join(c.payload for c in sorted(chunks, key=lambda c: c.offset))
-
-        return self._with_session(fetch)
-
-    def _read_shm(self, addr: int, nbytes: int) -> bytes:
-        def fetch(sid: int) -> bytes:
-            region = self._raw("OpenSharedMemory", pb.OpenShmRequest(session_id=sid, nbytes=nbytes))
-            try:
-                ack = self._raw(
-                    "ExportSharedMemory",
-                    pb.ShmTransfer(session_id=sid, region_id=region.region_id,
-                                   device_addr=self.resolve(addr), nbytes=nbytes),
-                )  # fmt: skip
-                shm = attach(region.name)
-                try:
-                    data = bytes(buffer_of(shm)[:nbytes])
-                finally:
-                    shm.close()
-            finally:
-                self._close_region(sid, region.region_id)
-            if zlib.crc32(data) != ack.checksum:
-                raise SharedMemoryError("shared-memory export: checksum mismatch")
-            return data
-
-        return self._with_session(fetch)
+        timeout = self.policy.timeout_s
+        return self._with_session(
+            lambda s: transfer.download_stream(self.stub, timeout, s, self.resolve(addr), nbytes)
+        )
 
     def read_array(self, addr: int, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
         n = int(np.prod(shape)) * dtype.itemsize
@@ -321,7 +244,7 @@ class UmdClient:
         m = self._protos.get(req)
         if m is None:
             live = req
-            if self._moved:
+            if self.addresses.moved:
                 move = self.resolve
                 live = OpRequest(
                     req.op,

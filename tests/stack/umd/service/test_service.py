@@ -361,3 +361,16 @@ def test_refstack_umd_serve_runs_until_sigterm() -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_client_free_releases_device_memory(client: UmdClient, server: UmdServer) -> None:
+    va = client.alloc(4096)
+    client.write(va, b"\x01" * 16)
+    before = server.umd.device.stats().allocations
+    client.free(va)
+    assert server.umd.device.stats().allocations == before - 1
+    assert not client._writes  # nothing left to replay for it
+    with pytest.raises(InvalidRequestError):
+        client.translate(
+            OpRequest.make(OpKind.RELU, [TensorDesc(va, (4,), F)], [TensorDesc(va, (4,), F)])
+        )
