@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -65,8 +65,13 @@ class Embedder:
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Embed texts (any number; batched internally), one row per text."""
+    def embed(
+        self, texts: Sequence[str], on_batch: Callable[[int, int], None] | None = None
+    ) -> npt.NDArray[np.float32]:
+        """Embed texts (any number; batched internally), one row per text.
+
+        ``on_batch(done, total)`` is called after each batch (for progress bars).
+        """
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         if not texts:
             return out
@@ -75,6 +80,8 @@ class Embedder:
         for start in range(0, len(order), BATCH):
             idx = order[start : start + BATCH]
             out[idx] = self._batch([texts[i] or " " for i in idx])
+            if on_batch is not None:
+                on_batch(min(start + BATCH, len(order)), len(order))
         return out
 
     def _batch(self, texts: list[str]) -> npt.NDArray[np.float32]:

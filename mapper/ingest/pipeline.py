@@ -43,16 +43,24 @@ def _show_progress(progress: bool | None) -> bool:
 
 
 @contextmanager
-def _bar(enabled: bool, total: int) -> Iterator[Callable[[str], None]]:
+def _bar(enabled: bool, total: int, what: str = "parsing") -> Iterator[Callable[..., None]]:
+    """A progress bar on stderr; the yielded ``tick(label, done=None)`` advances it."""
     if not enabled or total == 0:
-        yield lambda _path: None
+        yield lambda *_args: None
         return
     from rich.console import Console
     from rich.progress import Progress
 
     with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("parsing", total=total)
-        yield lambda path: bar.update(task, advance=1, description=path[-40:])
+        task = bar.add_task(what, total=total)
+
+        def tick(label: str, done: int | None = None) -> None:
+            if done is None:
+                bar.update(task, advance=1, description=f"{what} {label[-40:]}")
+            else:
+                bar.update(task, completed=done)
+
+        yield tick
 
 
 def run(
@@ -96,7 +104,7 @@ def run(
     resolver = build_code(config, inputs, graph)
     build_contracts(graph, resolver, inputs.contracts)
     lap("graph")
-    vectors = _vector_source(store) if embed else None
+    vectors = _vector_source(store, _show_progress(progress)) if embed else None
     classified = _classify(config, inputs.docs, vectors) if vectors else {}
     placed = {
         p: (lay, s)
@@ -195,9 +203,10 @@ def _file_counts(files: Sequence[SourceFile]) -> dict[str, int]:
 class _CachedVectors:
     """Embeds texts through a text-hash cache persisted in the store."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, progress: bool = False) -> None:
         from mapper.index import text_hash
 
+        self._progress = progress
         self._store = store
         self._cache = store.load_vectors()
         self._hash = text_hash
@@ -211,7 +220,9 @@ class _CachedVectors:
         if missing:
             from mapper.embeddings import default_embedder  # loaded only when needed
 
-            fresh = default_embedder().embed([t for _, t in missing])
+            todo = [t for _, t in missing]
+            with _bar(self._progress, len(todo), "embedding") as tick:
+                fresh = default_embedder().embed(todo, lambda done, _total: tick("", done))
             self.computed += len(missing)
             for (k, _), vec in zip(missing, fresh, strict=True):
                 self._cache[k] = vec
@@ -224,8 +235,8 @@ class _CachedVectors:
             self._store.save_vectors(self._cache)
 
 
-def _vector_source(store: Store) -> _CachedVectors:
-    return _CachedVectors(store)
+def _vector_source(store: Store, progress: bool) -> _CachedVectors:
+    return _CachedVectors(store, progress)
 
 
 def _classify(
