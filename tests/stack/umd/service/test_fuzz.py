@@ -198,3 +198,21 @@ def test_server_still_serves_after_the_fuzz(served: tuple[UmdServer, grpc.Channe
     assert stub.Echo(pb.EchoRequest(payload=b"ok"), timeout=5).payload == b"ok"
     sid = stub.CreateSession(pb.CreateSessionRequest(), timeout=5).session_id
     stub.DestroySession(pb.DestroySessionRequest(session_id=sid), timeout=5)
+
+
+def test_random_bytes_to_the_streaming_methods(served: tuple[UmdServer, grpc.Channel]) -> None:
+    _, chan = served
+    rng = random.Random(4)
+    upload = chan.stream_unary(f"/{SERVICE_NAME}/StreamTensorData")
+    download = chan.unary_stream(f"/{SERVICE_NAME}/ReadTensorData")
+    for i in range(300):
+        frames = [rng.randbytes(rng.randrange(0, 64)) for _ in range(rng.randrange(0, 4))]
+        try:
+            if i % 2:
+                upload(iter(frames), timeout=10)
+            else:
+                list(download(frames[0] if frames else b"", timeout=10))
+            code, details = grpc.StatusCode.OK, ""
+        except grpc.RpcError as err:
+            code, details = err.code(), err.details() or ""
+        _check(code, details, f"stream #{i}")
