@@ -56,6 +56,7 @@ class KmdDevice:
             Ioctl.RESET_QUEUE: d.reset_queue,
             Ioctl.STATS: d.stats,
             Ioctl.SIGNAL_FENCE: d.signal_fence,
+            Ioctl.RESET_CONTEXT: d.reset_context,
         }
 
     def ioctl(self, cmd: Ioctl, args: Any) -> Any:
@@ -185,6 +186,10 @@ class KmdDevice:
         """Drop pending work (their fences fail with RESET), end a hang, clear the fault state:
         the queue takes submissions again. Sync. Failed fences stay failed (use new ones)."""
         self.ioctl(Ioctl.RESET_QUEUE, io.QueueArgs(ctx, queue))
+
+    def reset_context(self, ctx: int) -> None:
+        """reset_queue on every queue of ``ctx`` (memory and fences are kept). Sync."""
+        self.ioctl(Ioctl.RESET_CONTEXT, io.ContextArgs(ctx))
 
     def stats(self) -> KmdStats:
         """Live counters: contexts, queues, fences, allocations, bytes, commands, faults."""

@@ -251,6 +251,12 @@ class Driver:
             q = self._queue(a.ctx, a.queue)
         q.reset()
 
+    def reset_context(self, a: io.ContextArgs) -> None:
+        with self._lock:
+            queues = [self._queues[q] for q in self._ctx(a.ctx).queues]
+        for q in queues:
+            q.reset()
+
     def stats(self, a: io.StatsArgs) -> io.KmdStats:
         with self._lock:
             qs = list(self._queues.values())

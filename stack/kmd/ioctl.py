@@ -50,6 +50,7 @@ class Ioctl(enum.IntEnum):
     RESET_QUEUE = ioc(_W, 17, 8)
     STATS = ioc(_R, 18, 72)
     SIGNAL_FENCE = ioc(_W, 19, 16)
+    RESET_CONTEXT = ioc(_W, 20, 8)
 
     @property
     def nr(self) -> int:
@@ -69,7 +70,7 @@ class CreateContextArgs:
 
 @dataclass(frozen=True, slots=True)
 class ContextArgs:
-    """Args of DESTROY_CONTEXT."""
+    """Args of DESTROY_CONTEXT and RESET_CONTEXT."""
 
     ctx: int
 
@@ -223,4 +224,5 @@ ARGS: dict[Ioctl, type] = {
     Ioctl.RESET_QUEUE: QueueArgs,
     Ioctl.STATS: StatsArgs,
     Ioctl.SIGNAL_FENCE: SignalFenceArgs,
+    Ioctl.RESET_CONTEXT: ContextArgs,
 }

@@ -40,6 +40,7 @@
 #define REFSTACK_IOCTL_RESET_QUEUE      0x40085211u /* _IOW('R', 17, 8) */
 #define REFSTACK_IOCTL_STATS            0x80485212u /* _IOR('R', 18, 72) */
 #define REFSTACK_IOCTL_SIGNAL_FENCE     0x40105213u /* _IOW('R', 19, 16) */
+#define REFSTACK_IOCTL_RESET_CONTEXT    0x40085214u /* _IOW('R', 20, 8) */
 
 /* element types (contracts/umd.proto DataType has the same values) */
 #define REFSTACK_DTYPE_F32   1

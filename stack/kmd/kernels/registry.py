@@ -8,6 +8,7 @@ when ``cupy.cuda.is_available()`` and NumPy otherwise (the null device).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 from collections.abc import Callable
@@ -129,8 +130,10 @@ def select_backend(name: str | None = None) -> KernelBackend:
     return _BACKENDS[chosen]()
 
 
+@functools.cache
 def cupy_unusable() -> str | None:
-    """Why CuPy cannot run kernels here (None when it can). Imports CuPy only if installed."""
+    """Why CuPy cannot run kernels here (None when it can). Imports CuPy only if installed;
+    asked once per process."""
     if importlib.util.find_spec("cupy") is None:
         return "CuPy is not installed"
     import cupy  # type: ignore[import-not-found,unused-ignore]

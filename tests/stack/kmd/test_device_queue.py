@@ -232,3 +232,33 @@ def test_resubmitting_a_blob_revalidates_its_addresses(rig) -> None:  # type: ig
         q = rig.dev.create_queue(other)
         f = rig.dev.create_fence(other)
         rig.dev.submit(other, q, [rig.blob(KernelId.RELU, [x, x])], signal=(f, 1))
+
+
+def test_destroy_fence_refused_while_work_will_signal_it(rig) -> None:  # type: ignore[no-untyped-def]
+    dev = rig.dev
+    gate = dev.create_fence(rig.ctx)
+    v = rig.submit([], wait=((gate, 1),))
+    with pytest.raises(InvalidArgumentError) as info:
+        dev.destroy_fence(rig.ctx, rig.fence)
+    assert info.value.field == "fence"
+    dev.signal_fence(rig.ctx, gate, 1)
+    dev.wait_fence(rig.ctx, rig.fence, v, timeout_s=10)
+    dev.destroy_fence(rig.ctx, rig.fence)
+    dev.destroy_fence(rig.ctx, gate)
+    assert dev.stats().fences == 0
+    with pytest.raises(InvalidHandleError):
+        dev.fence_value(rig.ctx, rig.fence)
+
+
+def test_host_signal_must_exceed_scheduled_values(rig) -> None:  # type: ignore[no-untyped-def]
+    dev = rig.dev
+    gate = dev.create_fence(rig.ctx)
+    rig.submit([], wait=((gate, 1),))
+    with pytest.raises(InvalidArgumentError) as info:
+        dev.signal_fence(rig.ctx, rig.fence, 1)  # the queue will signal 1
+    assert info.value.field == "value"
+    dev.signal_fence(rig.ctx, gate, 3)
+    assert dev.fence_value(rig.ctx, gate) == 3
+    with pytest.raises(InvalidArgumentError):
+        dev.signal_fence(rig.ctx, gate, 2)  # timelines never go back
+    assert dev.fence_value(rig.ctx, gate) == 3

@@ -137,3 +137,22 @@ def test_context_teardown_after_hang_leaks_nothing() -> None:
         assert va > 0
     finally:
         dev.close()
+
+
+def test_reset_context_recovers_every_queue(rig) -> None:  # type: ignore[no-untyped-def]
+    dev, ctx = rig.dev, rig.ctx
+    q2, f2 = dev.create_queue(ctx), dev.create_fence(ctx)
+    dev.inject_fault(ctx, rig.queue, FaultKind.HANG)
+    dev.inject_fault(ctx, q2, FaultKind.ECC)
+    v = rig.submit([])
+    dev.submit(ctx, q2, [], signal=(f2, 1))
+    with pytest.raises(FenceFailedError):
+        dev.wait_fence(ctx, f2, 1, timeout_s=10)
+    dev.reset_context(ctx)
+    with pytest.raises(FenceFailedError) as info:
+        dev.wait_fence(ctx, rig.fence, v, timeout_s=10)
+    assert info.value.fault.kind is FaultKind.HANG
+    for q in (rig.queue, q2):
+        fresh = dev.create_fence(ctx)
+        dev.submit(ctx, q, [], signal=(fresh, 1))
+        dev.wait_fence(ctx, fresh, 1, timeout_s=10)
