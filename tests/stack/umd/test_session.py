@@ -125,8 +125,8 @@ def test_close_frees_everything_on_the_kmd(umd: Umd) -> None:
 
 
 def test_keepalive_expiry_reclaims_the_session(umd: Umd) -> None:
-    s = umd.create_session(keepalive_timeout_s=0.2)
-    kept = umd.create_session(keepalive_timeout_s=0.2)
+    s = umd.create_session(keepalive_timeout_s=0.3)
+    kept = umd.create_session(keepalive_timeout_s=2.0)
     _put(s, np.ones(1024, np.float32))
     _put(kept, np.ones(8, np.float32))
     assert umd.device.stats().allocations == 2

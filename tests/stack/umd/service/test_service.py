@@ -200,8 +200,11 @@ def test_health_serving_then_not_serving_while_inflight_calls_finish() -> None:
     started.wait(5)
     stopper = threading.Thread(target=srv.stop)
     stopper.start()
-    time.sleep(0.15)
-    status = health.Check(health_pb2.HealthCheckRequest(service=SERVICE_NAME), timeout=5).status
+    deadline = time.monotonic() + 5
+    status = serving
+    while status == serving and time.monotonic() < deadline:
+        request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
+        status = health.Check(request, timeout=5).status
     assert status == health_pb2.HealthCheckResponse.NOT_SERVING
     with pytest.raises(grpc.RpcError) as info:  # new work is refused while draining
         stub.KeepAlive(pb.KeepAliveRequest(session_id=sid), timeout=5)
@@ -317,10 +320,10 @@ def test_keepalive_keeps_a_session_alive() -> None:
     srv.start()
     try:
         stub = pb_grpc.InstructionTranslatorStub(grpc.insecure_channel(f"127.0.0.1:{srv.port}"))
-        live = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=300), timeout=5)
-        idle = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=300), timeout=5)
-        assert live.keepalive_timeout_ms == 300
-        for _ in range(12):  # 1.2 s: four timeouts long
+        live = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=800), timeout=5)
+        idle = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=800), timeout=5)
+        assert live.keepalive_timeout_ms == 800
+        for _ in range(20):  # 2 s: two and a half timeouts long
             stub.KeepAlive(pb.KeepAliveRequest(session_id=live.session_id), timeout=5)
             time.sleep(0.1)
         stub.KeepAlive(pb.KeepAliveRequest(session_id=live.session_id), timeout=5)
