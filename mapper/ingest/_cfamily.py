@@ -26,6 +26,7 @@ _DEF_KINDS = {
 def extract(
     path: str, root: ts.Node, language: Language
 ) -> tuple[tuple[Symbol, ...], tuple[Reference, ...]]:
+    _VALUES.clear()  # enumerator values are memoised per list of this tree only
     symbols: dict[str, Symbol] = {}
     refs: list[Reference] = []
     cpp = language is not Language.C
@@ -124,18 +125,36 @@ def _definition(
     return Symbol(qual, kind, lang, loc, end_line=end)
 
 
+_VALUES: dict[tuple[int, int], dict[int, str | None]] = {}
+
+
 def _enumerator_value(node: ts.Node) -> str | None:
-    value = node.child_by_field_name("value")
-    if value is not None:
-        return text(value).strip()
-    prev = node.prev_named_sibling
-    while prev is not None and prev.type != "enumerator":
-        prev = prev.prev_named_sibling
-    if prev is None:
-        return "0"
-    prev_value = _enumerator_value(prev)
-    match = _INT.match(prev_value or "")
-    return str(int(match.group(1), 0) + 1) if match else None
+    """The written value, else the previous enumerator's integer value + 1 (0 for the first).
+
+    Values are computed once per enumerator list (memoised for the list being read).
+    """
+    parent = node.parent
+    if parent is None:
+        return None
+    key = (parent.id, parent.start_byte)
+    if key not in _VALUES:
+        _VALUES.clear()  # only the current list is ever needed
+        values: dict[int, str | None] = {}
+        last: int | None = -1
+        for child in parent.named_children:
+            if child.type != "enumerator":
+                continue
+            written = child.child_by_field_name("value")
+            if written is not None:
+                raw = text(written).strip()
+                match = _INT.match(raw)
+                last = int(match.group(1), 0) if match else None
+                values[child.start_byte] = raw
+            else:
+                last = None if last is None else last + 1
+                values[child.start_byte] = None if last is None else str(last)
+        _VALUES[key] = values
+    return _VALUES[key].get(node.start_byte)
 
 
 def _function(

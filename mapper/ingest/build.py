@@ -14,6 +14,7 @@ from typing import Any
 
 from mapper.config import StackmapConfig, glob_regex
 from mapper.graph import MapGraph
+from mapper.ingest.build_tests import add_tests
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
@@ -154,7 +155,7 @@ def build_code(config: StackmapConfig, inputs: Inputs, graph: MapGraph) -> Resol
     for path in sorted(inputs.code):
         _add_references(graph, resolver, inputs.code[path], owner)
     for path in sorted(inputs.tests):
-        _add_tests(graph, resolver, inputs.tests[path])
+        add_tests(graph, resolver, inputs.tests[path])
     _component_dependencies(graph)
     return resolver
 
@@ -257,63 +258,6 @@ def _add_references(
         sym, confidence = found
         prov = TC if confidence >= 0.8 else Provenance.INFERRED
         graph.add_edge(src, sym.node_id, EdgeAttrs(EdgeKind.CALLS, prov, confidence, where))
-
-
-def _add_tests(graph: MapGraph, resolver: Resolver, pf: ParsedFile) -> None:
-    file_id = f"file:{pf.path}"
-    graph.add_node(
-        file_id,
-        NodeKind.FILE,
-        pf.path,
-        path=pf.path,
-        line=1,
-        language=pf.language.value,
-        loc=pf.loc,
-        test=True,
-        module=pf.module,
-    )
-    if pf.language.value != "python":
-        return
-    prefix = (pf.module + ".") if pf.module else ""
-    tests: dict[str, str] = {}
-    for sym in pf.symbols:
-        name = sym.qualname[len(prefix) :] if sym.qualname.startswith(prefix) else sym.qualname
-        parts = name.split(".")
-        is_test = parts[-1].startswith("test") and sym.kind in (
-            SymbolKind.FUNCTION,
-            SymbolKind.METHOD,
-        )
-        if not is_test or (len(parts) == 2 and not parts[0].startswith("Test")) or len(parts) > 2:
-            continue
-        test_id = f"test:{pf.path}::{'::'.join(parts)}"
-        graph.add_node(
-            test_id,
-            NodeKind.TEST,
-            name,
-            path=pf.path,
-            line=sym.location.line,
-            qualname=sym.qualname,
-        )
-        graph.add_edge(file_id, test_id, EdgeAttrs(EdgeKind.DEFINES, TC))
-        tests[sym.qualname] = test_id
-    for ref in pf.references:
-        if ref.kind != "call" or ref.scope is None:
-            continue
-        found_test = next(
-            (t for q, t in tests.items() if ref.scope == q or ref.scope.startswith(q + ".")), None
-        )
-        found = resolver.call(pf, ref) if found_test else None
-        if found_test is None or found is None or found[0].node_id not in graph:
-            continue
-        target = found[0].node_id
-        graph.add_edge(found_test, target, EdgeAttrs(EdgeKind.COVERS, TC, found[1], ref.location))
-        comp = graph.node(target).get("component")
-        if comp:
-            graph.add_edge(
-                found_test,
-                f"component:{comp}",
-                EdgeAttrs(EdgeKind.COVERS, Provenance.INFERRED, found[1]),
-            )
 
 
 def _component_dependencies(graph: MapGraph) -> None:

@@ -35,6 +35,8 @@ def parse_one(config: StackmapConfig, entry: SourceFile) -> tuple[Any, str | Non
         return None, f"{exc.message}{where}"
     except RecursionError:
         return None, "nesting too deep to parse"
+    except (ValueError, UnicodeDecodeError, OSError) as exc:  # a parser refusing odd input
+        return None, f"unparsable: {exc}"
 
 
 def parse_many(

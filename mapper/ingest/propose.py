@@ -26,6 +26,7 @@ _SKIP = {
     "site-packages",
 }
 _DOC_DIRS = ("docs", "doc", "knowledge_base", "wiki", "documentation")
+_NOT_CODE = {*_DOC_DIRS, "tests", "test", "examples", "benchmarks", "scripts", "contracts"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,18 +102,34 @@ def _folders(root: Path, depth: int = 3) -> list[str]:
     return found
 
 
+def _first_paragraph(path: Path) -> str | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if text.startswith("---"):  # front matter
+        end = text.find("\n---", 3)
+        text = text[end + 4 :] if end != -1 else text
+    for block in text.split("\n\n"):
+        clean = " ".join(line for line in block.splitlines() if not line.startswith("#"))
+        if clean.strip():
+            return clean.strip()[:300]
+    return None
+
+
 def _readme_paragraph(folder: Path) -> str | None:
     for name in ("README.md", "readme.md", "README"):
-        path = folder / name
-        if path.is_file():
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                return None
-            for block in text.split("\n\n"):
-                clean = " ".join(line for line in block.splitlines() if not line.startswith("#"))
-                if clean.strip():
-                    return clean.strip()[:300]
+        if (folder / name).is_file():
+            return _first_paragraph(folder / name)
+    return None
+
+
+def _doc_paragraph(root: Path, docs: list[str], layer: str) -> str | None:
+    """The first paragraph of a doc page named after the layer (``<docs>/layers/<id>.md``)."""
+    for doc in docs:
+        for rel in (f"layers/{layer}.md", f"{layer}.md", f"{layer}/README.md"):
+            if (root / doc / rel).is_file():
+                return _first_paragraph(root / doc / rel)
     return None
 
 
@@ -124,19 +141,16 @@ def propose(root: Path) -> str:
     """The proposed config as TOML text."""
     root = root.resolve()
     folders = _folders(root)
+    docs = [f for f in folders if Path(f).name.lower() in _DOC_DIRS and "/" not in f] or ["docs"]
+    code = [f for f in folders if f.split("/")[0].lower() not in _NOT_CODE]
+    found = [(g, f) for g in GUESSES for f in code if Path(f).name.lower() in g.names]
+    folders_found = {f for _, f in found}
+    nested = {f for f in folders_found if any(f.startswith(o + "/") for o in folders_found)}
     layers: list[tuple[Guess, list[str]]] = []
-    taken: set[str] = set()
     for guess in GUESSES:
-        paths = [
-            f
-            for f in folders
-            if Path(f).name.lower() in guess.names and not any(f.startswith(t + "/") for t in taken)
-        ]
-        paths = [p for p in paths if not any(p.startswith(q + "/") for q in paths)]
+        paths = [f for g, f in found if g is guess and f not in nested]
         if paths:
             layers.append((guess, paths))
-            taken.update(paths)
-    docs = [f for f in folders if Path(f).name.lower() in _DOC_DIRS and "/" not in f] or ["docs"]
     contracts = next((f for f in folders if Path(f).name == "contracts"), "contracts")
     out = [
         f"# Proposed by `stackmap init` for {root.name}: check the layers and their order.",
@@ -155,7 +169,11 @@ def propose(root: Path) -> str:
     if not layers:
         out.append("# No layer folder recognised: add [[layers]] entries by hand.")
     for guess, paths in layers:
-        description = _readme_paragraph(root / paths[0]) or guess.description
+        description = (
+            _readme_paragraph(root / paths[0])
+            or _doc_paragraph(root, docs, guess.id)
+            or guess.description
+        )
         out += [
             "[[layers]]",
             f"id = {_quote(guess.id)}",
