@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mapper.config import StackmapConfig, load_config
+from mapper.errors import StoreError
 from mapper.graph import MapGraph
 from mapper.ingest.build import Inputs, build_code
 from mapper.ingest.build_docs import build_contracts, build_docs, needs_layer, page_text
@@ -121,7 +122,10 @@ def run(
 
         index_stats = sync_index(config, build_chunks(graph), vectors)
         index_stats["embedded"] = vectors.computed
-        vectors.save()
+        try:
+            vectors.save()
+        except OSError as exc:
+            raise StoreError(f"cannot write the vector cache: {exc}", path=str(store.path)) from exc
         lap("index")
     counts = graph.counts()
     report = IngestReport(
@@ -141,7 +145,10 @@ def run(
         unmapped=scanned.unmapped,
         index=index_stats,
     )
-    version = _commit(store, graph, ParseCache(key, entries), report)
+    try:
+        version = _commit(store, graph, ParseCache(key, entries), report)
+    except OSError as exc:
+        raise StoreError(f"cannot write the map: {exc}", path=str(store.path)) from exc
     lap("save")
     timings["total"] = time.perf_counter() - start
     return _with_version(report, version, timings)

@@ -54,6 +54,8 @@ class Store:
             return int((self.path / "current").read_text(encoding="utf-8").strip())
         except (FileNotFoundError, ValueError):
             return None
+        except OSError as exc:
+            raise StoreError(f"unreadable store: {exc}", path=str(self.path)) from exc
 
     def version_dir(self, version: int | None = None) -> Path:
         version = self.current_version() if version is None else version

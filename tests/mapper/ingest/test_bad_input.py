@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
+import pytest
+
+from mapper.config import load_config
+from mapper.errors import StoreError
 from mapper.ingest import ingest, load_map
 from mapper.ingest.scan import MAX_BYTES
 
@@ -55,3 +60,11 @@ def test_crash_before_switch_leaves_previous_map(minirepo: Path) -> None:
     assert (store / "current").read_text().strip() == str(first.version)
     second = ingest(minirepo, embed=False, progress=False)
     assert second.version == first.version + 1 and second.parsed == ()
+
+
+def test_unwritable_store_is_a_store_error(minirepo: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    config = dataclasses.replace(load_config(minirepo), store=str(blocker / "store"))
+    with pytest.raises(StoreError, match="unreadable store"):
+        ingest(minirepo, config, embed=False, progress=False)
