@@ -113,9 +113,11 @@ def build_contracts(
 
 
 def needs_layer(page: DocPage) -> bool:
-    """Pages asked "which layer?": no ``layer`` key, not a scenario, not an index page."""
+    """Pages asked "which layer?": no ``layer`` or ``component`` key (a component page takes
+    its component's layer), not a scenario, not an index page."""
     fm = page.front_matter
-    return "layer" not in fm and "scenario" not in fm and not page.path.endswith(INDEX_PAGES)
+    placed = "layer" in fm or "component" in fm or "scenario" in fm
+    return not placed and not page.path.endswith(INDEX_PAGES)
 
 
 def page_text(page: DocPage) -> str:
@@ -138,6 +140,9 @@ def build_docs(
         page = inputs.docs[path]
         fm = page.front_matter
         layer = fm.get("layer") if fm.get("layer") in layer_ids else None
+        if layer is None and isinstance(fm.get("component"), str):
+            owner = graph.get(f"component:{fm['component']}")
+            layer = owner.get("layer") if owner else None
         classified = placed.get(path)
         if layer is None and classified is not None:
             layer = classified[0]

@@ -151,3 +151,13 @@ def test_holes_answer_the_three_questions(built: tuple[IngestReport, MapGraph]) 
 def test_load_map_without_ingest(minirepo: Path) -> None:
     with pytest.raises(StoreError, match="run `stackmap ingest`"):
         load_map(minirepo)
+
+
+def test_component_page_without_layer_takes_its_components_layer(minirepo: Path) -> None:
+    page = minirepo / "docs" / "runtime" / "core.md"
+    page.write_text(page.read_text().replace("layer: runtime\n", ""))
+    report = ingest(minirepo, embed=False, progress=False)
+    graph = load_map(minirepo)
+    assert graph.node("doc:docs/runtime/core.md")["layer"] == "runtime"  # from the id prefix
+    assert graph.node("component:runtime.core")["layer"] == "runtime"
+    assert "doc:docs/runtime/core.md" not in {h.node for h in report.holes}
