@@ -138,17 +138,20 @@ class MapGraph:
             edges[data["kind"]] = edges.get(data["kind"], 0) + 1
         return {"nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items()))}
 
-    def save(self, path: Path) -> None:
-        """Write the graph to ``path`` atomically (temporary file, then rename)."""
+    def dumps(self) -> bytes:
+        """The persisted form: a schema header with the node and edge lists, pickled."""
         payload = {
             "magic": _MAGIC,
             "schema": SCHEMA_VERSION,
             "nodes": list(self.nx.nodes(data=True)),
             "edges": list(self.nx.edges(keys=True, data=True)),
         }
+        return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def save(self, path: Path) -> None:
+        """Write the graph to ``path`` atomically (temporary file, then rename)."""
         tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("wb") as fh:
-            pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.write_bytes(self.dumps())
         os.replace(tmp, path)
 
     @classmethod

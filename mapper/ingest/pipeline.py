@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import os
 import sys
 import time
@@ -128,9 +130,10 @@ def run(
             raise StoreError(f"cannot write the vector cache: {exc}", path=str(store.path)) from exc
         lap("index")
     counts = graph.counts()
+    version = store.next_version()
     report = IngestReport(
         root=str(config.root),
-        version=0,
+        version=version,
         files=_file_counts(scanned.files),
         loc=loc,
         parsed=tuple(parsed),
@@ -145,34 +148,19 @@ def run(
         unmapped=scanned.unmapped,
         index=index_stats,
     )
+    timings["save"] = 0.0  # measured below; the stored report.json carries the rest
+    payload = {
+        "graph.pickle": graph.dumps(),
+        "parsed.pickle": Store.dump_cache(ParseCache(key, entries)),
+        "report.json": json.dumps(report.to_dict(), indent=1, sort_keys=True).encode(),
+    }
     try:
-        version = _commit(store, graph, ParseCache(key, entries), report)
+        store.commit(version, payload)
     except OSError as exc:
         raise StoreError(f"cannot write the map: {exc}", path=str(store.path)) from exc
     lap("save")
     timings["total"] = time.perf_counter() - start
-    return _with_version(report, version, timings)
-
-
-def _with_version(report: IngestReport, version: int, timings: dict[str, float]) -> IngestReport:
-    from dataclasses import replace
-
-    return replace(report, version=version, timings=dict(timings))
-
-
-def _commit(store: Store, graph: MapGraph, cache: ParseCache, report: IngestReport) -> int:
-    import json
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="stackmap-") as tmp:
-        graph_file = Path(tmp) / "graph.pickle"
-        graph.save(graph_file)
-        payload = {
-            "graph.pickle": graph_file.read_bytes(),
-            "parsed.pickle": Store.dump_cache(cache),
-            "report.json": json.dumps(report.to_dict(), indent=1, sort_keys=True).encode(),
-        }
-    return store.commit(payload)
+    return dataclasses.replace(report, timings=dict(timings))
 
 
 def _split(

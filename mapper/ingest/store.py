@@ -88,11 +88,18 @@ class Store:
         except (OSError, ValueError) as exc:
             raise StoreError(f"no readable ingest report: {exc}", path=str(path)) from exc
 
-    def commit(self, write: dict[str, bytes]) -> int:
-        """Write a new version's files and switch ``current`` to it; returns its number."""
+    def _existing(self) -> list[int]:
+        if not self.versions.is_dir():
+            return []
+        return [int(p.name) for p in self.versions.iterdir() if p.name.isdigit()]
+
+    def next_version(self) -> int:
+        return max([*self._existing(), self.current_version() or 0]) + 1
+
+    def commit(self, version: int, write: dict[str, bytes]) -> int:
+        """Write version ``version``'s files, then switch ``current`` to it; returns it."""
         self.versions.mkdir(parents=True, exist_ok=True)
-        existing = [int(p.name) for p in self.versions.iterdir() if p.name.isdigit()]
-        version = max([*existing, self.current_version() or 0]) + 1
+        existing = self._existing()
         tmp = self.versions / f".{version}.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()

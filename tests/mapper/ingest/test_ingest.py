@@ -9,6 +9,7 @@ import pytest
 from mapper.errors import StoreError
 from mapper.graph import MapGraph
 from mapper.ingest import IngestReport, ingest, load_map
+from mapper.ingest.store import Store
 from mapper.model import EdgeKind, NodeKind
 
 
@@ -29,6 +30,8 @@ def test_report_counts(built: tuple[IngestReport, MapGraph]) -> None:
     assert len(report.parsed) == 18 and report.removed == () and report.skips == ()
     assert report.nodes == g.counts()["nodes"]
     assert report.nodes["layer"] == 3 and report.nodes["interface"] == 4
+    stored = Store(Path(report.root) / ".stackmap").report()
+    assert stored["version"] == 1 and stored["holes"] == report.to_dict()["holes"]
 
 
 def test_layers_components_and_files(built: tuple[IngestReport, MapGraph]) -> None:
