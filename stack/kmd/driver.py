@@ -21,7 +21,7 @@ from stack.kmd.errors import (
 )
 from stack.kmd.fence import TimelineFence
 from stack.kmd.kernels.registry import KernelBackend
-from stack.kmd.memory import AddressSpace, Allocation
+from stack.kmd.memory import AddressSpace
 from stack.kmd.queue import Command, CommandQueue
 from stack.kmd.submit import Planner
 
@@ -216,11 +216,10 @@ class Driver:
                     value=value,
                     fault=fence.failure,
                 )
-            touched: dict[int, Allocation] = {}
-            launches = [self.planner.bind(b, a.ctx, self.space, touched) for b in a.blobs]
+            launches, allocs = self.planner.bind_all(a.blobs, a.ctx, self.space)
             before = fence.scheduled
             fence.schedule(value)
-            cmd = Command(launches, fence, value, waits, list(touched.values()))
+            cmd = Command(launches, fence, value, waits, allocs)
             for alloc in cmd.allocs:
                 alloc.inflight += 1
                 alloc.pending[fid] = max(alloc.pending.get(fid, 0), value)

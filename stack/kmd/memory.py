@@ -134,6 +134,10 @@ class AddressSpace:
             )
         return self._drop(alloc)
 
+    def is_live(self, alloc: Allocation) -> bool:
+        """Whether ``alloc`` is still mapped (not freed)."""
+        return self._by_base.get(alloc.va) is alloc
+
     def owned_by(self, ctx: int) -> list[Allocation]:
         """Every live allocation of ``ctx``."""
         return [a for a in self._by_base.values() if a.ctx == ctx]

@@ -72,6 +72,9 @@ class Planner:
         self.backend = backend
         self._cache: dict[bytes, Plan] = {}
         self._bound: dict[tuple[int, bytes], tuple[list[Allocation], Launch]] = {}
+        self._commands: dict[
+            tuple[int, tuple[bytes, ...]], tuple[list[Launch], list[Allocation]]
+        ] = {}
 
     def plan(self, data: bytes) -> Plan:
         """The checked plan of blob ``data`` (BlobFormatError / KernelArgumentError)."""
@@ -116,6 +119,27 @@ class Planner:
         self._bound[(ctx, data)] = (allocs, launch)
         return launch
 
+    def bind_all(
+        self, blobs: tuple[bytes, ...], ctx: int, space: AddressSpace
+    ) -> tuple[list[Launch], list[Allocation]]:
+        """The launches of a whole command and the distinct allocations it touches.
+
+        A command submitted again (same blobs, same context) is re-validated by checking that
+        each distinct allocation it touches is still live — its ranges were checked against
+        those very allocations, whose extent and owner never change — instead of every tensor.
+        """
+        hit = self._commands.get((ctx, blobs))
+        if hit is not None and all(space.is_live(alloc) for alloc in hit[1]):
+            return hit
+        touched: dict[int, Allocation] = {}
+        launches = [self.bind(b, ctx, space, touched) for b in blobs]
+        result = (launches, list(touched.values()))
+        if len(self._commands) >= CACHE_LIMIT:
+            self._commands.clear()
+        self._commands[(ctx, blobs)] = result
+        return result
+
     def forget_views(self) -> None:
         """Drop cached views (called on every free, so no freed storage stays referenced)."""
         self._bound.clear()
+        self._commands.clear()
