@@ -141,6 +141,7 @@ def build_code(config: StackmapConfig, inputs: Inputs, graph: MapGraph) -> Resol
             paths=list(comp.paths),
             declared=True,
             page=comp.page,
+            description=inputs.docs[comp.page].title,
         )
         if comp.layer:
             graph.add_edge(

@@ -18,6 +18,25 @@ MAX_CHARS = 1500
 _SKIP_SYMBOLS = frozenset({"field", "enumerator", "constant"})
 
 
+def _component_text(graph: MapGraph, data: Mapping[str, Any]) -> str:
+    """A component by its page: title and opening text (declared), or its files (inferred)."""
+    page = graph.get(f"doc:{data['page']}") if data.get("page") else None
+    if page is not None:
+        sections = [
+            graph.node(d)
+            for d, e in graph.out_edges(f"doc:{data['page']}")
+            if e["kind"] == "contains" and d.startswith("doc:")
+        ]
+        first = sections[0].get("text", "") if sections else ""
+        return f"component {data['name']}: {page.get('name')}. {page.get('text') or first}"
+    files = sorted(
+        d.removeprefix("file:")
+        for d, e in graph.out_edges(f"component:{data['name']}")
+        if e["kind"] == "contains"
+    )
+    return f"component {data['name']}: {', '.join(files)}"
+
+
 def _text(node_id: str, data: Mapping[str, Any]) -> str | None:
     kind = data["kind"]
     if kind == NodeKind.DOC.value:
@@ -63,7 +82,10 @@ def _interface(graph: MapGraph, node_id: str, data: Mapping[str, Any]) -> str:
 def build_chunks(graph: MapGraph) -> list[Chunk]:
     chunks: list[Chunk] = []
     for node_id, data in sorted(graph.nodes(), key=lambda nd: nd[0]):
-        text = _text(node_id, data)
+        if data["kind"] == NodeKind.COMPONENT.value:
+            text: str | None = _component_text(graph, data)
+        else:
+            text = _text(node_id, data)
         if text is None:
             continue
         metadata = {
