@@ -2,7 +2,8 @@
 # On a machine with an NVIDIA GPU: make CuPy importable, run the GPU-marked tests and the KMD
 # benchmark with the CuPy backend. Figures go to stdout and, when $OUT is set, to files there.
 #
-# Offline machines: put CuPy (and any other missing) wheels in .whl/ first, e.g.
+# Uses the CuPy importable by $PYTHON (default python3; the lab's H200 image ships cupy-cuda13x).
+# Offline machines without it: put CuPy (and any other missing) wheels in .whl/ first, e.g.
 #   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
 #     --platform manylinux2014_x86_64 -d .whl 'cupy-cuda12x>=13,<15' fastrlock
 # and they are installed from there (no index needed).
@@ -18,9 +19,15 @@ if ls .whl/*.whl >/dev/null 2>&1; then
         --target /tmp/site .whl/*.whl || exit 2
     export PYTHONPATH="$PYTHONPATH:/tmp/site"
 elif ! "$PY" -c 'import cupy' 2>/dev/null; then
-    "$PY" -m pip install -q -e '.[dev,gpu]' || echo "warning: pip install failed (offline?)" >&2
+    if [ "${GPU_CHECK_PIP:-0}" = 1 ]; then  # opt in: installs into $PY's environment
+        "$PY" -m pip install -q -e '.[dev,gpu]' || exit 2
+    else
+        echo "error: CuPy is not importable by $PY; put wheels in .whl/ or set GPU_CHECK_PIP=1" >&2
+        exit 2
+    fi
 fi
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true; } \
+    | tee "$out/gpu.txt"
 "$PY" -c 'import cupy; print("cupy", cupy.__version__, "devices", cupy.cuda.runtime.getDeviceCount())' \
     | tee -a "$out/gpu.txt" || exit 2
 
@@ -29,11 +36,21 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
     2>&1 | tee "$out/gpu_tests.log"
 tests_rc=${PIPESTATUS[0]}
 
-# The kernel benchmark through the KMD on the GPU (and the null device, for comparison).
-"$PY" -c 'from stack.cli import main; main()' bench kmd --json --backend cupy --size 4096 \
-    | tee "$out/bench_kmd_cupy.json"
-bench_rc=${PIPESTATUS[0]}
-"$PY" -c 'from stack.cli import main; main()' bench kmd --json --backend numpy --iters 500 \
-    | tee "$out/bench_kmd_numpy.json"
+# The kernel benchmark through the KMD on the GPU (and the null device, for comparison):
+# `refstack bench kmd`, or the same function directly if the CLI's other imports are missing.
+bench() {  # $1 = backend, $2 = output file, then extra options
+    local backend=$1 file=$2
+    shift 2
+    if "$PY" -c 'import stack.cli' 2>/dev/null; then
+        "$PY" -c 'from stack.cli import main; main()' bench kmd --json --backend "$backend" "$@"
+    else
+        "$PY" -c 'import json, sys; from stack.kmd import bench
+print(json.dumps(bench.run(sys.argv[1], size=int(sys.argv[2])), indent=2))' "$backend" "${SIZE:-2048}"
+    fi | tee "$file"
+    return "${PIPESTATUS[0]}"
+}
+SIZE=4096 bench cupy "$out/bench_kmd_cupy.json" --size 4096
+bench_rc=$?
+bench numpy "$out/bench_kmd_numpy.json" --iters 500
 echo "gpu tests exit $tests_rc, cupy bench exit $bench_rc" | tee "$out/summary.txt"
 exit $(( tests_rc != 0 || bench_rc != 0 ))
