@@ -21,7 +21,7 @@ BLOCK = 256
 
 @functools.cache
 def _module(cp: Any, name: str) -> Any:
-    return cp.RawModule(code=(CUDA_DIR / f"{name}.cu").read_text(), options=("--std=c++14",))
+    return cp.RawModule(code=(CUDA_DIR / f"{name}.cu").read_text())
 
 
 @functools.cache
