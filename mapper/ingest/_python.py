@@ -16,15 +16,26 @@ _MAX_VALUE = 200
 
 def extract(
     path: str, root: ts.Node, module: str
-) -> tuple[tuple[Symbol, ...], tuple[Reference, ...], tuple[tuple[str, str], ...]]:
+) -> tuple[
+    tuple[Symbol, ...],
+    tuple[Reference, ...],
+    tuple[tuple[str, str], ...],
+    tuple[tuple[str, tuple[str, ...]], ...],
+]:
+    """Symbols, references, import bindings and class bases (as written) of one module."""
     caps = captures(Language.PYTHON, root)
     symbols: dict[str, Symbol] = {}
     ranges: list[tuple[int, int, str]] = []  # (start byte, end byte, qualname) of definitions
     defs = caps.get("definition.class", []) + caps.get("definition.function", [])
+    bases: list[tuple[str, tuple[str, ...]]] = []
     for node in sorted(defs, key=lambda n: n.start_byte):
         sym = _definition(path, node, module)
         symbols.setdefault(sym.qualname, sym)
         ranges.append((node.start_byte, node.end_byte, sym.qualname))
+        if node.type == "class_definition":
+            written = _bases(node)
+            if written:
+                bases.append((sym.qualname, written))
     for node in caps.get("definition.constant", []):
         name = text(node.child_by_field_name("left"))
         owner = _scope(node, module)
@@ -65,7 +76,15 @@ def extract(
             imports.append((local, bound))
             refs.append((node.start_byte, Reference("import", target, where, scope)))
     refs.sort(key=lambda r: r[0])
-    return tuple(symbols.values()), tuple(r for _, r in refs), tuple(imports)
+    return tuple(symbols.values()), tuple(r for _, r in refs), tuple(imports), tuple(bases)
+
+
+def _bases(node: ts.Node) -> tuple[str, ...]:
+    """Base classes as written (``Base``, ``abc.ABC``); keywords such as metaclass= skipped."""
+    supers = node.child_by_field_name("superclasses")
+    if supers is None:
+        return ()
+    return tuple(text(c) for c in supers.named_children if c.type in ("identifier", "attribute"))
 
 
 def _scope(node: ts.Node, module: str) -> str:

@@ -72,6 +72,7 @@ class ParsedFile:
     imports: tuple[tuple[str, str], ...] = ()
     module: str | None = None
     loc: int = 0
+    bases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # Python class → base names as written
 
 
 def language_for(path: str) -> Language | None:
@@ -118,8 +119,8 @@ def parse_source(
         from mapper.ingest import _python
 
         mod = module if module is not None else python_module(path)
-        symbols, refs, imports = _python.extract(path, tree.root_node, mod)
-        return ParsedFile(path, language, symbols, refs, tuple(warnings), imports, mod, loc)
+        symbols, refs, imports, bases = _python.extract(path, tree.root_node, mod)
+        return ParsedFile(path, language, symbols, refs, tuple(warnings), imports, mod, loc, bases)
     from mapper.ingest import _cfamily
 
     symbols, refs = _cfamily.extract(path, tree.root_node, language)

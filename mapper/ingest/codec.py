@@ -64,11 +64,21 @@ def encode(pf: ParsedFile) -> Flat:
         )
         for r in pf.references
     )
-    return (path, pf.language.value, symbols, refs, pf.warnings, pf.imports, pf.module, pf.loc)
+    return (
+        path,
+        pf.language.value,
+        symbols,
+        refs,
+        pf.warnings,
+        pf.imports,
+        pf.module,
+        pf.loc,
+        pf.bases,
+    )
 
 
 def decode(flat: Flat) -> ParsedFile:
-    path, language, symbols, refs, warnings, imports, module, loc = flat
+    path, language, symbols, refs, warnings, imports, module, loc, bases = flat
     return ParsedFile(
         path,
         Language(language),
@@ -93,6 +103,7 @@ def decode(flat: Flat) -> ParsedFile:
         imports,
         module,
         loc,
+        bases,
     )
 
 

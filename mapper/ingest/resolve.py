@@ -44,12 +44,18 @@ class Resolver:
             list
         )  # name → (method, module)
         self.paths: dict[str, list[str]] = defaultdict(list)  # basename → file paths
-        for pf in parsed:
+        files = list(parsed)
+        for pf in files:
             self.paths[PurePosixPath(pf.path).name].append(pf.path)
             if pf.language is Language.PYTHON and pf.module is not None:
                 self.modules.setdefault(pf.module, pf.path)
             for sym in pf.symbols:
                 self._index(sym, pf.module)
+        self.bases: dict[str, list[str]] = {}  # class qualname → resolved base qualnames
+        for pf in files:
+            for cls, written in pf.bases:
+                found = [self.python_name(pf, name) for name in written]
+                self.bases[cls] = [b.qualname for b in found if b is not None]
 
     def _index(self, sym: Symbol, module: str | None) -> None:
         if sym.language is Language.PYTHON:
@@ -105,12 +111,15 @@ class Resolver:
         return self.py.get(name)
 
     def _python_call(self, pf: ParsedFile, ref: Reference) -> tuple[Symbol, float] | None:
-        target = _ARGS.sub("", _ARGS.sub("", ref.target))
-        parts = target.split(".")
-        if parts[0] in ("self", "cls") and ref.scope and len(parts) == 2:
+        raw = ref.target
+        is_super = raw.startswith("super().")
+        target = _ARGS.sub("", _ARGS.sub("", raw.removeprefix("super().")))
+        parts = ["super()", *target.split(".")] if is_super else target.split(".")
+        if parts[0] in ("self", "cls", "super()") and ref.scope and len(parts) == 2:
             owner = self._enclosing_class(ref.scope)
-            if owner is not None and f"{owner}.{parts[1]}" in self.py:
-                return self.py[f"{owner}.{parts[1]}"], 1.0
+            member = self.member(owner, parts[1], skip_own=parts[0] == "super()") if owner else None
+            if member is not None:
+                return member, 1.0
         found = self.python_name(pf, target)
         if found is not None:
             return found, 1.0
@@ -123,6 +132,21 @@ class Resolver:
             candidates = [m for m, mod in self.methods.get(parts[-1], []) if mod in modules]
             if len(candidates) == 1:
                 return candidates[0], 0.6
+        return None
+
+    def member(self, cls: str, name: str, *, skip_own: bool = False) -> Symbol | None:
+        """``cls.name`` or the first base class (breadth first) that defines it."""
+        queue, seen = [cls], {cls}
+        while queue:
+            current = queue.pop(0)
+            if not (skip_own and current == cls):
+                found = self.py.get(f"{current}.{name}")
+                if found is not None:
+                    return found
+            for base in self.bases.get(current, []):
+                if base not in seen:
+                    seen.add(base)
+                    queue.append(base)
         return None
 
     def _enclosing_class(self, scope: str) -> str | None:

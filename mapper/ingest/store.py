@@ -32,7 +32,7 @@ from mapper.errors import StoreError
 from mapper.ingest import codec  # noqa: F401 - registers the fast reducers
 from mapper.model import SCHEMA_VERSION
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 KEEP = 2
 
 

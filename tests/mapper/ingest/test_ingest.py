@@ -164,3 +164,12 @@ def test_component_page_without_layer_takes_its_components_layer(minirepo: Path)
     assert graph.node("doc:docs/runtime/core.md")["layer"] == "runtime"  # from the id prefix
     assert graph.node("component:runtime.core")["layer"] == "runtime"
     assert "doc:docs/runtime/core.md" not in {h.node for h in report.holes}
+
+
+def test_inherited_and_super_calls_resolve_to_the_base_method(
+    built: tuple[IngestReport, MapGraph],
+) -> None:
+    _, g = built
+    calls = _edges(g, EdgeKind.CALLS)
+    # FusePass.run calls super().run(...): Pass.run, found through the class's bases
+    assert ("symbol:compiler.passes.FusePass.run", "symbol:compiler.passes.Pass.run") in calls

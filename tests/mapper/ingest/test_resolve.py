@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from mapper.ingest.code import parse_source
+from mapper.ingest.resolve import Resolver
+from mapper.model import Language
+
+BASE = b"class Base:\n    def helper(self) -> int:\n        return 1\n"
+CHILD = (
+    b"from pkg.base import Base as B\n"
+    b"class Mid(B):\n    pass\n"
+    b"class Child(Mid):\n"
+    b"    def helper(self) -> int:\n        return super().helper()\n"
+    b"    def go(self) -> int:\n        return self.helper() + self.missing()\n"
+)
+
+
+def _resolve(targets: list[str]) -> dict[str, str | None]:
+    base = parse_source("pkg/base.py", BASE, Language.PYTHON)
+    child = parse_source("pkg/child.py", CHILD, Language.PYTHON)
+    resolver = Resolver([base, child])
+    out: dict[str, str | None] = {}
+    for ref in child.references:
+        if ref.kind == "call" and ref.target in targets:
+            found = resolver.call(child, ref)
+            out[f"{ref.scope}:{ref.target}"] = found[0].qualname if found else None
+    return out
+
+
+def test_self_super_and_inherited_members() -> None:
+    assert _resolve(["super().helper", "self.helper", "self.missing"]) == {
+        "pkg.child.Child.helper:super().helper": "pkg.base.Base.helper",  # through Mid
+        "pkg.child.Child.go:self.helper": "pkg.child.Child.helper",  # own method first
+        "pkg.child.Child.go:self.missing": None,
+    }
+
+
+def test_includes_prefer_the_same_folder() -> None:
+    a = parse_source("drv/a/x.h", b"int f(void);\n", Language.C)
+    b = parse_source("drv/b/x.h", b"int g(void);\n", Language.C)
+    src = parse_source(
+        "drv/b/main.c", b'#include "x.h"\nint main(void) { return f(); }\n', Language.C
+    )
+    resolver = Resolver([a, b, src])
+    include = next(r for r in src.references if r.kind == "include")
+    assert resolver.import_file(src, include) == "drv/b/x.h"
+    call = next(r for r in src.references if r.kind == "call")
+    found = resolver.call(src, call)
+    assert found is not None and found[0].location.path == "drv/a/x.h"
