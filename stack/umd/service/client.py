@@ -71,7 +71,15 @@ class RemoteTranslated(NamedTuple):
 
 
 class UmdClient:
-    """Client of one ``InstructionTranslator`` at ``target`` (``host:port``). Thread-safe."""
+    """Client of one ``InstructionTranslator`` at ``target`` (``host:port``). Thread-safe.
+
+    ``policy``: per-call deadline and retry window. ``shm_threshold``: transfers of at least
+    this many bytes use shared memory. ``keepalive_timeout_ms``: the session's expiry on the
+    server (0: the server's default); ``keepalive_interval_s``: if set, a background thread
+    sends KeepAlive that often (otherwise an idle session expires, and the next call recovers
+    it like after a restart). ``journal``: keep written data to replay after a recovery.
+    Lifetime: :meth:`close` destroys the session and closes the channel.
+    """
 
     def __init__(
         self,
@@ -82,6 +90,7 @@ class UmdClient:
         chunk_size: int = 256 << 10,
         max_message_bytes: int = 64 << 20,
         keepalive_timeout_ms: int = 0,
+        keepalive_interval_s: float | None = None,
         journal: bool = True,
     ) -> None:
         self.target = target
@@ -110,6 +119,13 @@ class UmdClient:
         self._protos: dict[OpRequest, pb.OpRequest] = {}
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._pinger: threading.Thread | None = None
+        if keepalive_interval_s is not None:
+            self._pinger = threading.Thread(
+                target=self._ping, args=(keepalive_interval_s,), name="umd-keepalive", daemon=True
+            )
+            self._pinger.start()
 
     # -- plumbing -------------------------------------------------------------------------
     def _raw(self, method: str, request: Any, timeout_s: float | None = None) -> Any:
@@ -310,8 +326,22 @@ class UmdClient:
     def echo(self, payload: bytes = b"") -> bytes:
         return bytes(self._raw("Echo", pb.EchoRequest(payload=payload)).payload)
 
+    def _ping(self, interval_s: float) -> None:
+        """Background KeepAlive of the session while the client is open (optional)."""
+        while not self._stop.wait(interval_s):
+            sid = self.session_id
+            if sid is None:
+                continue
+            try:
+                self.stub.KeepAlive(pb.KeepAliveRequest(session_id=sid), timeout=interval_s)
+            except grpc.RpcError as err:  # the next real call recovers; nothing to do here
+                log.debug("KeepAlive: %s", err.code())
+
     def close(self) -> None:
         """Destroy the session (best effort) and close the channel."""
+        self._stop.set()
+        if self._pinger is not None:
+            self._pinger.join(5)
         if self.session_id is not None:
             try:
                 self.stub.DestroySession(

@@ -377,3 +377,19 @@ def test_client_free_releases_device_memory(client: UmdClient, server: UmdServer
         client.translate(
             OpRequest.make(OpKind.RELU, [TensorDesc(va, (4,), F)], [TensorDesc(va, (4,), F)])
         )
+
+
+def test_background_keepalive_holds_the_session(server: UmdServer) -> None:
+    target = f"127.0.0.1:{server.port}"
+    with (
+        UmdClient(target, keepalive_timeout_ms=400, keepalive_interval_s=0.1) as kept,
+        UmdClient(target, keepalive_timeout_ms=400) as idle,
+    ):
+        k, i = kept.session(), idle.session()
+        va = idle.alloc(64)
+        idle.write(va, b"\x07" * 64)
+        time.sleep(1.5)
+        assert kept.session() == k
+        server.umd.sessions.get(k)  # still live
+        assert idle.read(va, 64) == b"\x07" * 64  # expired meanwhile; recovered transparently
+        assert idle.session() != i and idle.recoveries == 1 and kept.recoveries == 0
