@@ -393,3 +393,36 @@ def test_background_keepalive_holds_the_session(server: UmdServer) -> None:
         server.umd.sessions.get(k)  # still live
         assert idle.read(va, 64) == b"\x07" * 64  # expired meanwhile; recovered transparently
         assert idle.session() != i and idle.recoveries == 1 and kept.recoveries == 0
+
+
+def test_calls_beyond_max_inflight_are_resource_exhausted() -> None:
+    srv = UmdServer(ServerConfig(port=0, backend="numpy", max_inflight=1))
+    srv.start()
+    try:
+        stub = pb_grpc.InstructionTranslatorStub(grpc.insecure_channel(f"127.0.0.1:{srv.port}"))
+        sid = stub.CreateSession(pb.CreateSessionRequest(), timeout=5).session_id
+        va = stub.AllocMemory(pb.AllocRequest(session_id=sid, nbytes=4096), timeout=5).device_addr
+        inside, release = threading.Event(), threading.Event()
+
+        def held():  # an upload that stays in flight until released
+            payload = b"\x00" * 16
+            yield pb.TensorChunk(
+                session_id=sid, device_addr=va, payload=payload, checksum=zlib.crc32(payload)
+            )
+            inside.set()
+            release.wait(10)
+
+        t = threading.Thread(target=lambda: stub.StreamTensorData(held(), timeout=20))
+        t.start()
+        assert inside.wait(10)
+        deadline = time.monotonic() + 10
+        while srv.service._inflight < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with pytest.raises(grpc.RpcError) as info:
+            stub.KeepAlive(pb.KeepAliveRequest(session_id=sid), timeout=5)
+        assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+        release.set()
+        t.join(10)
+        stub.KeepAlive(pb.KeepAliveRequest(session_id=sid), timeout=5)  # capacity is back
+    finally:
+        srv.stop()
