@@ -140,3 +140,23 @@ def test_keepalive_expiry_reclaims_the_session(umd: Umd) -> None:
         umd.sessions.get(s.key)
     assert umd.sessions.get(kept.key) is kept
     assert umd.sessions.expired_count == 1
+
+
+@pytest.mark.gpu
+def test_the_same_blobs_run_on_the_cupy_backend() -> None:
+    with Umd("cupy") as gpu:
+        s = gpu.create_session()
+        x = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+        w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+        X, W, Y = _put(s, x), _put(s, w), _out(s, (2, 4, 6, 6))
+        st = s.create_stream()
+        t = s.translate(OpRequest.make(OpKind.CONV2D, [X, W], [Y], relu=1))
+        s.wait(s.submit(st, [t]), 30)
+        with Umd("numpy") as cpu:
+            c = cpu.create_session()
+            Xc, Wc, Yc = _put(c, x), _put(c, w), _out(c, (2, 4, 6, 6))
+            tc = c.translate(OpRequest.make(OpKind.CONV2D, [Xc, Wc], [Yc], relu=1))
+            c.wait(c.submit(c.create_stream(), [tc]), 30)
+            np.testing.assert_allclose(
+                s.read(Y.addr, Y.shape, F), c.read(Yc.addr, Yc.shape, F), rtol=1e-4, atol=1e-5
+            )
