@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mapper.config import StackmapConfig, load_config
-from mapper.errors import UnknownNameError
+from mapper.errors import StoreError, UnknownNameError
 from mapper.graph import MapGraph
 from mapper.model import NodeKind
 
@@ -174,8 +174,25 @@ def search(
     return hits[:limit]
 
 
+def resolve_id(graph: MapGraph, raw: str) -> str:
+    """``raw`` when it is a node id, else the one node ``<kind>:raw`` (``umd_kmd.submit`` →
+    ``interface:umd_kmd.submit``); StoreError when there is none or several."""
+    if raw in graph:
+        return raw
+    found = [f"{k.value}:{raw}" for k in NodeKind if f"{k.value}:{raw}" in graph]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise StoreError(f"{raw!r} is ambiguous: {', '.join(found)}", node=raw)
+    raise StoreError(f"no node {raw!r} on the map", node=raw)
+
+
 def show(graph: MapGraph, node_id: str) -> dict[str, Any]:
-    """A node's attributes with its outgoing and incoming edges (StoreError when absent)."""
+    """A node's attributes with its outgoing and incoming edges (StoreError when absent).
+
+    ``node_id`` may leave out its kind prefix when that names one node.
+    """
+    node_id = resolve_id(graph, node_id)
     data = dict(graph.node(node_id))
     out = [{"to": dst, **edge} for dst, edge in graph.out_edges(node_id)]
     into = [{"from": src, **edge} for src, edge in graph.in_edges(node_id)]

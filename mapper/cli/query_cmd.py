@@ -60,7 +60,7 @@ def show(
     if as_json:
         emit_json(record)
         return
-    typer.echo(node_id)
+    typer.echo(record["id"])
     for key, value in sorted(record["node"].items()):
         if value not in (None, "", [], {}):
             typer.echo(f"  {key}: {value}")

@@ -262,17 +262,23 @@ def _add_references(
 
 
 def _component_dependencies(graph: MapGraph) -> None:
-    """Cross-component imports and calls lifted to component → component edges."""
-    lifted: dict[tuple[str, str, str], Location | None] = {}
+    """Cross-component imports and calls lifted to component → component edges, as sure as
+    the surest code edge under them (first location kept)."""
+    lifted: dict[tuple[str, str, str], tuple[Location | None, float, str]] = {}
     nodes = graph.nx.nodes
     for src, dst, data in graph.nx.edges(data=True):
         kind = data["kind"]
         if kind != "imports" and kind != "calls":
             continue
         a, b = nodes[src].get("component"), nodes[dst].get("component")
-        if a and b and a != b and nodes[src]["kind"] != "test":
-            key = (f"component:{a}", f"component:{b}", kind)
-            if key not in lifted:
-                lifted[key] = Location(data["path"], data["line"]) if data.get("path") else None
-    for (a, b, kind), where in sorted(lifted.items(), key=lambda kv: kv[0]):
-        graph.add_edge(a, b, EdgeAttrs(EdgeKind(kind), TC, 1.0, where))
+        if not a or not b or a == b or nodes[src]["kind"] == "test":
+            continue
+        key = (f"component:{a}", f"component:{b}", kind)
+        old = lifted.get(key)
+        if old is None:
+            where = Location(data["path"], data["line"]) if data.get("path") else None
+            lifted[key] = (where, data["confidence"], data["provenance"])
+        elif data["confidence"] > old[1]:
+            lifted[key] = (old[0], data["confidence"], data["provenance"])
+    for (a, b, kind), (where, conf, prov) in sorted(lifted.items(), key=lambda kv: kv[0]):
+        graph.add_edge(a, b, EdgeAttrs(EdgeKind(kind), Provenance(prov), conf, where))

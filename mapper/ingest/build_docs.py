@@ -105,10 +105,11 @@ def build_contracts(
                 comp = graph.node(caller).get("component")
                 if comp and comp != provider:
                     loc = Location(data["path"], data["line"]) if data.get("path") else None
+                    prov = Provenance(data["provenance"])  # as sure as the call it rests on
                     graph.add_edge(
                         f"component:{comp}",
                         iid,
-                        EdgeAttrs(EdgeKind.CONSUMES, Provenance.TREE_SITTER, location=loc),
+                        EdgeAttrs(EdgeKind.CONSUMES, prov, data["confidence"], loc),
                     )
 
 

@@ -128,10 +128,29 @@ class Resolver:
             if nested is not None:
                 return nested, 1.0
         if len(parts) >= 2:
-            modules = {t for _, t in pf.imports} | {pf.module or ""}
-            candidates = [m for m, mod in self.methods.get(parts[-1], []) if mod in modules]
-            if len(candidates) == 1:
-                return candidates[0], 0.6
+            return self._method_by_name(pf, ref.scope, parts)
+        return None
+
+    def _method_by_name(
+        self, pf: ParsedFile, scope: str | None, parts: list[str]
+    ) -> tuple[Symbol, float] | None:
+        """``obj.attr.m()`` on an object of unknown type: the one method ``m`` of a class the
+        file imports (0.7), else of a class in a module it imports or its own module (0.6);
+        the enclosing class is no candidate for ``self.attr.m()``."""
+        bound = {t for _, t in pf.imports}
+        modules = bound | {t.rpartition(".")[0] for t in bound} | {pf.module or ""}
+        own = self._enclosing_class(scope) if scope and parts[0] == "self" else None
+        named = [
+            (m, mod)
+            for m, mod in self.methods.get(parts[-1], [])
+            if m.qualname.rpartition(".")[0] != own
+        ]
+        imported = [m for m, _ in named if m.qualname.rpartition(".")[0] in bound]
+        if len(imported) == 1:
+            return imported[0], 0.7
+        nearby = [m for m, mod in named if mod in modules]
+        if not imported and len(nearby) == 1:
+            return nearby[0], 0.6
         return None
 
     def member(self, cls: str, name: str, *, skip_own: bool = False) -> Symbol | None:

@@ -43,6 +43,10 @@ def test_ingest_search_show_ls(minirepo: Path) -> None:
     assert [r["id"] for r in layers] == ["layer:compiler", "layer:runtime", "layer:driver"]
     text = _run("ls", "--kind", "component", "--layer", "driver", "-C", str(minirepo)).stdout
     assert "component:driver.mini  [driver]  proto/mini.proto:1  HOLE: missing upstream" in text
+    short = json.loads(
+        _run("show", "runtime_driver.free_pages", "-C", str(minirepo), "--json").stdout
+    )
+    assert short["id"] == "interface:runtime_driver.free_pages"
     missing = _run("show", "symbol:nope", "-C", str(minirepo))
     assert missing.returncode == 2 and "no node 'symbol:nope'" in missing.stderr
 

@@ -46,3 +46,25 @@ def test_includes_prefer_the_same_folder() -> None:
     call = next(r for r in src.references if r.kind == "call")
     found = resolver.call(src, call)
     assert found is not None and found[0].location.path == "drv/a/x.h"
+
+
+def test_attribute_calls_on_unknown_objects_use_imported_classes() -> None:
+    device = parse_source(
+        "kmd/device.py",
+        b"class Device:\n    def free(self, va: int) -> None:\n        pass\n",
+        Language.PYTHON,
+    )
+    pool = parse_source(
+        "umd/pool.py",
+        b"from kmd.device import Device\n"
+        b"class Pool:\n"
+        b"    def __init__(self, device: Device) -> None:\n        self._device = device\n"
+        b"    def free(self, va: int) -> None:\n        self._device.free(va)\n",
+        Language.PYTHON,
+    )
+    resolver = Resolver([device, pool])
+    call = next(r for r in pool.references if r.target == "self._device.free")
+    found = resolver.call(pool, call)
+    # Pool.free (the enclosing class) is no candidate; Device is imported by the file
+    assert found is not None and found[0].qualname == "kmd.device.Device.free"
+    assert found[1] == 0.7
