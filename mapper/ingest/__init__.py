@@ -7,6 +7,7 @@ runs the whole pipeline (:mod:`mapper.ingest.pipeline`) and persists a new map v
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from mapper.config import StackmapConfig, load_config
@@ -36,7 +37,14 @@ def ingest(
     """
     from mapper.ingest.pipeline import run
 
-    return run(root, config, embed=embed, progress=progress, full=full)
+    # The run allocates many small, acyclic records: the cyclic collector only costs time here.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return run(root, config, embed=embed, progress=progress, full=full)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def load_map(root: Path, config: StackmapConfig | None = None) -> MapGraph:
