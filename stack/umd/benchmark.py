@@ -10,7 +10,8 @@ rotation so that machine noise hits the figures alike:
 * ``grpc_translate_us_p50`` — ``TranslateOp`` (pre-built request, ``translate_only``): the
   translation's cost on top of the floor;
 * ``single_op_rtt_us`` / ``batch64_per_op_us`` — ``UmdClient.translate`` of one op, and
-  ``UmdClient.translate_batch`` of 64 ops divided by 64 (both ``submit=False``);
+  ``UmdClient.translate_batch`` of 64 ops (same shapes, 64 distinct output buffers, like a
+  model's repeated layers) divided by 64 (both ``submit=False``);
 * the ``*_submit_*`` figures: the same calls also submitting. With the NumPy backend the
   "device" executes the kernels on the server's own CPU, so these include simulated device
   time competing with the server for the two cores — not a translation cost.
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -115,7 +117,13 @@ def over_grpc(n: int = 1000, batch: int = 64) -> dict[str, float]:
             only = request_to_proto(req, sid)
             only.translate_only = True
             full = request_to_proto(req, sid)
-            stub, reqs = c.stub, [req] * batch
+            # a batch like a model's layers: same shapes (cache hits), distinct outputs
+            ys = [c.alloc(req.outputs[0].byte_size) for _ in range(batch - 1)]
+            reqs = [req] + [
+                OpRequest(req.op, req.inputs, (replace(req.outputs[0], addr=y),), req.attrs)
+                for y in ys
+            ]
+            stub = c.stub
             transport = {
                 "grpc_echo_us_p50": lambda: stub.Echo(echo, timeout=5),
                 "grpc_translate_us_p50": lambda: stub.TranslateOp(only, timeout=5),

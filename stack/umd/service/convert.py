@@ -157,8 +157,8 @@ def request_to_proto(req: OpRequest, session_id: int = 0, request_id: int = 0) -
 _HEADERS: dict[bytes, tuple[pb.HardwareInstruction, tuple[int, ...]]] = {}
 
 
-def instruction(blob: bytes) -> pb.HardwareInstruction:
-    """The proto form of one blob: the blob itself plus its header fields, read in place.
+def fill_instruction(out: pb.HardwareInstruction, blob: bytes) -> None:
+    """Fill ``out`` (in place: no message copies) with one blob and its header fields.
 
     The header-derived part (kernel id, launch config, where the addresses are) is memoised
     by the header's bytes.
@@ -173,28 +173,45 @@ def instruction(blob: bytes) -> pb.HardwareInstruction:
         if len(_HEADERS) >= 4096:
             _HEADERS.clear()
         _HEADERS[head] = memo
-    out = pb.HardwareInstruction()
-    out.CopyFrom(memo[0])
+    out.MergeFrom(memo[0])
     out.instruction_blob = blob
     unpack = _ADDR.unpack_from
     out.param_addrs.extend([unpack(blob, off)[0] for off in memo[1]])
+
+
+def instruction(blob: bytes) -> pb.HardwareInstruction:
+    """The proto form of one blob (see :func:`fill_instruction`)."""
+    out = pb.HardwareInstruction()
+    fill_instruction(out, blob)
     return out
 
 
-_OK = pb.Status(code=0)
+def fill_response(
+    out: pb.OpResponse,
+    t: Translated,
+    request_id: int,
+    latency_us: int,
+    fence_value: int = 0,
+    status: bool = True,
+) -> pb.OpResponse:
+    """Fill ``out`` in place with the response for one op (``status=False``: inside a batch,
+    whose own status counts)."""
+    if status:
+        out.status.code = 0
+    add = out.instructions.add
+    for blob in t.blobs:
+        fill_instruction(add(), blob)
+    out.translate_latency_us = latency_us
+    out.request_id = request_id
+    out.cache_hit = t.cache_hit
+    out.fence_value = fence_value
+    out.submitted = fence_value != 0
+    out.primary = t.primary
+    return out
 
 
 def response_for(
-    t: Translated, request_id: int, latency_us: int, fence_value: int = 0, status: bool = True
+    t: Translated, request_id: int, latency_us: int, fence_value: int = 0
 ) -> pb.OpResponse:
-    """The response for one op (``status=False``: inside a batch, whose status counts)."""
-    return pb.OpResponse(
-        status=_OK if status else None,
-        instructions=[instruction(b) for b in t.blobs],
-        translate_latency_us=latency_us,
-        request_id=request_id,
-        cache_hit=t.cache_hit,
-        fence_value=fence_value,
-        submitted=fence_value != 0,
-        primary=t.primary,
-    )
+    """The response for one op."""
+    return fill_response(pb.OpResponse(), t, request_id, latency_us, fence_value)

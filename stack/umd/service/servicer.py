@@ -23,7 +23,7 @@ from stack.umd.driver import Umd
 from stack.umd.errors import InvalidRequestError
 from stack.umd.service import umd_pb2 as pb
 from stack.umd.service import umd_pb2_grpc as pb_grpc
-from stack.umd.service.convert import RequestDecoder, response_for
+from stack.umd.service.convert import RequestDecoder, fill_response, response_for
 from stack.umd.service.shm import ShmRegistry
 from stack.umd.service.status import abort
 from stack.umd.session import UmdSession
@@ -184,13 +184,11 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
             if request.wait:
                 session.wait(ticket, self._timeout(0, context))
         per_op = latency // len(done)
-        responses = [
-            response_for(t, m.request_id, per_op, fence, status=False)
-            for t, m in zip(done, request.ops, strict=True)
-        ]
-        response = pb.BatchOpResponse(
-            status=_OK, responses=responses, fence_value=fence, translate_latency_us=latency
-        )
+        response = pb.BatchOpResponse(fence_value=fence, translate_latency_us=latency)
+        response.status.code = 0
+        add = response.responses.add
+        for t, m in zip(done, request.ops, strict=True):
+            fill_response(add(), t, m.request_id, per_op, fence, status=False)
         self._remember(session, request.request_id, response)
         return response
 
