@@ -194,6 +194,9 @@ class Driver:
     def wait_fence(self, a: io.WaitFenceArgs) -> None:
         with self._lock:
             f = self._fence(a.ctx, a.fence)
+            queue = f.signaler
+        if queue is not None and a.timeout_s != 0:
+            queue.help_until(f, a.value)
         f.wait(a.value, a.timeout_s)
 
     def on_fence(self, a: io.OnFenceArgs) -> None:
@@ -219,6 +222,7 @@ class Driver:
             launches, allocs = self.planner.bind_all(a.blobs, a.ctx, self.space)
             before = fence.scheduled
             fence.schedule(value)
+            fence.signaler = q
             cmd = Command(launches, fence, value, waits, allocs)
             for alloc in cmd.allocs:
                 alloc.inflight += 1

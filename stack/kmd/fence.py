@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from stack.kmd.errors import FenceFailedError, FenceTimeoutError, InvalidArgumentError
 from stack.kmd.faults import FaultRecord
@@ -23,7 +24,7 @@ log = logging.getLogger(__name__)
 class TimelineFence:
     """One timeline semaphore owned by a context."""
 
-    __slots__ = ("_callbacks", "_cv", "ctx", "failure", "fid", "scheduled", "value")
+    __slots__ = ("_callbacks", "_cv", "ctx", "failure", "fid", "scheduled", "signaler", "value")
 
     def __init__(self, fid: int, ctx: int, initial: int = 0) -> None:
         self.fid = fid
@@ -31,6 +32,7 @@ class TimelineFence:
         self.value = initial
         self.scheduled = initial  # highest value a submitted command will signal
         self.failure: FaultRecord | None = None
+        self.signaler: Any = None  # the CommandQueue of the latest submit that signals this fence
         self._cv = threading.Condition(threading.Lock())
         self._callbacks: list[tuple[int, FenceCallback]] = []
 

@@ -5,8 +5,9 @@ queue's worker thread executes commands strictly in order: it waits for each com
 ``waits`` fences, runs its launches, releases its memory references, then signals its fence.
 A fault stops the queue: the failing command's fence fails with the fault, the pending ones
 are dropped (their fences fail too, so nothing hangs) and submissions are refused with
-QueueFaultedError until :meth:`CommandQueue.reset`. Fence callbacks run on the worker
-thread: they must not reset or destroy their own queue.
+QueueFaultedError until :meth:`CommandQueue.reset`. A thread waiting on a fence may run the
+ready commands itself (:meth:`CommandQueue.help_until`) instead of sleeping. Fence callbacks run
+on the thread that completes the command: they must not reset or destroy their own queue.
 """
 
 from __future__ import annotations
@@ -173,33 +174,61 @@ class CommandQueue:
                 )
             cmd.fence.fail(record)
 
+    def help_until(self, fence: TimelineFence, value: int) -> None:
+        """Work-conserving wait: run this queue's ready commands on the calling thread, in ring
+        order, until ``fence`` reaches ``value``; return early whenever the worker is busy, the
+        queue is empty, stopped or resetting, a fault injection is pending, or the next command
+        still waits on a fence. Saves the two thread handoffs of waking the worker and being
+        woken; a command runs exactly as on the worker (same faults, same completion)."""
+        while fence.value < value and fence.failure is None:
+            with self._cv:
+                if (
+                    self._busy
+                    or self._rptr == self._wptr
+                    or self.fault is not None
+                    or self._inject
+                    or self._closed
+                    or self._cancel.is_set()
+                ):
+                    return
+                cmd = self._ring[self._rptr % self.capacity]
+                if cmd is None or any(f.value < v or f.failure for f, v in cmd.waits):
+                    return
+                self._busy = True
+            self._complete(cmd, self._execute(cmd, None))
+
     def _run(self) -> None:
         while True:
             with self._cv:
-                self._cv.wait_for(lambda: self._rptr < self._wptr or self._closed)
+                self._cv.wait_for(
+                    lambda: not self._busy and (self._rptr < self._wptr or self._closed)
+                )
                 if self._rptr == self._wptr:
                     return
                 cmd = self._ring[self._rptr % self.capacity]
                 assert cmd is not None
                 self._busy = True
                 injected = self._take_injection()
-            fault = self._execute(cmd, injected)
-            self._release(cmd)
-            if fault is None:
-                cmd.fence.signal(cmd.value)
-            else:
-                with self._cv:
-                    self.fault = fault
-                    self.faults += 1
-                    dropped = self._take_pending()
-                cmd.fence.fail(fault)
-                self._finish_dropped(dropped, fault)
+            self._complete(cmd, self._execute(cmd, injected))
+
+    def _complete(self, cmd: Command, fault: FaultRecord | None) -> None:
+        """Retire the command at the read pointer: release memory, then signal or fail."""
+        self._release(cmd)
+        if fault is None:
+            cmd.fence.signal(cmd.value)
+        else:
             with self._cv:
-                self._ring[self._rptr % self.capacity] = None
-                self._rptr += 1
-                self.completed += fault is None
-                self._busy = False
-                self._cv.notify_all()
+                self.fault = fault
+                self.faults += 1
+                dropped = self._take_pending()
+            cmd.fence.fail(fault)
+            self._finish_dropped(dropped, fault)
+        with self._cv:
+            self._ring[self._rptr % self.capacity] = None
+            self._rptr += 1
+            self.completed += fault is None
+            self._busy = False
+            self._cv.notify_all()
 
     def _take_injection(self) -> FaultKind | None:
         for entry in self._inject:

@@ -262,3 +262,26 @@ def test_host_signal_must_exceed_scheduled_values(rig) -> None:  # type: ignore[
     with pytest.raises(InvalidArgumentError):
         dev.signal_fence(rig.ctx, gate, 2)  # timelines never go back
     assert dev.fence_value(rig.ctx, gate) == 3
+
+
+def test_waiting_thread_runs_ready_work_itself(rig) -> None:  # type: ignore[no-untyped-def]
+    acc = rig.put(np.zeros(8, np.float32))
+    one = rig.put(np.ones(8, np.float32))
+    blob = rig.blob(KernelId.ADD, [acc, one, acc])
+    seen: list[tuple[int, object, int]] = []
+    for _ in range(100):  # the callback is registered first: it runs on the completing thread
+        rig.dev.on_fence(
+            rig.ctx,
+            rig.fence,
+            rig.value + 1,
+            lambda r, f: seen.append((r, f, threading.get_ident())),
+        )
+        v = rig.submit([blob])
+        rig.dev.wait_fence(rig.ctx, rig.fence, v, timeout_s=10)
+    np.testing.assert_array_equal(rig.dev.read_array(rig.ctx, acc.addr, (8,), DType.F32), 100.0)
+    assert [r for r, _, _ in seen] == list(range(1, 101))  # each callback once, in order
+    assert all(f is None for _, f, _ in seen)
+    # work-conserving waits: the waiting (main) thread completed some commands itself
+    assert threading.get_ident() in {t for _, _, t in seen}
+    s = rig.dev.stats()
+    assert (s.submitted, s.completed) == (100, 100)
