@@ -22,16 +22,21 @@ def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, I
     root = tmp_path_factory.mktemp("embedded") / "minirepo"
     shutil.copytree(MINIREPO, root, ignore=shutil.ignore_patterns(".stackmap"))
     real_connect = socket.socket.connect
+    attempts: list[object] = []  # recorded too, in case a background thread swallows the error
 
     def refuse(self: socket.socket, address: object) -> None:
         if isinstance(address, tuple):  # network, not a local unix socket
-            raise AssertionError(f"network access during ingest: {address}")
+            attempts.append(address)
+            raise OSError(f"network access during ingest: {address}")
         real_connect(self, address)  # type: ignore[arg-type]
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HF_HUB_OFFLINE", "1")
         mp.setattr(socket.socket, "connect", refuse)
+        mp.setattr(socket.socket, "connect_ex", refuse)
         report = ingest(root, embed=True, progress=False)
+        search(root, "device memory")  # a query embeds too
+    assert attempts == []
     yield root, report
 
 
