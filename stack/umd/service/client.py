@@ -117,6 +117,7 @@ class UmdClient:
         self.addresses = AddressMap()
         self._writes: list[tuple[int, bytes]] = []
         self._protos: dict[OpRequest, pb.OpRequest] = {}
+        self._by_id: dict[int, tuple[OpRequest, pb.OpRequest]] = {}
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -195,6 +196,7 @@ class UmdClient:
                 )
                 self.addresses.rebind(e, r.device_addr)
             self._protos.clear()
+            self._by_id.clear()
             for addr, data in self._writes:
                 self._write_stream(self.resolve(addr), data)
             self.recoveries += 1
@@ -220,6 +222,7 @@ class UmdClient:
         with self._lock:
             self._writes = [w for w in self._writes if not e.handle <= w[0] < e.handle + e.nbytes]
         self._protos.clear()
+        self._by_id.clear()
 
     def write(self, addr: int, data: bytes | np.ndarray) -> None:
         """Upload host data (chunked stream; shared memory at or above ``shm_threshold``)."""
@@ -256,7 +259,14 @@ class UmdClient:
 
     # -- translation ----------------------------------------------------------------------
     def _op(self, req: OpRequest) -> pb.OpRequest:
-        """The proto of an op with current addresses, memoised (reset when addresses move)."""
+        """The proto of an op with current addresses, memoised (reset when addresses move).
+
+        Looked up by identity first (a caller re-sending the same request objects — a model's
+        steady state — pays no hashing), then by value.
+        """
+        hit = self._by_id.get(id(req))
+        if hit is not None and hit[0] is req:  # the memo holds req, so its id is not reused
+            return hit[1]
         m = self._protos.get(req)
         if m is None:
             live = req
@@ -274,6 +284,9 @@ class UmdClient:
             if len(self._protos) >= 4096:
                 self._protos.clear()
             self._protos[req] = m
+        if len(self._by_id) >= 4096:
+            self._by_id.clear()
+        self._by_id[id(req)] = (req, m)
         return m
 
     def _proto(self, req: OpRequest, sid: int, rid: int) -> pb.OpRequest:
