@@ -36,12 +36,15 @@ def ingest(
     config and StoreError when the store cannot be written or the vector store reached.
     """
     from mapper.ingest.pipeline import run
+    from mapper.ingest.store import Store
 
+    config = config or load_config(root)
     # The run allocates many small, acyclic records: the cyclic collector only costs time here.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return run(root, config, embed=embed, progress=progress, full=full)
+        with Store(config.store_path).lock():
+            return run(root, config, embed=embed, progress=progress, full=full)
     finally:
         if collecting:
             gc.enable()

@@ -11,16 +11,18 @@
 
 A new version is written into a temporary folder, renamed into place, and only then is
 ``current`` replaced (``os.replace``), so a crash at any point leaves the previous version in
-use. The two newest versions are kept. Single writer: two concurrent ingests of one store are
-not supported.
+use. The two newest versions are kept. Writers serialise on an flock of ``<store>/lock``;
+readers never wait (they read whichever version ``current`` names).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,27 @@ class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.versions = path / "versions"
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the store's writer lock (an flock on ``<store>/lock``); a second ingest of the
+        same store waits for the first to finish."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            handle = (self.path / "lock").open("a+b")
+        except OSError as exc:
+            raise StoreError(f"cannot lock the store: {exc}", path=str(self.path)) from exc
+        with handle:
+            try:
+                import fcntl
+            except ImportError:  # no flock on this platform: single writer by convention
+                yield
+                return
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
     def current_version(self) -> int | None:
         try:

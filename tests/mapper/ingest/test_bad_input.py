@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -66,5 +67,20 @@ def test_unwritable_store_is_a_store_error(minirepo: Path, tmp_path: Path) -> No
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder\n")
     config = dataclasses.replace(load_config(minirepo), store=str(blocker / "store"))
-    with pytest.raises(StoreError, match="unreadable store"):
+    with pytest.raises(StoreError, match="cannot lock the store"):
         ingest(minirepo, config, embed=False, progress=False)
+
+
+def test_concurrent_ingests_serialise_on_the_store_lock(minirepo: Path) -> None:
+    results: list[int] = []
+
+    def one() -> None:
+        results.append(ingest(minirepo, embed=False, progress=False, full=True).version)
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(results) == [1, 2, 3]  # each writer saw the previous one's version
+    assert load_map(minirepo).signature() is not None
