@@ -53,11 +53,13 @@ class MapGraph:
         """Add a node, or update the attributes of an existing one (non-None values win)."""
         record = {"kind": kind.value, "name": name, "layer": layer, "path": path, "line": line}
         record.update(attrs)
-        if node_id in self.nx:
-            current = self.nx.nodes[node_id]
+        current = self.nx._node.get(node_id)
+        if current is not None:
             current.update({k: v for k, v in record.items() if v is not None})
-        else:
-            self.nx.add_node(node_id, **record)
+        else:  # direct insertion, as networkx's add_node does it, without its overhead
+            self.nx._node[node_id] = record
+            self.nx._succ[node_id] = {}
+            self.nx._pred[node_id] = {}
 
     def add_edge(self, src: str, dst: str, attrs: EdgeAttrs, *, key: str | None = None) -> bool:
         """Add an edge between existing nodes; False when it already exists or a node is missing.
@@ -128,13 +130,20 @@ class MapGraph:
             if kind is None or data["kind"] == kind.value:
                 yield src, data
 
+    def raw_edges(self) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+        """(src, dst, key, attrs) straight from the adjacency dicts (no view overhead)."""
+        for src, nbrs in self.nx._succ.items():
+            for dst, keydict in nbrs.items():
+                for key, data in keydict.items():
+                    yield src, dst, key, data
+
     def counts(self) -> dict[str, dict[str, int]]:
         """Number of nodes per kind and edges per kind."""
         nodes: dict[str, int] = {}
         for _, data in self.nx.nodes(data=True):
             nodes[data["kind"]] = nodes.get(data["kind"], 0) + 1
         edges: dict[str, int] = {}
-        for _, _, data in self.nx.edges(data=True):
+        for _, _, _, data in self.raw_edges():
             edges[data["kind"]] = edges.get(data["kind"], 0) + 1
         return {"nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items()))}
 
@@ -144,7 +153,7 @@ class MapGraph:
             "magic": _MAGIC,
             "schema": SCHEMA_VERSION,
             "nodes": list(self.nx.nodes(data=True)),
-            "edges": list(self.nx.edges(keys=True, data=True)),
+            "edges": list(self.raw_edges()),
         }
         return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
 

@@ -266,7 +266,7 @@ def _component_dependencies(graph: MapGraph) -> None:
     the surest code edge under them (first location kept)."""
     lifted: dict[tuple[str, str, str], tuple[Location | None, float, str]] = {}
     nodes = graph.nx.nodes
-    for src, dst, data in graph.nx.edges(data=True):
+    for src, dst, _key, data in graph.raw_edges():
         kind = data["kind"]
         if kind != "imports" and kind != "calls":
             continue
