@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import shutil
 import struct
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -55,3 +57,36 @@ def test_ioctl_comment_matches_encoding() -> None:
         ioctl = Ioctl[name]
         assert (ioctl.nr, ioctl.size) == (int(nr), int(size))
         assert ioctl.value >> 30 == {"_IOW": 1, "_IOR": 2, "_IOWR": 3}[direction]
+
+
+STRUCT_OF = {
+    "CREATE_CONTEXT": "context_args", "DESTROY_CONTEXT": "context_args",
+    "RESET_CONTEXT": "context_args", "ALLOC": "alloc_args", "FREE": "free_args",
+    "WRITE": "rw_args", "READ": "rw_args", "MAP": "map_args", "CREATE_QUEUE": "queue_args",
+    "DESTROY_QUEUE": "queue_args", "RESET_QUEUE": "queue_args",
+    "CREATE_FENCE": "create_fence_args", "DESTROY_FENCE": "fence_args",
+    "SUBMIT": "submit_args", "FENCE_VALUE": "fence_value_args",
+    "SIGNAL_FENCE": "fence_value_args", "WAIT_FENCE": "wait_fence_args",
+    "ON_FENCE": "on_fence_args", "INJECT_FAULT": "inject_fault_args", "STATS": "stats_args",
+}  # fmt: skip
+
+
+def test_c_struct_sizes_equal_the_ioctl_sizes(tmp_path: Path) -> None:
+    """Compile the header and print sizeof of every struct: the ABI a C client really gets."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler here")
+    assert set(STRUCT_OF) == {i.name for i in Ioctl}
+    names = sorted({*STRUCT_OF.values(), "blob_header", "tensor_param"})
+    prints = "\n".join(f'printf("{n} %zu\\n", sizeof(struct refstack_{n}));' for n in names)
+    src = tmp_path / "sizes.c"
+    src.write_text(
+        f'#include <stdio.h>\n#include "{HEADER}"\nint main(void) {{\n{prints}\nreturn 0;}}\n'
+    )
+    exe = tmp_path / "sizes"
+    subprocess.run([cc, "-std=c11", "-Wall", "-Werror", str(src), "-o", str(exe)], check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    sizes = {name: int(size) for name, size in (line.split() for line in out.splitlines())}
+    assert sizes["blob_header"] == B.HEADER.size and sizes["tensor_param"] == B.PARAM.size
+    for ioctl in Ioctl:
+        assert sizes[STRUCT_OF[ioctl.name]] == ioctl.size, ioctl.name
