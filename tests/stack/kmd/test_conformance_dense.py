@@ -160,3 +160,12 @@ def test_qlinearmatmul(backend_rig, y_dtype) -> None:  # type: ignore[no-untyped
         KernelId.QLINEARMATMUL, [a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp], (4, 6), y_dtype
     )
     assert np.abs(out.astype(np.int64) - ref).max() <= 1
+
+
+def test_gemm_i8_batched(backend_rig) -> None:  # type: ignore[no-untyped-def]
+    a = RNG.integers(-128, 128, (2, 3, 8)).astype(np.int8)
+    b = RNG.integers(0, 256, (8, 4)).astype(np.uint8)
+    bzp = np.array([128], np.uint8)
+    ref = a.astype(np.int64) @ (b.astype(np.int64) - 128)
+    out = backend_rig.run(KernelId.GEMM_I8, [a, b, bzp], (2, 3, 4), np.int32, ints=(0, 1))
+    np.testing.assert_array_equal(out, ref)

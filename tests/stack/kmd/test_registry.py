@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from stack.kmd import ABIS, KernelId, KmdDevice, abi_of
@@ -59,3 +61,10 @@ def test_auto_selects_cupy_on_a_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
     assert dev.backend == "cupy"
     assert set(kernels_of("cupy")) == set(KernelId)
     dev.close()
+
+
+def test_conformance_suite_covers_every_kernel() -> None:
+    here = Path(__file__).parent
+    text = "".join(p.read_text() for p in here.glob("test_conformance_*.py"))
+    missing = [k.name for k in KernelId if f"KernelId.{k.name}" not in text]
+    assert missing == []
