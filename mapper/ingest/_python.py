@@ -195,11 +195,16 @@ def _docstring(node: ts.Node) -> str | None:
     if string.type != "string":
         return None
     raw = text(string)
-    try:
-        value = ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
-        value = raw.strip("\"'")
-    return str(value).strip()[:1000] or None
+    body_text = raw.lstrip("rRuUbBfF")
+    quote = body_text[:3] if body_text[:3] in ('"""', "'''") else body_text[:1]
+    if "\\" not in raw and body_text.endswith(quote) and len(body_text) >= 2 * len(quote):
+        value = body_text[len(quote) : len(body_text) - len(quote)]  # the common, plain case
+    else:
+        try:
+            value = str(ast.literal_eval(raw))
+        except (ValueError, SyntaxError):
+            value = raw.strip("\"'")
+    return value.strip()[:1000] or None
 
 
 def _imports(node: ts.Node, module: str, path: str) -> list[tuple[str, str, str]]:
