@@ -57,7 +57,7 @@ def test_hang_times_out_then_reset_recovers(rig) -> None:  # type: ignore[no-unt
     rig.dev.inject_fault(rig.ctx, rig.queue, FaultKind.HANG)
     v = rig.submit([blob])
     with pytest.raises(FenceTimeoutError):
-        rig.dev.wait_fence(rig.ctx, rig.fence, v, timeout_s=0.2)
+        rig.dev.wait_fence(rig.ctx, rig.fence, v, timeout_s=0.5)  # the worker is now in the hang
     rig.dev.reset_queue(rig.ctx, rig.queue)
     with pytest.raises(FenceFailedError) as info:
         rig.dev.wait_fence(rig.ctx, rig.fence, v, timeout_s=10)
