@@ -21,8 +21,10 @@ def extract(
     tuple[Reference, ...],
     tuple[tuple[str, str], ...],
     tuple[tuple[str, tuple[str, ...]], ...],
+    tuple[tuple[str, str, str], ...],
 ]:
-    """Symbols, references, import bindings and class bases (as written) of one module."""
+    """Symbols, references, import bindings, class bases (as written) and attribute types
+    (class qualname, attribute, type as written) of one module."""
     caps = captures(Language.PYTHON, root)
     symbols: dict[str, Symbol] = {}
     ranges: list[tuple[int, int, str]] = []  # (start byte, end byte, qualname) of definitions
@@ -36,9 +38,13 @@ def extract(
             written = _bases(node)
             if written:
                 bases.append((sym.qualname, written))
+    attributes: list[tuple[str, str, str]] = []
     for node in caps.get("definition.constant", []):
         name = text(node.child_by_field_name("left"))
         owner = _scope(node, module)
+        declared = _type_name(text(node.child_by_field_name("type")))
+        if declared and owner != module:  # a class-level annotation: NAME: Type
+            attributes.append((owner, name, declared))
         value = text(node.child_by_field_name("right"))[:_MAX_VALUE] or None
         qual = f"{owner}.{name}" if owner else name
         loc = Location(path, line(node))
@@ -75,8 +81,66 @@ def extract(
         for local, bound, target in _imports(node, module, path):
             imports.append((local, bound))
             refs.append((node.start_byte, Reference("import", target, where, scope)))
+    for node in caps.get("reference.attribute", []):
+        found = _self_attribute(node, module)
+        if found is not None:
+            attributes.append(found)
     refs.sort(key=lambda r: r[0])
-    return tuple(symbols.values()), tuple(r for _, r in refs), tuple(imports), tuple(bases)
+    return (
+        tuple(symbols.values()),
+        tuple(r for _, r in refs),
+        tuple(imports),
+        tuple(bases),
+        tuple(dict.fromkeys(attributes)),
+    )
+
+
+def _type_name(written: str) -> str | None:
+    """The class a simple annotation names: ``Dev``, ``mod.Dev``, ``Dev | None``,
+    ``Optional[Dev]``, ``"Dev"``; None for anything else (generics, unions of classes)."""
+    t = written.strip().strip("\"'")
+    if t.startswith("Optional[") and t.endswith("]"):
+        t = t[9:-1]
+    parts = [p.strip() for p in t.split("|") if p.strip() != "None"]
+    if len(parts) != 1 or not parts[0].replace(".", "").replace("_", "").isalnum():
+        return None
+    return parts[0]
+
+
+def _self_attribute(node: ts.Node, module: str) -> tuple[str, str, str] | None:
+    """``self.NAME = value`` in a method → (class qualname, NAME, type as written)."""
+    left = node.child_by_field_name("left")
+    target = left.child_by_field_name("object") if left is not None else None
+    if target is None or text(target) != "self":
+        return None
+    method = _enclosing_def(node)
+    owner = _enclosing_def(method) if method is not None else None
+    if method is None or owner is None or owner.type != "class_definition":
+        return None
+    name = text(left.child_by_field_name("attribute")) if left is not None else ""
+    declared = _type_name(text(node.child_by_field_name("type")))
+    right = node.child_by_field_name("right")
+    if declared is None and right is not None:
+        if right.type == "identifier":  # self.x = param: the parameter's annotation
+            declared = _param_type(method, text(right))
+        elif right.type == "call":  # self.x = Type(...)
+            callee = text(right.child_by_field_name("function"))
+            if callee.rpartition(".")[2][:1].isupper():
+                declared = callee
+    if not declared:
+        return None
+    return _scope(method, module), name, declared  # the scope around a method: its class
+
+
+def _param_type(method: ts.Node, name: str) -> str | None:
+    params = method.child_by_field_name("parameters")
+    for param in params.named_children if params is not None else []:
+        pname = param.child_by_field_name("name")
+        if pname is None and param.named_children:
+            pname = param.named_children[0]
+        if pname is not None and text(pname) == name:
+            return _type_name(text(param.child_by_field_name("type")))
+    return None
 
 
 def _bases(node: ts.Node) -> tuple[str, ...]:

@@ -73,6 +73,7 @@ class ParsedFile:
     module: str | None = None
     loc: int = 0
     bases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # Python class → base names as written
+    attributes: tuple[tuple[str, str, str], ...] = ()  # (class, attribute, type as written)
 
 
 def language_for(path: str) -> Language | None:
@@ -119,8 +120,9 @@ def parse_source(
         from mapper.ingest import _python
 
         mod = module if module is not None else python_module(path)
-        symbols, refs, imports, bases = _python.extract(path, tree.root_node, mod)
-        return ParsedFile(path, language, symbols, refs, tuple(warnings), imports, mod, loc, bases)
+        symbols, refs, imports, bases, attrs = _python.extract(path, tree.root_node, mod)
+        warn = tuple(warnings)
+        return ParsedFile(path, language, symbols, refs, warn, imports, mod, loc, bases, attrs)
     from mapper.ingest import _cfamily
 
     symbols, refs = _cfamily.extract(path, tree.root_node, language)

@@ -74,11 +74,12 @@ def encode(pf: ParsedFile) -> Flat:
         pf.module,
         pf.loc,
         pf.bases,
+        pf.attributes,
     )
 
 
 def decode(flat: Flat) -> ParsedFile:
-    path, language, symbols, refs, warnings, imports, module, loc, bases = flat
+    path, language, symbols, refs, warnings, imports, module, loc, bases, attributes = flat
     return ParsedFile(
         path,
         Language(language),
@@ -104,6 +105,7 @@ def decode(flat: Flat) -> ParsedFile:
         module,
         loc,
         bases,
+        attributes,
     )
 
 

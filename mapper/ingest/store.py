@@ -34,7 +34,7 @@ from mapper.errors import StoreError
 from mapper.ingest import codec  # noqa: F401 - registers the fast reducers
 from mapper.model import SCHEMA_VERSION
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 KEEP = 2
 
 

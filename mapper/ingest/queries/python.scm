@@ -20,5 +20,9 @@
 (call
   function: [(identifier) (attribute)] @reference.call)
 
+; self.NAME = value inside methods: gives instance attributes their types
+(assignment
+  left: (attribute object: (identifier) attribute: (identifier))) @reference.attribute
+
 (import_statement) @reference.import
 (import_from_statement) @reference.import

@@ -65,6 +65,46 @@ def test_attribute_calls_on_unknown_objects_use_imported_classes() -> None:
     resolver = Resolver([device, pool])
     call = next(r for r in pool.references if r.target == "self._device.free")
     found = resolver.call(pool, call)
-    # Pool.free (the enclosing class) is no candidate; Device is imported by the file
+    # the attribute's type comes from the annotated parameter it is assigned from
+    assert found is not None and found[0].qualname == "kmd.device.Device.free"
+    assert found[1] == 0.9
+    assert ("umd.pool.Pool", "_device", "Device") in pool.attributes
+    untyped = parse_source(
+        "umd/pool.py",
+        b"from kmd.device import Device\n"
+        b"class Pool:\n"
+        b"    def __init__(self, device) -> None:\n        self._device = device\n"
+        b"    def free(self, va: int) -> None:\n        self._device.free(va)\n",
+        Language.PYTHON,
+    )
+    call = next(r for r in untyped.references if r.target == "self._device.free")
+    found = Resolver([device, untyped]).call(untyped, call)
+    # no type known: Pool.free (the enclosing class) is no candidate, Device is imported
     assert found is not None and found[0].qualname == "kmd.device.Device.free"
     assert found[1] == 0.7
+
+
+def test_attribute_types_from_annotations_and_constructors() -> None:
+    engine = parse_source(
+        "kmd/engine.py",
+        b"class Engine:\n    def run(self) -> None:\n        pass\n"
+        b"class Queue:\n    def run(self) -> None:\n        pass\n",
+        Language.PYTHON,
+    )
+    user = parse_source(
+        "umd/user.py",
+        b"from kmd import engine\nfrom kmd.engine import Queue\n"
+        b"class Base:\n    queue: Queue\n"
+        b"class User(Base):\n"
+        b"    def __init__(self) -> None:\n        self.engine = engine.Engine()\n"
+        b"    def go(self) -> None:\n        self.engine.run()\n        self.queue.run()\n",
+        Language.PYTHON,
+    )
+    resolver = Resolver([engine, user])
+    got = {
+        r.target: resolver.call(user, r)
+        for r in user.references
+        if r.kind == "call" and r.target.endswith(".run")
+    }
+    assert got["self.engine.run"] == (engine.symbols[1], 0.9)  # Engine.run, by constructor
+    assert got["self.queue.run"] == (engine.symbols[3], 0.9)  # Queue.run, by base annotation
