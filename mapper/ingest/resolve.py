@@ -58,8 +58,8 @@ class Resolver:
             for cls, written in pf.bases:
                 found = [self.python_name(pf, name) for name in written]
                 self.bases[cls] = [b.qualname for b in found if b is not None]
-            for cls, attr, written in pf.attributes:
-                typ = self.python_name(pf, written)
+            for cls, attr, annotation in pf.attributes:
+                typ = self.python_name(pf, annotation)
                 if typ is not None and typ.kind is SymbolKind.CLASS:
                     self.attr_types.setdefault((cls, attr), typ.qualname)
 
