@@ -7,6 +7,7 @@ import bisect
 
 import tree_sitter as ts
 
+from mapper.ingest._python_imports import imports_of
 from mapper.ingest.treesitter import captures, end_line, line, text
 from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
 
@@ -78,7 +79,7 @@ def extract(
     for node in caps.get("reference.import", []):
         where = Location(path, line(node))
         scope = scope_at(node.start_byte)
-        for local, bound, target in _imports(node, module, path):
+        for local, bound, target in imports_of(node, module, path):
             imports.append((local, bound))
             refs.append((node.start_byte, Reference("import", target, where, scope)))
     for node in caps.get("reference.attribute", []):
@@ -269,49 +270,3 @@ def _docstring(node: ts.Node) -> str | None:
         except (ValueError, SyntaxError):
             value = raw.strip("\"'")
     return value.strip()[:1000] or None
-
-
-def _imports(node: ts.Node, module: str, path: str) -> list[tuple[str, str, str]]:
-    """(local name, what the name is bound to, imported target) for one import statement.
-
-    ``import a.b`` binds ``a`` to ``a`` and imports ``a.b``; every other form binds the local
-    name to the imported target.
-    """
-    out: list[tuple[str, str, str]] = []
-    if node.type == "import_statement":
-        for child in node.children_by_field_name("name"):
-            if child.type == "aliased_import":
-                target = text(child.child_by_field_name("name"))
-                out.append((text(child.child_by_field_name("alias")), target, target))
-            else:
-                target = text(child)
-                head = target.split(".")[0]
-                out.append((head, head, target))
-        return out
-    base = _from_module(node.child_by_field_name("module_name"), module, path)
-    names = node.children_by_field_name("name")
-    if not names:  # from x import *
-        return [("*", base, base)]
-    for child in names:
-        if child.type == "aliased_import":
-            name = text(child.child_by_field_name("name"))
-            local = text(child.child_by_field_name("alias"))
-        else:
-            name = local = text(child)
-        target = f"{base}.{name}" if base else name
-        out.append((local, target, target))
-    return out
-
-
-def _from_module(node: ts.Node | None, module: str, path: str) -> str:
-    if node is None:
-        return ""
-    if node.type != "relative_import":
-        return text(node)
-    prefix = next((c for c in node.children if c.type == "import_prefix"), None)
-    level = len(text(prefix)) if prefix is not None else 0
-    rest = next((text(c) for c in node.children if c.type == "dotted_name"), "")
-    package = module.split(".") if path.endswith("__init__.py") else module.split(".")[:-1]
-    if level > 1:
-        package = package[: max(0, len(package) - (level - 1))]
-    return ".".join([*package, rest] if rest else package)
