@@ -4,8 +4,8 @@ Runs after :func:`mapper.ingest.build.build_code`, on the same graph and resolve
 become ``doc:<path>`` nodes with one ``doc:<path>#<anchor>`` node per section; front matter
 gives ``describes`` edges (layer, component, interfaces, symbols, scenario) and component
 ``upstream``/``downstream`` lists become component → component ``calls`` edges (provenance
-doc). Backticked mentions that name an existing symbol or file give ``describes`` edges from
-their section (confidence 0.9).
+doc). Backticked mentions that name an existing file, interface, component, layer or symbol
+give ``describes`` edges from their section (confidence 0.9).
 """
 
 from __future__ import annotations
@@ -239,9 +239,9 @@ def _mentions(graph: MapGraph, resolver: Resolver, page: DocPage) -> None:
         for line, node_id in anchors:
             if where.line is not None and line <= where.line:
                 source = node_id
-        if f"file:{name}" in graph:
-            target = f"file:{name}"
-        else:
+        named = [f"{kind}:{name}" for kind in ("file", "interface", "component", "layer")]
+        target = next((n for n in named if n in graph), "")
+        if not target:
             sym = resolver.any_symbol(name)
             if sym is None:
                 continue

@@ -113,6 +113,8 @@ def test_interfaces_docs_scenarios_tests(built: tuple[IngestReport, MapGraph]) -
     mention = describes[("doc:docs/compiler/passes.md#fusion", "symbol:compiler.ir.make_node")]
     assert mention["confidence"] == 0.9 and mention["line"] == 17
     assert ("doc:docs/runtime/core.md#runtime-core", "file:runtime/runtime.cpp") in describes
+    assert ("doc:docs/runtime/core.md#memory", "interface:runtime_driver.alloc_pages") in describes
+    assert ("doc:docs/runtime/core.md#memory", "component:compiler.passes") in describes
     steps = sorted((d["order"], t) for s, t, d in g.edges(EdgeKind.STEP))
     assert steps == [
         (1, "component:compiler.passes"),
