@@ -165,9 +165,10 @@ def maxpool(
 def avgpool(
     cp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
-    """One thread per output element (float32), else generic."""
+    """One thread per output element (float32, no dilation), else generic."""
     x, y = ins[0], outs[0]
-    if not _f32(x, y) or x.ndim != 4 or y.size == 0:
+    dilated = len(ints) >= 11 and (ints[9], ints[10]) != (1, 1)
+    if not _f32(x, y) or x.ndim != 4 or y.size == 0 or dilated:
         return pool.avgpool(cp, ins, outs, ints, fl)
     grid, args = _pool_args(x, y, ints)
     fn = _module(cp, "pool2d").get_function("refstack_avgpool2d_f32")

@@ -1,7 +1,8 @@
 """The NumPy backend: the null device. Host memory, every kernel of the library, no GPU.
 
 Backing storage is one zero-filled ``uint8`` array per allocation; kernels see typed views of
-it (no copies on the hot path) and are the generic kernels bound to ``numpy``.
+it (no copies on the hot path) and are the generic kernels bound to ``numpy``, except those in
+``SPECIFIC`` (Conv2D: :mod:`stack.kmd.kernels.conv_np`).
 """
 
 from __future__ import annotations
@@ -13,12 +14,26 @@ from typing import Any
 
 import numpy as np
 
-from stack.kmd.kernels import blas, conv, data, elementwise, linalg, norm, pool, quant, registry
+from stack.kmd.kernels import (
+    blas,
+    conv,
+    conv_np,
+    data,
+    elementwise,
+    ids,
+    linalg,
+    norm,
+    pool,
+    quant,
+    registry,
+)
 
 NAME = "numpy"
 #: Default device memory budget of the null device (override: $REFSTACK_KMD_MEMORY_BYTES).
 DEFAULT_LIMIT = 16 << 30
 GENERIC = (linalg, conv, pool, norm, elementwise, quant, data)
+#: NumPy-specific kernels replacing generic ones (planned, with per-thread scratch).
+SPECIFIC = {ids.KernelId.CONV2D: conv_np.conv2d}
 
 
 class NumpyBackend(registry.KernelBackend):
@@ -60,3 +75,5 @@ def install() -> None:
     for module in GENERIC:
         for kid, fn in module.TABLE.items():
             registry.register(NAME, kid)(functools.partial(fn, np))
+    for kid, specific in SPECIFIC.items():
+        registry.register(NAME, kid)(specific)

@@ -1,9 +1,17 @@
 """Max, average and global-average pooling (NCHW) for any ``xp``: separable passes over kernel
-taps only (never pixels), each one strided whole-tensor operation."""
+taps only (never pixels), each one strided whole-tensor operation.
+
+Max pooling takes any dtype with an order (floats pad with -inf, integers with their minimum).
+Average pooling reads dilations from ints 9-10 when a blob carries them (the AVGPOOL ABI does
+not list them yet, so through the device they are (1, 1)).
+"""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
+
+import numpy as np
 
 from stack.kmd.kernels.conv import pad_nchw
 from stack.kmd.kernels.ids import KernelId
@@ -27,13 +35,21 @@ def _separable(
     over the tensor instead of kh * kw): max and sum are separable."""
     kh, kw, sh, sw = ints[:4]
     n, c, oh, ow = y.shape
-    tmp = xp.empty((n, c, xpad.shape[2], ow), dtype=y.dtype)
-    for j in range(kw):
-        col = xpad[:, :, :, j * dil[1] : j * dil[1] + sw * (ow - 1) + 1 : sw]
-        xp.copyto(tmp, col) if j == 0 else combine(tmp, col, out=tmp)
-    for i in range(kh):
-        row = tmp[:, :, i * dil[0] : i * dil[0] + sh * (oh - 1) + 1 : sh]
-        xp.copyto(y, row) if i == 0 else combine(y, row, out=y)
+    cols = [xpad[:, :, :, j * dil[1] : j * dil[1] + sw * (ow - 1) + 1 : sw] for j in range(kw)]
+    if len(cols) == 1:
+        tmp = cols[0]
+    else:
+        tmp = xp.empty((n, c, xpad.shape[2], ow), dtype=y.dtype)
+        combine(cols[0], cols[1], out=tmp)
+        for col in cols[2:]:
+            combine(tmp, col, out=tmp)
+    rows = [tmp[:, :, i * dil[0] : i * dil[0] + sh * (oh - 1) + 1 : sh] for i in range(kh)]
+    if len(rows) == 1:
+        xp.copyto(y, rows[0])
+        return
+    combine(rows[0], rows[1], out=y)
+    for row in rows[2:]:
+        combine(y, row, out=y)
 
 
 def maxpool(
@@ -52,18 +68,28 @@ def avgpool(
 ) -> None:
     """Mean over each window; the divisor counts padding only with count_include_pad."""
     x, y = ins[0], outs[0]
-    kh, kw, sh, sw, pt, pl, pb, pr, hw = _geometry(x, y, ints, (1, 1))
-    include_pad = ints[8]
-    _separable(xp, pad_nchw(xp, x, (pt, pl, 0, 0), hw, 0), y, ints, (1, 1), xp.add)
+    dil = (ints[9], ints[10]) if len(ints) >= 11 else (1, 1)
+    kh, kw, sh, sw, pt, pl, pb, pr, hw = _geometry(x, y, ints, dil)
+    _separable(xp, pad_nchw(xp, x, (pt, pl, 0, 0), hw, 0), y, ints, dil, xp.add)
     h, w = x.shape[2], x.shape[3]
-    lo_h, hi_h = (0, h + pt + pb) if include_pad else (pt, pt + h)
-    lo_w, hi_w = (0, w + pl + pr) if include_pad else (pl, pl + w)
-    oh_idx = xp.arange(y.shape[2]) * sh
-    ow_idx = xp.arange(y.shape[3]) * sw
-    cnt_h = xp.minimum(oh_idx + kh, hi_h) - xp.maximum(oh_idx, lo_h)
-    cnt_w = xp.minimum(ow_idx + kw, hi_w) - xp.maximum(ow_idx, lo_w)
-    counts = (cnt_h[:, None] * cnt_w[None, :]).astype(y.dtype)
-    xp.divide(y, counts, out=y)
+    include_pad = bool(ints[8])
+    rows = _taps_inside(
+        y.shape[2], kh, sh, dil[0], (0, h + pt + pb) if include_pad else (pt, pt + h)
+    )
+    cols = _taps_inside(
+        y.shape[3], kw, sw, dil[1], (0, w + pl + pr) if include_pad else (pl, pl + w)
+    )
+    counts = np.multiply.outer(rows, cols).astype(y.dtype)
+    xp.divide(y, counts if xp is np else xp.asarray(counts), out=y)
+
+
+@functools.lru_cache(maxsize=256)
+def _taps_inside(n_out: int, k: int, stride: int, dil: int, span: tuple[int, int]) -> Any:
+    """Per output position: how many of its k taps (padded coordinates) fall in ``span``."""
+    pos = np.arange(n_out)[:, None] * stride + np.arange(k)[None, :] * dil
+    counts = ((pos >= span[0]) & (pos < span[1])).sum(axis=1)
+    counts.flags.writeable = False
+    return counts
 
 
 def globalavgpool(
@@ -71,6 +97,12 @@ def globalavgpool(
 ) -> None:
     """Mean over every axis after the channel axis."""
     x, y = ins[0], outs[0]
+    n, c = x.shape[:2]
+    if xp is np and x.dtype == y.dtype and x.dtype.kind == "f" and x.dtype != np.float16:
+        flat = y.reshape(n, c)
+        np.add.reduce(x.reshape(n, c, -1), axis=2, out=flat)
+        np.multiply(flat, 1.0 / max(1, x.size // max(1, n * c)), out=flat, casting="unsafe")
+        return
     axes = tuple(range(2, x.ndim))
     xp.copyto(
         y,

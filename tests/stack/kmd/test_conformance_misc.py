@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 from stack.kmd import KernelId
+from stack.kmd.kernels import registry
 
 RNG = np.random.default_rng(1)
 FAST = settings(
@@ -78,6 +79,76 @@ def test_pool(backend_rig, k, s, pads, ceil, op, include_pad, dil) -> None:  # t
     kid = KernelId.MAXPOOL if op == "max" else KernelId.AVGPOOL
     out = backend_rig.run(kid, [x], ref.shape, ints=ints)
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32])
+@pytest.mark.parametrize(
+    ("k", "s", "pads"), [((2, 2), (2, 2), (0, 0, 0, 0)), ((3, 2), (1, 2), (1, 0, 1, 1))]
+)
+def test_maxpool_integers(backend_rig, dtype, k, s, pads) -> None:  # type: ignore[no-untyped-def]
+    """Integer max pooling (ONNX MaxPool takes int8/uint8): exact, padding never wins even
+    against the dtype's minimum."""
+    info = np.iinfo(dtype)
+    x = RNG.integers(info.min, min(info.max, 1000), size=(2, 3, 7, 6), endpoint=True).astype(dtype)
+    x[0, 0] = info.min  # a plane at the minimum: padded windows must still give the minimum
+    out_hw = tuple(_out(x.shape[2 + a], k[a], s[a], pads[a], pads[a + 2], 1, False) for a in (0, 1))
+    ref = pool_ref(x.astype(np.float64), k, s, pads, out_hw, "max").astype(dtype)
+    out = backend_rig.run(KernelId.MAXPOOL, [x], ref.shape, dtype, ints=(*k, *s, *pads))
+    np.testing.assert_array_equal(out, ref)
+
+
+def test_maxpool_uint8_onnx_case(backend_rig) -> None:  # type: ignore[no-untyped-def]
+    """ONNX test_maxpool_2d_uint8: 5x5, kernel 5, pads 2: every output is its window's max."""
+    x = np.arange(1, 26, dtype=np.uint8).reshape(1, 1, 5, 5)
+    out = backend_rig.run(
+        KernelId.MAXPOOL, [x], (1, 1, 5, 5), np.uint8, ints=(5, 5, 1, 1, 2, 2, 2, 2)
+    )
+    ref = pool_ref(x.astype(np.float64), (5, 5), (1, 1), (2, 2, 2, 2), (5, 5), "max")
+    np.testing.assert_array_equal(out, ref.astype(np.uint8))
+    assert out[0, 0, 0, 0] == 13 and out[0, 0, 4, 4] == 25
+
+
+@pytest.mark.parametrize(
+    ("k", "s", "pads", "dil", "include_pad", "hw", "ceil"),
+    [
+        (
+            (2, 2),
+            (1, 1),
+            (0, 0, 0, 0),
+            (2, 2),
+            0,
+            (4, 4),
+            True,
+        ),  # ONNX test_averagepool_2d_dilations
+        ((3, 2), (2, 1), (1, 0, 1, 1), (2, 3), 0, (9, 8), False),
+        ((3, 3), (1, 2), (1, 1, 1, 1), (2, 2), 1, (7, 9), True),
+        ((2, 3), (1, 1), (0, 1, 0, 1), (1, 1), 1, (5, 5), False),
+    ],
+)
+def test_avgpool_dilations(k, s, pads, dil, include_pad, hw, ceil) -> None:  # type: ignore[no-untyped-def]
+    """Dilated average pooling, kernel called directly: the AVGPOOL ABI has no dilation
+    immediates yet, so a blob cannot carry them; the kernel reads them as ints 9-10."""
+    x = _rand((2, 3, *hw))
+    out_hw = tuple(_out(hw[a], k[a], s[a], pads[a], pads[a + 2], dil[a], ceil) for a in (0, 1))
+    if ceil and any((o - 1) * s[a] >= hw[a] + pads[a] for a, o in enumerate(out_hw)):
+        out_hw = tuple(_out(hw[a], k[a], s[a], pads[a], pads[a + 2], dil[a], False) for a in (0, 1))
+    ref = pool_ref(x, k, s, pads, out_hw, "avg", bool(include_pad), dil)
+    out = np.full(ref.shape, np.nan, np.float32)
+    avg = registry.kernel("numpy", KernelId.AVGPOOL)
+    avg([x], [out], (*k, *s, *pads, include_pad, *dil), ())
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+    if dil == (1, 1):  # and without the extra immediates: the device path agrees
+        undilated = np.full(ref.shape, np.nan, np.float32)
+        avg([x], [undilated], (*k, *s, *pads, include_pad), ())
+        np.testing.assert_array_equal(undilated, out)
+
+
+def test_avgpool_dilations_onnx_values() -> None:
+    """The ONNX case's numbers: 4x4 of 1..16, 2x2 kernel dilated by 2, ceil mode -> 2x2."""
+    x = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
+    out = np.zeros((1, 1, 2, 2), np.float32)
+    registry.kernel("numpy", KernelId.AVGPOOL)([x], [out], (2, 2, 1, 1, 0, 0, 0, 0, 0, 2, 2), ())
+    np.testing.assert_array_equal(out[0, 0], [[6.0, 7.0], [10.0, 11.0]])
 
 
 def test_global_avg_pool(backend_rig) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,223 @@
+"""Conv2D on the NumPy backend: a plan per shape, scratch per thread, one gather and one BLAS
+call per convolution.
+
+The generic kernel (:mod:`stack.kmd.kernels.conv`) builds its im2col matrix anew on every call;
+on small CNN layers its Python and allocation overheads cost as much as the product itself.
+Here everything that depends only on the shapes and attributes is computed once (a
+:class:`ConvPlan`, shared by all threads) and the buffers are kept per thread (a
+:class:`_Work`, see :mod:`stack.kmd.kernels.scratch`), so a call is:
+
+* ``POINTWISE`` (1x1, stride 1, no padding): one matmul of the weights with X itself;
+* ``WIDE`` (stride 1): X copied into a zero-bordered padded plane (borders written once, at
+  creation), then the columns are rows of that plane: tap (i, j) of channel c is the
+  *contiguous* run of ``oH * Wp`` elements starting at ``c, i*dH, j*dW`` — one fast copy, one
+  matmul producing oH rows of width Wp, whose first oW columns are the output (the others,
+  windows straddling a row end, are dropped while adding the bias);
+* ``GATHER`` (strided): one ``take`` with a cached flat index from X (or its padded copy) into
+  the column matrix, one matmul written straight into Y.
+
+Bias and ReLU follow in place. Groups are a batched matmul over the group axis in every method.
+Other dtypes than float32/float64, or non-contiguous views, go to the generic kernel.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from stack.kmd.kernels import conv, scratch
+from stack.kmd.kernels.elementwise import relu_
+
+_FAST = (np.dtype(np.float32), np.dtype(np.float64))
+#: WIDE computes Wp/oW times the needed columns; past this factor GATHER is used instead.
+WIDE_WASTE = 1.3
+
+
+class Method(enum.Enum):
+    """How a plan lays out the column matrix."""
+
+    POINTWISE = "pointwise"
+    WIDE = "wide"
+    GATHER = "gather"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ConvPlan:
+    """Geometry of one convolution shape (see the module docstring for the methods)."""
+
+    method: Method
+    x_shape: tuple[int, int, int, int]
+    m: int
+    group: int
+    k: int  # rows of one group's column matrix: C/group * kH * kW
+    oh: int
+    ow: int
+    pad_shape: tuple[int, int, int, int] | None  # the padded copy of X, None: X read directly
+    top: int
+    left: int
+    cols: int  # columns per image
+    taps: tuple[int, int, int, int]  # kH, kW, dH, dW
+    index: np.ndarray | None  # GATHER: flat index (C*kH*kW, oH*oW) into one image's planes
+
+
+def build_plan(
+    x_shape: tuple[int, ...],
+    w_shape: tuple[int, ...],
+    y_shape: tuple[int, ...],
+    ints: tuple[int, ...],
+    method: Method | None = None,
+) -> ConvPlan:
+    """The plan of a convolution; ``method`` forces one (else chosen by shape)."""
+    sh, sw, pt, pl, pb, pr, dh, dw, group = ints[:9]
+    n, c, h, w = x_shape
+    m, cg, kh, kw = w_shape
+    oh, ow = y_shape[2], y_shape[3]
+    if c != cg * group or m % group or tuple(y_shape[:2]) != (n, m):
+        raise ValueError(f"conv shapes X{x_shape} W{w_shape} Y{y_shape} group {group} disagree")
+    need = (sh * (oh - 1) + dh * (kh - 1) + 1, sw * (ow - 1) + dw * (kw - 1) + 1)
+    if need[0] > h + pt + pb or need[1] > w + pl + pr:
+        raise ValueError(f"output {oh}x{ow} needs more input than X{x_shape} with pads")
+    hp, wp = h + pt + pb, w + pl + pr
+    if method is None:
+        if kh == kw == 1 and sh == sw == 1 and hp == h and wp == w:
+            method = Method.POINTWISE
+        elif sh == sw == 1 and wp <= WIDE_WASTE * ow:
+            method = Method.WIDE
+        else:
+            method = Method.GATHER
+    if method is Method.POINTWISE and not (kh == kw == 1 and sh == sw == 1 and (oh, ow) == (h, w)):
+        raise ValueError("a pointwise plan needs a 1x1 stride-1 convolution without padding")
+    if method is Method.WIDE and sh == sw == 1:
+        # the last tap's run reaches (kW-1)*dW elements past the last used row: spare rows
+        spare = -(-((kw - 1) * dw) // wp)
+        hp = max(hp, dh * (kh - 1) + oh + spare)
+        cols = oh * wp
+        index = None
+    elif method is Method.WIDE:
+        raise ValueError("a wide plan needs stride 1")
+    else:
+        cols = oh * ow
+        ci, ki, kj, oi, oj = np.ogrid[:c, :kh, :kw, :oh, :ow]
+        flat = ci * (hp * wp) + (ki * dh + oi * sh) * wp + (kj * dw + oj * sw)
+        index = np.ascontiguousarray(flat.reshape(c * kh * kw, oh * ow), dtype=np.intp)
+        index.flags.writeable = False
+    padded = method is Method.WIDE or (hp, wp) != (h, w)
+    return ConvPlan(
+        method, (n, c, h, w), m, group, cg * kh * kw, oh, ow,
+        (n, c, hp, wp) if padded and method is not Method.POINTWISE else None,
+        pt, pl, cols, (kh, kw, dh, dw), index,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _Work:
+    """One thread's buffers (and views of them) for one plan."""
+
+    interior: Any  # where X is copied in the padded plane (None: no padded copy)
+    source: Any  # what GATHER takes from (None: X itself)
+    window: Any  # WIDE: the strided tap view of the padded plane
+    cols: Any  # the column matrix, (N, group, K, cols)
+    cols_taps: Any  # WIDE: cols viewed as (N, C, kH, kW, cols)
+    wide: Any  # WIDE: the product, (N, group, M/group, cols)
+    crop: Any  # WIDE: the valid columns of ``wide`` as (N, M, oH, oW)
+    nbytes: int
+
+
+def _work(p: ConvPlan, dtype: np.dtype) -> _Work:
+    n, c, h, w = p.x_shape
+    kh, kw, dh, dw = p.taps
+    interior = source = window = cols_taps = wide = crop = None
+    nbytes = 0
+    if p.pad_shape is not None:
+        pad = np.zeros(p.pad_shape, dtype)
+        nbytes += pad.nbytes
+        interior = pad[:, :, p.top : p.top + h, p.left : p.left + w]
+        source = pad.reshape(n, -1)
+    cols = np.empty((n, p.group, p.k, p.cols), dtype)
+    nbytes += cols.nbytes
+    if p.method is Method.WIDE:
+        assert p.pad_shape is not None and source is not None
+        wp, item = p.pad_shape[3], dtype.itemsize
+        st = source.strides
+        window = np.ndarray(
+            (n, c, kh, kw, p.cols), dtype, buffer=source,
+            strides=(st[0], p.pad_shape[2] * wp * item, dh * wp * item, dw * item, item),
+        )  # fmt: skip
+        cols_taps = cols.reshape(n, c, kh, kw, p.cols)
+        wide = np.empty((n, p.group, p.m // p.group, p.cols), dtype)
+        nbytes += wide.nbytes
+        crop = wide.reshape(n, p.m, p.oh, wp)[:, :, :, : p.ow]
+    return _Work(interior, source, window, cols, cols_taps, wide, crop, nbytes)
+
+
+def conv2d(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]) -> None:
+    """Y = act(conv(X, W) + B) (the CONV2D ABI)."""
+    x, w, y = ins[0], ins[1], outs[0]
+    bias = ins[2] if len(ins) > 2 else None
+    if (
+        x.dtype not in _FAST
+        or w.dtype != x.dtype
+        or y.dtype != x.dtype
+        or not (x.flags.c_contiguous and w.flags.c_contiguous and y.flags.c_contiguous)
+    ):
+        conv.conv2d(np, ins, outs, ints, fl)
+        return
+    key = ("conv2d", x.shape, w.shape, y.shape, ints[:9], x.dtype.char)
+    p = scratch.plan(key, lambda: build_plan(x.shape, w.shape, y.shape, ints))
+    run(p, x, w, bias, y, bool(ints[9]))
+
+
+def run(p: ConvPlan, x: Any, w: Any, bias: Any, y: Any, relu: bool) -> None:
+    """Execute plan ``p`` (callers have checked dtypes and contiguity)."""
+    n, m, group = p.x_shape[0], p.m, p.group
+    single = n == 1 and group == 1
+    wmat = w.reshape(m, p.k) if single else w.reshape(group, m // group, p.k)
+    if p.method is Method.POINTWISE:
+        c = p.x_shape[1]
+        if single:
+            np.matmul(wmat, x.reshape(c, p.cols), out=y.reshape(m, p.cols))
+        else:
+            cols = x.reshape(n, group, c // group, p.cols)
+            np.matmul(wmat, cols, out=y.reshape(n, group, m // group, p.cols))
+        _epilogue(y, bias, relu)
+        return
+    key = ("conv2d-work", p, x.dtype.char)
+    wk = scratch.local(key, lambda: _work(p, x.dtype), lambda o: o.nbytes)
+    if wk.interior is not None:
+        np.copyto(wk.interior, x)
+    if p.method is Method.WIDE:
+        np.copyto(wk.cols_taps, wk.window)
+        if single:
+            np.matmul(wmat, wk.cols[0, 0], out=wk.wide[0, 0])
+        else:
+            np.matmul(wmat, wk.cols, out=wk.wide)
+        if bias is not None:
+            np.add(wk.crop, bias.reshape(1, m, 1, 1), out=y)
+            if relu:
+                relu_(np, y, y)
+        elif relu:
+            np.maximum(wk.crop, 0, out=y)
+        else:
+            np.copyto(y, wk.crop)
+        return
+    source = wk.source if wk.source is not None else x.reshape(n, -1)
+    assert p.index is not None
+    if n == 1:
+        np.take(source[0], p.index, out=wk.cols.reshape(-1, p.cols), mode="wrap")
+    else:
+        np.take(source, p.index, axis=1, out=wk.cols.reshape(n, -1, p.cols), mode="wrap")
+    if single:
+        np.matmul(wmat, wk.cols[0, 0], out=y.reshape(m, p.cols))
+    else:
+        np.matmul(wmat, wk.cols, out=y.reshape(n, group, m // group, p.cols))
+    _epilogue(y, bias, relu)
+
+
+def _epilogue(y: Any, bias: Any, relu: bool) -> None:
+    if bias is not None:
+        np.add(y, bias.reshape(1, -1, 1, 1), out=y)
+    if relu:
+        relu_(np, y, y)
