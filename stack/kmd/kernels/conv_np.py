@@ -114,14 +114,19 @@ def build_plan(
 
 @dataclass(frozen=True, slots=True)
 class _Work:
-    """One thread's buffers (and views of them) for one plan."""
+    """One thread's buffers for one plan, and every view a call needs, made once."""
 
+    plan: ConvPlan
+    w_shape: tuple[int, ...]  # W as the matmul's left operand
+    y_shape: tuple[int, ...]  # Y as the matmul's output (POINTWISE, GATHER)
+    x_shape: tuple[int, ...]  # X as the matmul's right operand (POINTWISE) / take source
     interior: Any  # where X is copied in the padded plane (None: no padded copy)
-    source: Any  # what GATHER takes from (None: X itself)
+    source: Any  # GATHER: what ``take`` reads (None: X itself, reshaped to x_shape)
+    take_out: Any  # GATHER: the column matrix as ``take`` writes it
     window: Any  # WIDE: the strided tap view of the padded plane
-    cols: Any  # the column matrix, (N, group, K, cols)
-    cols_taps: Any  # WIDE: cols viewed as (N, C, kH, kW, cols)
-    wide: Any  # WIDE: the product, (N, group, M/group, cols)
+    cols_taps: Any  # WIDE: the column matrix as (N, C, kH, kW, cols)
+    cols: Any  # the matmul's right operand (WIDE, GATHER)
+    wide: Any  # WIDE: the matmul's output
     crop: Any  # WIDE: the valid columns of ``wide`` as (N, M, oH, oW)
     nbytes: int
 
@@ -129,94 +134,107 @@ class _Work:
 def _work(p: ConvPlan, dtype: np.dtype) -> _Work:
     n, c, h, w = p.x_shape
     kh, kw, dh, dw = p.taps
-    interior = source = window = cols_taps = wide = crop = None
+    m, group = p.m, p.group
+    single = n == 1 and group == 1
+    w_shape = (m, p.k) if single else (group, m // group, p.k)
+    y_shape = (m, p.cols) if single else (n, group, m // group, p.cols)
+    interior = source = take_out = window = cols_taps = cols = wide = crop = None
+    x_shape: tuple[int, ...] = (c, p.cols) if single else (n, group, c // group, p.cols)
     nbytes = 0
+    if p.method is Method.POINTWISE:
+        return _Work(p, w_shape, y_shape, x_shape, *(None,) * 8, 0)
     if p.pad_shape is not None:
         pad = np.zeros(p.pad_shape, dtype)
         nbytes += pad.nbytes
         interior = pad[:, :, p.top : p.top + h, p.left : p.left + w]
         source = pad.reshape(n, -1)
-    cols = np.empty((n, p.group, p.k, p.cols), dtype)
-    nbytes += cols.nbytes
+    buf = np.empty((n, group, p.k, p.cols), dtype)
+    nbytes += buf.nbytes
+    cols = buf[0, 0] if single else buf
     if p.method is Method.WIDE:
         assert p.pad_shape is not None and source is not None
         wp, item = p.pad_shape[3], dtype.itemsize
-        st = source.strides
+        plane = p.pad_shape[2] * wp * item
         window = np.ndarray(
             (n, c, kh, kw, p.cols), dtype, buffer=source,
-            strides=(st[0], p.pad_shape[2] * wp * item, dh * wp * item, dw * item, item),
+            strides=(source.strides[0], plane, dh * wp * item, dw * item, item),
         )  # fmt: skip
-        cols_taps = cols.reshape(n, c, kh, kw, p.cols)
-        wide = np.empty((n, p.group, p.m // p.group, p.cols), dtype)
-        nbytes += wide.nbytes
-        crop = wide.reshape(n, p.m, p.oh, wp)[:, :, :, : p.ow]
-    return _Work(interior, source, window, cols, cols_taps, wide, crop, nbytes)
+        cols_taps = buf.reshape(n, c, kh, kw, p.cols)
+        out = np.empty((n, group, m // group, p.cols), dtype)
+        nbytes += out.nbytes
+        wide = out[0, 0] if single else out
+        crop = out.reshape(n, m, p.oh, wp)[:, :, :, : p.ow]
+    else:
+        x_shape = (c * h * w,) if n == 1 else (n, c * h * w)
+        if source is not None and n == 1:
+            source = source[0]
+        take_out = buf.reshape(-1, p.cols) if n == 1 else buf.reshape(n, -1, p.cols)
+    return _Work(
+        p, w_shape, y_shape, x_shape, interior, source, take_out, window, cols_taps, cols, wide,
+        crop, nbytes,
+    )  # fmt: skip
 
 
 def conv2d(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]) -> None:
     """Y = act(conv(X, W) + B) (the CONV2D ABI)."""
     x, w, y = ins[0], ins[1], outs[0]
-    bias = ins[2] if len(ins) > 2 else None
-    if (
-        x.dtype not in _FAST
-        or w.dtype != x.dtype
-        or y.dtype != x.dtype
-        or not (x.flags.c_contiguous and w.flags.c_contiguous and y.flags.c_contiguous)
-    ):
+    key = ("conv2d", x.shape, w.shape, y.shape, ints[:9], x.dtype.char)
+    wk = scratch.get(key)
+    if wk is None:
+        if (
+            x.dtype not in _FAST
+            or w.dtype != x.dtype
+            or y.dtype != x.dtype
+            or (len(ins) > 2 and ins[2].dtype != x.dtype)
+        ):
+            conv.conv2d(np, ins, outs, ints, fl)
+            return
+        p = scratch.plan(key, lambda: build_plan(x.shape, w.shape, y.shape, ints))
+        wk = _work(p, x.dtype)
+        scratch.put(key, wk, wk.nbytes)
+    if not (x.flags.c_contiguous and w.flags.c_contiguous and y.flags.c_contiguous):
         conv.conv2d(np, ins, outs, ints, fl)
         return
-    key = ("conv2d", x.shape, w.shape, y.shape, ints[:9], x.dtype.char)
-    p = scratch.plan(key, lambda: build_plan(x.shape, w.shape, y.shape, ints))
-    run(p, x, w, bias, y, bool(ints[9]))
+    _run(wk, x, w, ins[2] if len(ins) > 2 else None, y, ints[9])
 
 
 def run(p: ConvPlan, x: Any, w: Any, bias: Any, y: Any, relu: bool) -> None:
-    """Execute plan ``p`` (callers have checked dtypes and contiguity)."""
-    n, m, group = p.x_shape[0], p.m, p.group
-    single = n == 1 and group == 1
-    wmat = w.reshape(m, p.k) if single else w.reshape(group, m // group, p.k)
-    if p.method is Method.POINTWISE:
-        c = p.x_shape[1]
-        if single:
-            np.matmul(wmat, x.reshape(c, p.cols), out=y.reshape(m, p.cols))
-        else:
-            cols = x.reshape(n, group, c // group, p.cols)
-            np.matmul(wmat, cols, out=y.reshape(n, group, m // group, p.cols))
-        _epilogue(y, bias, relu)
-        return
-    key = ("conv2d-work", p, x.dtype.char)
-    wk = scratch.local(key, lambda: _work(p, x.dtype), lambda o: o.nbytes)
-    if wk.interior is not None:
+    """Execute plan ``p`` with this thread's scratch (X, W, Y contiguous, one float dtype)."""
+    key = ("conv2d-plan", p, x.dtype.char)
+    _run(scratch.local(key, lambda: _work(p, x.dtype), lambda o: o.nbytes), x, w, bias, y, relu)
+
+
+def _run(wk: _Work, x: Any, w: Any, bias: Any, y: Any, relu: int) -> None:
+    p = wk.plan
+    method = p.method
+    if method is Method.POINTWISE:
+        np.matmul(w.reshape(wk.w_shape), x.reshape(wk.x_shape), out=y.reshape(wk.y_shape))
+    elif method is Method.WIDE:
         np.copyto(wk.interior, x)
-    if p.method is Method.WIDE:
         np.copyto(wk.cols_taps, wk.window)
-        if single:
-            np.matmul(wmat, wk.cols[0, 0], out=wk.wide[0, 0])
-        else:
-            np.matmul(wmat, wk.cols, out=wk.wide)
+        np.matmul(w.reshape(wk.w_shape), wk.cols, out=wk.wide)
         if bias is not None:
-            np.add(wk.crop, bias.reshape(1, m, 1, 1), out=y)
-            if relu:
-                relu_(np, y, y)
+            np.add(wk.crop, bias.reshape(1, -1, 1, 1), out=y)
         elif relu:
             np.maximum(wk.crop, 0, out=y)
+            return
         else:
             np.copyto(y, wk.crop)
+        if relu:
+            relu_(np, y, y)
         return
-    source = wk.source if wk.source is not None else x.reshape(n, -1)
-    assert p.index is not None
-    if n == 1:
-        np.take(source[0], p.index, out=wk.cols.reshape(-1, p.cols), mode="wrap")
     else:
-        np.take(source, p.index, axis=1, out=wk.cols.reshape(n, -1, p.cols), mode="wrap")
-    if single:
-        np.matmul(wmat, wk.cols[0, 0], out=y.reshape(m, p.cols))
-    else:
-        np.matmul(wmat, wk.cols, out=y.reshape(n, group, m // group, p.cols))
-    _epilogue(y, bias, relu)
-
-
-def _epilogue(y: Any, bias: Any, relu: bool) -> None:
+        if wk.interior is not None:
+            np.copyto(wk.interior, x)
+            source = wk.source
+        else:
+            source = x.reshape(wk.x_shape)
+        index: Any = p.index
+        if source.ndim == 1:
+            np.take(source, index, out=wk.take_out, mode="wrap")
+        else:
+            np.take(source, index, axis=1, out=wk.take_out, mode="wrap")
+        np.matmul(w.reshape(wk.w_shape), wk.cols, out=y.reshape(wk.y_shape))
     if bias is not None:
         np.add(y, bias.reshape(1, -1, 1, 1), out=y)
     if relu:

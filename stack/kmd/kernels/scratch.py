@@ -39,23 +39,33 @@ def _cache() -> dict[Hashable, Any]:
     return cache
 
 
-def local(key: Hashable, build: Callable[[], T], nbytes: Callable[[T], int]) -> T:
-    """This thread's object for ``key``: ``build()`` on first use, kept while this thread's
-    total (``nbytes`` of each kept object) stays within ``BUDGET``."""
-    cache = _cache()
-    hit = cache.get(key)
-    if hit is not None:
-        return hit
-    obj = build()
-    size = nbytes(obj)
-    if size > BUDGET:
+def get(key: Hashable) -> Any:
+    """This thread's object for ``key``, or None."""
+    cache: dict[Hashable, Any] | None = getattr(_local, "cache", None)
+    return None if cache is None else cache.get(key)
+
+
+def put(key: Hashable, obj: T, nbytes: int) -> T:
+    """Keep ``obj`` (``nbytes`` of buffers) for ``key`` in this thread, within ``BUDGET``."""
+    if nbytes > BUDGET:
         return obj
-    if _local.nbytes + size > BUDGET:
+    cache = _cache()
+    if _local.nbytes + nbytes > BUDGET:
         cache.clear()
         _local.nbytes = 0
     cache[key] = obj
-    _local.nbytes += size
+    _local.nbytes += nbytes
     return obj
+
+
+def local(key: Hashable, build: Callable[[], T], nbytes: Callable[[T], int]) -> T:
+    """This thread's object for ``key``: ``build()`` on first use, kept while this thread's
+    total (``nbytes`` of each kept object) stays within ``BUDGET``."""
+    hit = get(key)
+    if hit is not None:
+        return hit
+    obj = build()
+    return put(key, obj, nbytes(obj))
 
 
 def buffer(
