@@ -108,6 +108,11 @@ def test_maxpool_uint8_onnx_case(backend_rig) -> None:  # type: ignore[no-untype
     assert out[0, 0, 0, 0] == 13 and out[0, 0, 4, 4] == 25
 
 
+def _numpy_kernel(kid: KernelId):  # type: ignore[no-untyped-def]
+    registry.known_backends()  # registers the built-in backends and their kernels
+    return registry.kernel("numpy", kid)
+
+
 @pytest.mark.parametrize(
     ("k", "s", "pads", "dil", "include_pad", "hw", "ceil"),
     [
@@ -134,7 +139,7 @@ def test_avgpool_dilations(k, s, pads, dil, include_pad, hw, ceil) -> None:  # t
         out_hw = tuple(_out(hw[a], k[a], s[a], pads[a], pads[a + 2], dil[a], False) for a in (0, 1))
     ref = pool_ref(x, k, s, pads, out_hw, "avg", bool(include_pad), dil)
     out = np.full(ref.shape, np.nan, np.float32)
-    avg = registry.kernel("numpy", KernelId.AVGPOOL)
+    avg = _numpy_kernel(KernelId.AVGPOOL)
     avg([x], [out], (*k, *s, *pads, include_pad, *dil), ())
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
     if dil == (1, 1):  # and without the extra immediates: the device path agrees
@@ -147,7 +152,7 @@ def test_avgpool_dilations_onnx_values() -> None:
     """The ONNX case's numbers: 4x4 of 1..16, 2x2 kernel dilated by 2, ceil mode -> 2x2."""
     x = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
     out = np.zeros((1, 1, 2, 2), np.float32)
-    registry.kernel("numpy", KernelId.AVGPOOL)([x], [out], (2, 2, 1, 1, 0, 0, 0, 0, 0, 2, 2), ())
+    _numpy_kernel(KernelId.AVGPOOL)([x], [out], (2, 2, 1, 1, 0, 0, 0, 0, 0, 2, 2), ())
     np.testing.assert_array_equal(out[0, 0], [[6.0, 7.0], [10.0, 11.0]])
 
 
