@@ -6,9 +6,10 @@ so one pair of nodes has at most one edge of each kind (the first claim wins); e
 carries the fields of :class:`~mapper.model.EdgeAttrs` flattened: ``kind``, ``provenance``,
 ``confidence``, ``path``, ``line`` and the ``extra`` pairs.
 
-Persistence is one pickle holding a schema header and the node/edge lists; ``load`` refuses a
-file of another schema version with StoreError (the ingest then rebuilds). Not thread-safe:
-build on one thread, then share read-only.
+Persistence is one pickle holding a schema header and networkx's node and adjacency dicts
+(loaded as they are, no per-edge insertion; files holding node/edge lists still load);
+``load`` refuses a file of another schema version with StoreError (the ingest then
+rebuilds). Not thread-safe: build on one thread, then share read-only.
 """
 
 from __future__ import annotations
@@ -22,9 +23,12 @@ from typing import Any
 import networkx as nx
 
 from mapper.errors import StoreError
-from mapper.model import SCHEMA_VERSION, EdgeAttrs, EdgeKind, NodeKind
+from mapper.model import SCHEMA_VERSION, EdgeAttrs, EdgeKind, NodeKind, Provenance
 
 _MAGIC = "stackmap-graph"
+_LAYOUT = 2  # 2: networkx's own node/adjacency dicts; absent: node and edge lists
+# enum member → its plain string (``.value`` goes through a descriptor: slow on hot paths)
+_VALUE: dict[Any, str] = {m: m.value for e in (NodeKind, EdgeKind, Provenance) for m in e}
 
 
 class MapGraph:
@@ -51,8 +55,9 @@ class MapGraph:
         **attrs: Any,
     ) -> None:
         """Add a node, or update the attributes of an existing one (non-None values win)."""
-        record = {"kind": kind.value, "name": name, "layer": layer, "path": path, "line": line}
-        record.update(attrs)
+        record = {"kind": _VALUE[kind], "name": name, "layer": layer, "path": path, "line": line}
+        if attrs:
+            record.update(attrs)
         current = self.nx._node.get(node_id)
         if current is not None:
             current.update({k: v for k, v in record.items() if v is not None})
@@ -67,24 +72,51 @@ class MapGraph:
         The edge key defaults to the kind (one edge per kind and pair); ordered ``step`` edges
         pass their own key so a scenario may visit one component twice.
         """
+        where = attrs.location
+        return self.link(
+            src,
+            dst,
+            attrs.kind,
+            attrs.provenance,
+            attrs.confidence,
+            where.path if where else None,
+            where.line if where else None,
+            key=key,
+            extra=attrs.extra,
+        )
+
+    def link(
+        self,
+        src: str,
+        dst: str,
+        kind: EdgeKind,
+        provenance: Provenance,
+        confidence: float = 1.0,
+        path: str | None = None,
+        line: int | None = None,
+        *,
+        key: str | None = None,
+        extra: tuple[tuple[str, Any], ...] = (),
+    ) -> bool:
+        """:meth:`add_edge` with the :class:`~mapper.model.EdgeAttrs` fields passed flat (the
+        ingest's hot path: no record built per edge); same rules, same stored attributes."""
         succ = self.nx._succ  # direct insertion: networkx's add_edge costs ~5x more
         if src == dst or src not in succ or dst not in succ:
             return False
-        kind = attrs.kind.value
-        key = key or kind
+        kind_value = _VALUE[kind]
+        key = key or kind_value
         keydict = succ[src].get(dst)
         if keydict is not None and key in keydict:
             return False
-        where = attrs.location
         record: dict[str, Any] = {
-            "kind": kind,
-            "provenance": attrs.provenance.value,
-            "confidence": round(float(attrs.confidence), 4),
-            "path": where.path if where else None,
-            "line": where.line if where else None,
+            "kind": kind_value,
+            "provenance": _VALUE[provenance],
+            "confidence": 1.0 if confidence == 1.0 else round(float(confidence), 4),
+            "path": path,
+            "line": line,
         }
-        if attrs.extra:
-            record.update(attrs.extra)
+        if extra:
+            record.update(extra)
         if keydict is None:
             keydict = succ[src][dst] = {}
             self.nx._pred[dst][src] = keydict
@@ -140,20 +172,23 @@ class MapGraph:
     def counts(self) -> dict[str, dict[str, int]]:
         """Number of nodes per kind and edges per kind."""
         nodes: dict[str, int] = {}
-        for _, data in self.nx.nodes(data=True):
+        for data in self.nx._node.values():
             nodes[data["kind"]] = nodes.get(data["kind"], 0) + 1
         edges: dict[str, int] = {}
-        for _, _, _, data in self.raw_edges():
-            edges[data["kind"]] = edges.get(data["kind"], 0) + 1
+        for nbrs in self.nx._succ.values():
+            for keydict in nbrs.values():
+                for data in keydict.values():
+                    edges[data["kind"]] = edges.get(data["kind"], 0) + 1
         return {"nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items()))}
 
     def dumps(self) -> bytes:
-        """The persisted form: a schema header with the node and edge lists, pickled."""
+        """The persisted form: a schema header with the node attributes and the adjacency
+        (successors and predecessors share their edge dicts), pickled."""
         payload = {
             "magic": _MAGIC,
             "schema": SCHEMA_VERSION,
-            "nodes": list(self.nx.nodes(data=True)),
-            "edges": list(self.raw_edges()),
+            "layout": _LAYOUT,
+            "adjacency": (self.nx._node, self.nx._succ, self.nx._pred),
         }
         return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -184,8 +219,14 @@ class MapGraph:
                 schema=payload.get("schema"),
             )
         graph = nx.MultiDiGraph()
-        graph.add_nodes_from(payload["nodes"])
-        graph.add_edges_from(payload["edges"])
+        if payload.get("layout") == _LAYOUT:  # the adjacency as networkx keeps it
+            try:
+                graph._node, graph._succ, graph._pred = payload["adjacency"]
+            except (KeyError, TypeError, ValueError) as exc:
+                raise StoreError(f"unreadable map: {exc}", path=str(path)) from exc
+        else:  # node and edge lists, as earlier versions wrote them
+            graph.add_nodes_from(payload["nodes"])
+            graph.add_edges_from(payload["edges"])
         return cls(graph)
 
     def signature(self) -> tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str, str, str]]]:

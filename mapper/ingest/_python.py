@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
-import bisect
+import operator
+from bisect import bisect_right
+from collections.abc import Callable
 
 import tree_sitter as ts
 
 from mapper.ingest._python_imports import imports_of
-from mapper.ingest.treesitter import captures, end_line, line, text
+from mapper.ingest.treesitter import captures, text
 from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
 
 _DEFS = ("class_definition", "function_definition")
@@ -16,7 +18,7 @@ _MAX_VALUE = 200
 
 
 def extract(
-    path: str, root: ts.Node, module: str
+    path: str, root: ts.Node, module: str, *, detail: bool = True
 ) -> tuple[
     tuple[Symbol, ...],
     tuple[Reference, ...],
@@ -25,75 +27,109 @@ def extract(
     tuple[tuple[str, str, str], ...],
 ]:
     """Symbols, references, import bindings, class bases (as written) and attribute types
-    (class qualname, attribute, type as written) of one module."""
+    (class qualname, attribute, type as written) of one module.
+
+    One query pass; every capture list is put in document order first (the query cursor
+    returns them in an order that may vary between runs, and first-wins rules depend on it).
+    Scopes come from the byte ranges of the definitions, not from walking parents. Without
+    ``detail`` functions carry no signature and definitions no docstring.
+    """
     caps = captures(Language.PYTHON, root)
     symbols: dict[str, Symbol] = {}
     ranges: list[tuple[int, int, str]] = []  # (start byte, end byte, qualname) of definitions
+    locations: dict[int, Location] = {}  # one Location per line
+
+    def where(row: int) -> Location:
+        loc = locations.get(row)
+        if loc is None:
+            loc = locations[row] = Location(path, row + 1)
+        return loc
+
     defs = caps.get("definition.class", []) + caps.get("definition.function", [])
+    defs.sort(key=_START)
     bases: list[tuple[str, tuple[str, ...]]] = []
-    for node in sorted(defs, key=lambda n: n.start_byte):
-        sym = _definition(path, node, module)
+    open_defs: list[tuple[int, str, bool]] = []  # enclosing (end byte, qualname, is a class)
+    for node in defs:
+        start = node.start_byte
+        while open_defs and open_defs[-1][0] <= start:
+            open_defs.pop()
+        outer = open_defs[-1] if open_defs else None
+        is_class = node.type == "class_definition"
+        owner = outer[1] if outer else module
+        sym = _definition(path, node, owner, outer, is_class, where, detail)
         symbols.setdefault(sym.qualname, sym)
-        ranges.append((node.start_byte, node.end_byte, sym.qualname))
-        if node.type == "class_definition":
+        ranges.append((start, node.end_byte, sym.qualname))
+        open_defs.append((node.end_byte, sym.qualname, is_class))
+        if is_class:
             written = _bases(node)
             if written:
                 bases.append((sym.qualname, written))
+    starts = [r[0] for r in ranges]
+    ends = [r[1] for r in ranges]
+    names = [r[2] for r in ranges]
+
+    def scope_at(byte: int) -> str | None:
+        """The innermost definition around ``byte``."""
+        i = bisect_right(starts, byte) - 1
+        while i >= 0 and ends[i] < byte:
+            i -= 1
+        return names[i] if i >= 0 else None
+
     attributes: list[tuple[str, str, str]] = []
-    for node in caps.get("definition.constant", []):
+    for node in sorted(caps.get("definition.constant", ()), key=_START):
         name = text(node.child_by_field_name("left"))
-        owner = _scope(node, module)
+        owner = scope_at(node.start_byte) or module
         declared = _type_name(text(node.child_by_field_name("type")))
         if declared and owner != module:  # a class-level annotation: NAME: Type
             attributes.append((owner, name, declared))
         value = text(node.child_by_field_name("right"))[:_MAX_VALUE] or None
         qual = f"{owner}.{name}" if owner else name
-        loc = Location(path, line(node))
-        symbols.setdefault(
-            qual,
-            Symbol(
+        if qual not in symbols:
+            symbols[qual] = Symbol(
                 qual,
                 SymbolKind.CONSTANT,
                 Language.PYTHON,
-                loc,
+                where(node.start_point[0]),
                 value=value,
-                end_line=end_line(node),
-            ),
-        )
-    starts = [r[0] for r in ranges]
-
-    def scope_at(byte: int) -> str | None:
-        i = bisect.bisect_right(starts, byte) - 1
-        while i >= 0:
-            if ranges[i][1] >= byte:
-                return ranges[i][2]
+                end_line=node.end_point[0] + 1,
+            )
+    refs: list[tuple[int, int, Reference]] = []
+    append = refs.append
+    for node in caps.get("reference.call", ()):
+        start = node.start_byte
+        raw = node.text
+        callee = "".join(raw.decode("utf-8", errors="replace").split()) if raw else ""
+        row = node.start_point[0]
+        loc = locations.get(row) or where(row)
+        i = bisect_right(starts, start) - 1  # the enclosing definition, inline (hot loop)
+        while i >= 0 and ends[i] < start:
             i -= 1
-        return None
-
-    refs: list[tuple[int, Reference]] = []
-    for node in caps.get("reference.call", []):
-        target = "".join(text(node).split())
-        where = Location(path, line(node))
-        refs.append((node.start_byte, Reference("call", target, where, scope_at(node.start_byte))))
+        scope = names[i] if i >= 0 else None
+        append((start, node.end_byte, Reference("call", callee, loc, scope)))
     imports: list[tuple[str, str]] = []
-    for node in caps.get("reference.import", []):
-        where = Location(path, line(node))
-        scope = scope_at(node.start_byte)
+    for node in sorted(caps.get("reference.import", ()), key=_START):
+        loc = where(node.start_point[0])
+        start = node.start_byte
+        scope = scope_at(start)
         for local, bound, target in imports_of(node, module, path):
             imports.append((local, bound))
-            refs.append((node.start_byte, Reference("import", target, where, scope)))
-    for node in caps.get("reference.attribute", []):
+            refs.append((start, node.end_byte, Reference("import", target, loc, scope)))
+    for node in sorted(caps.get("reference.attribute", ()), key=_START):
         found = _self_attribute(node, module)
         if found is not None:
             attributes.append(found)
-    refs.sort(key=lambda r: r[0])
+    refs.sort(key=_SPAN)
     return (
         tuple(symbols.values()),
-        tuple(r for _, r in refs),
+        tuple(r[2] for r in refs),
         tuple(imports),
         tuple(bases),
         tuple(dict.fromkeys(attributes)),
     )
+
+
+_START = operator.attrgetter("start_byte")
+_SPAN = operator.itemgetter(0, 1)
 
 
 def _type_name(written: str) -> str | None:
@@ -170,21 +206,29 @@ def _enclosing_def(node: ts.Node) -> ts.Node | None:
     return parent
 
 
-def _definition(path: str, node: ts.Node, module: str) -> Symbol:
+def _definition(
+    path: str,
+    node: ts.Node,
+    owner: str,
+    outer: tuple[int, str, bool] | None,
+    is_class: bool,
+    where: Callable[[int], Location],
+    detail: bool = True,
+) -> Symbol:
+    """The symbol of a class or function definition; ``owner`` is the qualname of its scope
+    (the module at top level), ``outer`` the enclosing definition (end byte, qualname, is a
+    class) if any."""
     name = text(node.child_by_field_name("name"))
-    owner = _scope(node, module)
     qual = f"{owner}.{name}" if owner else name
-    loc = Location(path, line(node))
-    doc = _docstring(node)
-    if node.type == "class_definition":
-        return Symbol(
-            qual, SymbolKind.CLASS, Language.PYTHON, loc, end_line=end_line(node), doc=doc
-        )
-    outer = _enclosing_def(node)
-    is_method = outer is not None and outer.type == "class_definition"
+    loc = where(node.start_point[0])
+    doc = _docstring(node) if detail else None
+    end = node.end_point[0] + 1
+    if is_class:
+        return Symbol(qual, SymbolKind.CLASS, Language.PYTHON, loc, end_line=end, doc=doc)
+    is_method = outer is not None and outer[2]
     kind = SymbolKind.METHOD if is_method else SymbolKind.FUNCTION
-    sig = _signature(node, drop_self=is_method and not _is_static(node))
-    return Symbol(qual, kind, Language.PYTHON, loc, sig, end_line=end_line(node), doc=doc)
+    sig = _signature(node, drop_self=is_method and not _is_static(node)) if detail else None
+    return Symbol(qual, kind, Language.PYTHON, loc, sig, end_line=end, doc=doc)
 
 
 def _is_static(node: ts.Node) -> bool:

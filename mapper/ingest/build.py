@@ -19,7 +19,16 @@ from mapper.ingest.code import ParsedFile
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
 from mapper.ingest.resolve import Resolver
-from mapper.model import EdgeAttrs, EdgeKind, Location, NodeKind, Provenance, Symbol, SymbolKind
+from mapper.model import (
+    EdgeAttrs,
+    EdgeKind,
+    Language,
+    Location,
+    NodeKind,
+    Provenance,
+    Symbol,
+    SymbolKind,
+)
 
 TC = Provenance.TREE_SITTER
 
@@ -97,18 +106,50 @@ def component_of(
 
 def symbol_attrs(sym: Symbol) -> dict[str, Any]:
     sig = sym.signature
+    if sig is None:
+        return {
+            "symbol_kind": _VALUE[sym.kind],
+            "language": _VALUE[sym.language],
+            "qualname": sym.qualname,
+            "signature": None,
+            "params": None,
+            "returns": None,
+            "is_async": False,
+            "value": sym.value,
+            "end_line": sym.end_line,
+            "doc": sym.doc,
+        }
+    params = [[p.name, p.type, p.default, p.kind] for p in sig.params]
     return {
-        "symbol_kind": sym.kind.value,
-        "language": sym.language.value,
+        "symbol_kind": _VALUE[sym.kind],
+        "language": _VALUE[sym.language],
         "qualname": sym.qualname,
-        "signature": sig.render() if sig else None,
-        "params": [[p.name, p.type, p.default, p.kind] for p in sig.params] if sig else None,
-        "returns": sig.returns if sig else None,
-        "is_async": sig.is_async if sig else False,
+        "signature": _render(params, sig.returns, sig.is_async),
+        "params": params,
+        "returns": sig.returns,
+        "is_async": sig.is_async,
         "value": sym.value,
         "end_line": sym.end_line,
         "doc": sym.doc,
     }
+
+
+def _render(params: list[list[Any]], returns: str | None, is_async: bool) -> str:
+    """What :meth:`mapper.model.Signature.render` gives, from the flattened params."""
+    parts = []
+    for name, typ, default, _kind in params:
+        text = f"{name}: {typ}" if typ else name
+        parts.append(text if default is None else f"{text} = {default}")
+    body = f"({', '.join(parts)})"
+    if returns:
+        body = f"{body} -> {returns}"
+    return f"async {body}" if is_async else body
+
+
+_VALUE: dict[Any, str] = {m: m.value for e in (SymbolKind, Language) for m in e}
+_PARENT_KINDS = frozenset(
+    {SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.MESSAGE, SymbolKind.ENUM, SymbolKind.SERVICE}
+)
 
 
 def build_code(config: StackmapConfig, inputs: Inputs, graph: MapGraph) -> Resolver:
@@ -198,9 +239,10 @@ def _add_file(
         graph.add_edge(f"layer:{layer}", file_id, EdgeAttrs(EdgeKind.CONTAINS, Provenance.CONFIG))
     prov_def = Provenance.PROTOC if pf.path.endswith(".proto") else TC
     parents: dict[str, str] = {}
+    nodes = graph.nx._node
     for sym in pf.symbols:
         node_id = sym.node_id
-        if node_id in graph:
+        if node_id in nodes:
             continue
         graph.add_node(
             node_id,
@@ -212,53 +254,51 @@ def _add_file(
             component=comp,
             **symbol_attrs(sym),
         )
-        graph.add_edge(file_id, node_id, EdgeAttrs(EdgeKind.DEFINES, prov_def))
-        if sym.kind in (
-            SymbolKind.CLASS,
-            SymbolKind.STRUCT,
-            SymbolKind.MESSAGE,
-            SymbolKind.ENUM,
-            SymbolKind.SERVICE,
-        ):
+        graph.link(file_id, node_id, EdgeKind.DEFINES, prov_def)
+        if sym.kind in _PARENT_KINDS:
             parents[sym.qualname] = node_id
-    sep = "." if pf.language.value in ("python", "proto") else "::"
-    for sym in pf.symbols:
-        head = sym.qualname.rpartition(sep)[0]
-        if head in parents:
-            graph.add_edge(parents[head], sym.node_id, EdgeAttrs(EdgeKind.CONTAINS, prov_def))
+    if parents:
+        sep = "." if pf.language in (Language.PYTHON, Language.PROTO) else "::"
+        for sym in pf.symbols:
+            head = sym.qualname.rpartition(sep)[0]
+            if head in parents:
+                graph.link(parents[head], sym.node_id, EdgeKind.CONTAINS, prov_def)
     return comp
-
-
-def _scope_id(pf: ParsedFile, scope: str | None) -> str | None:
-    if scope is None:
-        return None
-    if pf.language.value == "python":
-        return f"symbol:{scope}"
-    return f"symbol:c:{pf.path}:{scope}"
 
 
 def _add_references(
     graph: MapGraph, resolver: Resolver, pf: ParsedFile, owner: Mapping[str, str | None]
 ) -> None:
     file_id = f"file:{pf.path}"
+    python = pf.language is Language.PYTHON
+    scope_prefix = "symbol:" if python else f"symbol:c:{pf.path}:"
     for ref in pf.references:
-        where = ref.location
-        if ref.kind in ("import", "include"):
+        kind = ref.kind
+        if kind == "call":
+            if ref.scope is None:
+                continue
+            found = resolver.call(pf, ref)
+            if found is None:
+                continue
+            sym, confidence = found
+            prov = TC if confidence >= 0.8 else Provenance.INFERRED
+            where = ref.location
+            graph.link(
+                scope_prefix + ref.scope,
+                sym.node_id,
+                EdgeKind.CALLS,
+                prov,
+                confidence,
+                where.path,
+                where.line,
+            )
+        elif kind == "import" or kind == "include":
             target = resolver.import_file(pf, ref)
             if target is not None:
-                graph.add_edge(
-                    file_id, f"file:{target}", EdgeAttrs(EdgeKind.IMPORTS, TC, location=where)
+                where = ref.location
+                graph.link(
+                    file_id, f"file:{target}", EdgeKind.IMPORTS, TC, 1.0, where.path, where.line
                 )
-            continue
-        if ref.kind != "call":
-            continue
-        src = _scope_id(pf, ref.scope)
-        found = resolver.call(pf, ref)
-        if src is None or found is None:
-            continue
-        sym, confidence = found
-        prov = TC if confidence >= 0.8 else Provenance.INFERRED
-        graph.add_edge(src, sym.node_id, EdgeAttrs(EdgeKind.CALLS, prov, confidence, where))
 
 
 def _component_dependencies(graph: MapGraph) -> None:

@@ -10,6 +10,8 @@ give ``describes`` edges from their section (confidence 0.9).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Mapping
 
 from mapper.config import StackmapConfig
@@ -233,12 +235,20 @@ def _front_matter_edges(
 
 
 def _mentions(graph: MapGraph, resolver: Resolver, page: DocPage) -> None:
-    anchors = [(s.location.line or 0, s.node_id) for s in page.sections]
+    lines = [s.location.line or 0 for s in page.sections]
+    ids = [s.node_id for s in page.sections]
+    ordered = all(a <= b for a, b in itertools.pairwise(lines))
+    page_id = f"doc:{page.path}"
     for name, where in page.mentions:
-        source = f"doc:{page.path}"
-        for line, node_id in anchors:
-            if where.line is not None and line <= where.line:
-                source = node_id
+        source = page_id  # the last section starting on or before the mention
+        if where.line is not None:
+            if ordered:
+                i = bisect.bisect_right(lines, where.line)
+                source = ids[i - 1] if i else page_id
+            else:
+                for line, node_id in zip(lines, ids, strict=True):
+                    if line <= where.line:
+                        source = node_id
         named = [f"{kind}:{name}" for kind in ("file", "interface", "component", "layer")]
         target = next((n for n in named if n in graph), "")
         if not target:

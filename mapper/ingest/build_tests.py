@@ -6,9 +6,10 @@ from __future__ import annotations
 from mapper.graph import MapGraph
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.resolve import Resolver
-from mapper.model import EdgeAttrs, EdgeKind, NodeKind, Provenance, SymbolKind
+from mapper.model import EdgeKind, NodeKind, Provenance, SymbolKind
 
 TC = Provenance.TREE_SITTER
+INF = Provenance.INFERRED
 
 
 def add_tests(graph: MapGraph, resolver: Resolver, pf: ParsedFile) -> None:
@@ -46,23 +47,37 @@ def add_tests(graph: MapGraph, resolver: Resolver, pf: ParsedFile) -> None:
             line=sym.location.line,
             qualname=sym.qualname,
         )
-        graph.add_edge(file_id, test_id, EdgeAttrs(EdgeKind.DEFINES, TC))
+        graph.link(file_id, test_id, EdgeKind.DEFINES, TC)
         tests[sym.qualname] = test_id
+    if not tests:
+        return
+    nodes = graph.nx._node
     for ref in pf.references:
-        if ref.kind != "call" or ref.scope is None:
+        scope = ref.scope
+        if ref.kind != "call" or scope is None:
             continue
-        found_test = next(
-            (t for q, t in tests.items() if ref.scope == q or ref.scope.startswith(q + ".")), None
-        )
+        found_test = _test_of(tests, scope)
         found = resolver.call(pf, ref) if found_test else None
-        if found_test is None or found is None or found[0].node_id not in graph:
+        if found_test is None or found is None:
             continue
         target = found[0].node_id
-        graph.add_edge(found_test, target, EdgeAttrs(EdgeKind.COVERS, TC, found[1], ref.location))
-        comp = graph.node(target).get("component")
+        node = nodes.get(target)
+        if node is None:
+            continue
+        where = ref.location
+        graph.link(found_test, target, EdgeKind.COVERS, TC, found[1], where.path, where.line)
+        comp = node.get("component")
         if comp:
-            graph.add_edge(
-                found_test,
-                f"component:{comp}",
-                EdgeAttrs(EdgeKind.COVERS, Provenance.INFERRED, found[1]),
-            )
+            graph.link(found_test, f"component:{comp}", EdgeKind.COVERS, INF, found[1])
+
+
+def _test_of(tests: dict[str, str], scope: str) -> str | None:
+    """The test whose qualname is ``scope`` or encloses it (at most one can: a test inside a
+    test is not a test)."""
+    name = scope
+    while name:
+        test = tests.get(name)
+        if test is not None:
+            return test
+        name = name.rpartition(".")[0]
+    return None

@@ -78,7 +78,9 @@ class ParsedFile:
 
 def language_for(path: str) -> Language | None:
     """The language of a path by its extension (code, proto, Markdown, YAML), else None."""
-    return _EXTENSIONS.get(PurePosixPath(path).suffix.lower())
+    name = path.rstrip("/").rpartition("/")[2]  # PurePosixPath(path).suffix, without the object
+    dot = name.rfind(".")
+    return _EXTENSIONS.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
 
 
 def sniff_language(path: str, source: bytes) -> Language | None:
@@ -100,12 +102,19 @@ def python_module(path: str) -> str:
 
 
 def parse_source(
-    path: str, source: bytes, language: Language, module: str | None = None
+    path: str,
+    source: bytes,
+    language: Language,
+    module: str | None = None,
+    *,
+    detail: bool = True,
 ) -> ParsedFile:
     """Extract symbols and references from ``source`` (never raises on syntax errors).
 
-    Raises UnknownNameError for a language tree-sitter does not handle here (proto,
-    Markdown, YAML have their own parsers).
+    ``detail=False`` leaves out what only a symbol's own page shows: Python signatures and
+    docstrings (the ingest reads test files so, whose symbols are not on the map). Raises
+    UnknownNameError for a language tree-sitter does not handle here (proto, Markdown, YAML
+    have their own parsers).
     """
     if language not in CODE_LANGUAGES:
         raise UnknownNameError("code language", str(language), [str(x) for x in CODE_LANGUAGES])
@@ -120,7 +129,9 @@ def parse_source(
         from mapper.ingest import _python
 
         mod = module if module is not None else python_module(path)
-        symbols, refs, imports, bases, attrs = _python.extract(path, tree.root_node, mod)
+        symbols, refs, imports, bases, attrs = _python.extract(
+            path, tree.root_node, mod, detail=detail
+        )
         warn = tuple(warnings)
         return ParsedFile(path, language, symbols, refs, warn, imports, mod, loc, bases, attrs)
     from mapper.ingest import _cfamily

@@ -19,6 +19,10 @@ from mapper.ingest.docs import DocPage
 from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
 
 Flat = tuple[Any, ...]
+# enum ↔ plain value by dict lookup (``.value`` and ``Enum(value)`` run Python code each time)
+_VALUE: dict[Any, str] = {m: m.value for e in (SymbolKind, Language) for m in e}
+_KIND: dict[str, SymbolKind] = {m.value: m for m in SymbolKind}
+_LANGUAGE: dict[str, Language] = {m.value: m for m in Language}
 
 
 def _sig(sig: Signature | None) -> Flat | None:
@@ -42,8 +46,8 @@ def encode(pf: ParsedFile) -> Flat:
     symbols = tuple(
         (
             s.qualname,
-            s.kind.value,
-            s.language.value,
+            _VALUE[s.kind],
+            _VALUE[s.language],
             None if s.location.path == path else s.location.path,
             s.location.line,
             _sig(s.signature),
@@ -60,13 +64,13 @@ def encode(pf: ParsedFile) -> Flat:
             None if r.location.path == path else r.location.path,
             r.location.line,
             r.scope,
-            r.language.value,
+            _VALUE[r.language],
         )
         for r in pf.references
     )
     return (
         path,
-        pf.language.value,
+        _VALUE[pf.language],
         symbols,
         refs,
         pf.warnings,
@@ -82,12 +86,12 @@ def decode(flat: Flat) -> ParsedFile:
     path, language, symbols, refs, warnings, imports, module, loc, bases, attributes = flat
     return ParsedFile(
         path,
-        Language(language),
+        _LANGUAGE[language],
         tuple(
             Symbol(
                 q,
-                SymbolKind(k),
-                Language(lang),
+                _KIND[k],
+                _LANGUAGE[lang],
                 Location(p or path, line),
                 _unsig(sig),
                 value,
@@ -97,7 +101,7 @@ def decode(flat: Flat) -> ParsedFile:
             for q, k, lang, p, line, sig, value, end, doc in symbols
         ),
         tuple(
-            Reference(kind, target, Location(p or path, line), scope, Language(lang))
+            Reference(kind, target, Location(p or path, line), scope, _LANGUAGE[lang])
             for kind, target, p, line, scope, lang in refs
         ),
         warnings,

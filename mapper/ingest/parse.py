@@ -29,7 +29,9 @@ def parse_one(config: StackmapConfig, entry: SourceFile) -> tuple[Any, str | Non
         if entry.category is Category.PROTO:
             return parse_proto(config.root, entry.path), None
         language = sniff_language(entry.path, entry.data) or entry.language
-        return parse_source(entry.path, entry.data, language), None
+        # test symbols are not map nodes: their signatures and docstrings are never shown
+        detail = entry.category is not Category.TEST
+        return parse_source(entry.path, entry.data, language, detail=detail), None
     except (ContractError, IngestError) as exc:
         where = f" (line {exc.line})" if exc.line is not None else ""
         return None, f"{exc.message}{where}"

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from pathlib import PurePosixPath
 
 from mapper.ingest.code import ParsedFile
 from mapper.model import Language, Reference, Symbol, SymbolKind
@@ -47,11 +46,15 @@ class Resolver:
         self.paths: dict[str, list[str]] = defaultdict(list)  # basename → file paths
         files = list(parsed)
         for pf in files:
-            self.paths[PurePosixPath(pf.path).name].append(pf.path)
+            self.paths[_name(pf.path)].append(pf.path)
             if pf.language is Language.PYTHON and pf.module is not None:
                 self.modules.setdefault(pf.module, pf.path)
             for sym in pf.symbols:
                 self._index(sym, pf.module)
+        self._imports: dict[int, tuple[ParsedFile, dict[str, str], set[str], set[str]]] = {}
+        self._classes: dict[str, str | None] = {}  # scope → enclosing class (memo)
+        self._calls: dict[tuple[int, str, str | None], tuple[Symbol, float] | None] = {}
+        self._proto_suffixes: dict[str, str] | None = None  # built on first use
         self.bases: dict[str, list[str]] = {}  # class qualname → resolved base qualnames
         self.attr_types: dict[tuple[str, str], str] = {}  # (class, attribute) → class
         for pf in files:
@@ -85,49 +88,72 @@ class Resolver:
             return None
         target = ref.target
         candidates = [
-            p
-            for p in self.paths.get(PurePosixPath(target).name, [])
-            if p == target or p.endswith("/" + target)
+            p for p in self.paths.get(_name(target), []) if p == target or p.endswith("/" + target)
         ]
         if not candidates:
             return None
-        here = str(PurePosixPath(pf.path).parent)
-        same_dir = [p for p in candidates if str(PurePosixPath(p).parent) == here]
+        here = _parent(pf.path)
+        same_dir = [p for p in candidates if _parent(p) == here]
         pick = (same_dir or sorted(candidates))[0]
         return pick if pick != pf.path else None
 
     # -- calls -------------------------------------------------------------------
     def call(self, pf: ParsedFile, ref: Reference) -> tuple[Symbol, float] | None:
-        if pf.language is Language.PYTHON:
-            return self._python_call(pf, ref)
+        """The symbol a call resolves to, with a confidence; None when unresolved. Answers
+        are memoised per (file, callee as written, scope)."""
         if pf.language is Language.PROTO:
             return None
-        return self._c_call(pf, ref)
+        self._bindings(pf)  # holds ``pf``, so its id stays its own while memoised
+        key = (id(pf), ref.target, ref.scope)
+        if key in self._calls:
+            return self._calls[key]
+        if pf.language is Language.PYTHON:
+            found = self._python_call(pf, ref)
+        else:
+            found = self._c_call(pf, ref)
+        self._calls[key] = found
+        return found
+
+    def _bindings(self, pf: ParsedFile) -> tuple[dict[str, str], set[str], set[str]]:
+        """``pf``'s imports as a dict, the targets they bind, and the modules those targets
+        live in (with ``pf``'s own), computed once per file."""
+        cached = self._imports.get(id(pf))
+        if cached is None or cached[0] is not pf:
+            bound = {t for _, t in pf.imports}
+            modules = bound | {t.rpartition(".")[0] for t in bound} | {pf.module or ""}
+            cached = (pf, dict(pf.imports), bound, modules)
+            self._imports[id(pf)] = cached
+        return cached[1], cached[2], cached[3]
 
     def python_name(self, pf: ParsedFile, name: str) -> Symbol | None:
         """A dotted name as written in ``pf`` (through its imports, or module-local)."""
-        imports = dict(pf.imports)
-        parts = name.split(".")
-        if parts[0] in imports:
-            full = ".".join([imports[parts[0]], *parts[1:]])
+        imports = self._bindings(pf)[0]
+        head, dot, rest = name.partition(".")
+        if head in imports:
+            full = f"{imports[head]}.{rest}" if dot else imports[head]
             if full in self.py:
                 return self.py[full]
-        if pf.module and f"{pf.module}.{name}" in self.py:
-            return self.py[f"{pf.module}.{name}"]
+        if pf.module:
+            found = self.py.get(f"{pf.module}.{name}")
+            if found is not None:
+                return found
         return self.py.get(name)
 
     def _python_call(self, pf: ParsedFile, ref: Reference) -> tuple[Symbol, float] | None:
         raw = ref.target
         is_super = raw.startswith("super().")
-        target = _ARGS.sub("", _ARGS.sub("", raw.removeprefix("super().")))
+        target = raw.removeprefix("super().") if is_super else raw
+        if "(" in target:
+            target = _ARGS.sub("", _ARGS.sub("", target))
         parts = ["super()", *target.split(".")] if is_super else target.split(".")
-        if parts[0] in ("self", "cls", "super()") and ref.scope and len(parts) == 2:
-            owner = self._enclosing_class(ref.scope)
+        scope = ref.scope
+        if scope and len(parts) == 2 and parts[0] in ("self", "cls", "super()"):
+            owner = self._enclosing_class(scope)
             member = self.member(owner, parts[1], skip_own=parts[0] == "super()") if owner else None
             if member is not None:
                 return member, 1.0
-        if parts[0] == "self" and ref.scope and len(parts) == 3:  # self.attr.method()
-            owner = self._enclosing_class(ref.scope)
+        if scope and len(parts) == 3 and parts[0] == "self":  # self.attr.method()
+            owner = self._enclosing_class(scope)
             typ = self._attribute_type(owner, parts[1]) if owner else None
             member = self.member(typ, parts[2]) if typ else None
             if member is not None:
@@ -135,12 +161,12 @@ class Resolver:
         found = self.python_name(pf, target)
         if found is not None:
             return found, 1.0
-        if ref.scope:  # a nested function of the enclosing scope
-            nested = self.py.get(f"{ref.scope}.{target}")
+        if scope:  # a nested function of the enclosing scope
+            nested = self.py.get(f"{scope}.{target}")
             if nested is not None:
                 return nested, 1.0
         if len(parts) >= 2:
-            return self._method_by_name(pf, ref.scope, parts)
+            return self._method_by_name(pf, scope, parts)
         return None
 
     def _method_by_name(
@@ -149,14 +175,12 @@ class Resolver:
         """``obj.attr.m()`` on an object of unknown type: the one method ``m`` of a class the
         file imports (0.7), else of a class in a module it imports or its own module (0.6);
         the enclosing class is no candidate for ``self.attr.m()``."""
-        bound = {t for _, t in pf.imports}
-        modules = bound | {t.rpartition(".")[0] for t in bound} | {pf.module or ""}
+        candidates = self.methods.get(parts[-1])
+        if not candidates:
+            return None
+        _, bound, modules = self._bindings(pf)
         own = self._enclosing_class(scope) if scope and parts[0] == "self" else None
-        named = [
-            (m, mod)
-            for m, mod in self.methods.get(parts[-1], [])
-            if m.qualname.rpartition(".")[0] != own
-        ]
+        named = [(m, mod) for m, mod in candidates if m.qualname.rpartition(".")[0] != own]
         imported = [m for m, _ in named if m.qualname.rpartition(".")[0] in bound]
         if len(imported) == 1:
             return imported[0], 0.7
@@ -195,12 +219,17 @@ class Resolver:
         return None
 
     def _enclosing_class(self, scope: str) -> str | None:
+        if scope in self._classes:
+            return self._classes[scope]
+        found: str | None = None
         parts = scope.split(".")
         for cut in range(len(parts), 0, -1):
             sym = self.py.get(".".join(parts[:cut]))
             if sym is not None and sym.kind is SymbolKind.CLASS:
-                return sym.qualname
-        return None
+                found = sym.qualname
+                break
+        self._classes[scope] = found
+        return found
 
     def _c_call(self, pf: ParsedFile, ref: Reference) -> tuple[Symbol, float] | None:
         target = ref.target
@@ -245,6 +274,21 @@ class Resolver:
         if name in self.c:
             found = self.c_symbol(name)
             return found[0] if found else self.c[name][0]
-        suffix = "." + name
-        protos = sorted(q for q in self.proto if q.endswith(suffix))
-        return self.proto[protos[0]] if protos else None
+        if self._proto_suffixes is None:  # "a.b.C.D" → "b.C.D", "C.D", "D" (least name wins)
+            self._proto_suffixes = {}
+            for full in sorted(self.proto, reverse=True):
+                parts = full.split(".")
+                for cut in range(1, len(parts)):
+                    self._proto_suffixes[".".join(parts[cut:])] = full
+        best = self._proto_suffixes.get(name)
+        return self.proto[best] if best is not None else None
+
+
+def _name(path: str) -> str:
+    """``PurePosixPath(path).name`` for a normalised relative path, without the object."""
+    return path.rstrip("/").rpartition("/")[2]
+
+
+def _parent(path: str) -> str:
+    """``str(PurePosixPath(path).parent)`` for a normalised relative path."""
+    return path.rstrip("/").rpartition("/")[0] or "."

@@ -34,7 +34,7 @@ from mapper.errors import StoreError
 from mapper.ingest import codec  # noqa: F401 - registers the fast reducers
 from mapper.model import SCHEMA_VERSION
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 KEEP = 2
 
 
@@ -98,9 +98,18 @@ class Store:
         try:
             with (self.version_dir(version) / "parsed.pickle").open("rb") as fh:
                 payload = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+        except (
+            OSError,
+            pickle.UnpicklingError,
+            EOFError,
+            AttributeError,
+            ValueError,
+            KeyError,
+            TypeError,
+            IndexError,
+        ):  # unreadable or from another version of the records: parse everything again
             return ParseCache()
-        if payload.get("format") != (CACHE_FORMAT, SCHEMA_VERSION):
+        if not isinstance(payload, dict) or payload.get("format") != (CACHE_FORMAT, SCHEMA_VERSION):
             return ParseCache()
         return ParseCache(payload["key"], payload["entries"])
 
