@@ -14,9 +14,12 @@ rebuilds). Not thread-safe: build on one thread, then share read-only.
 
 from __future__ import annotations
 
+import operator
 import os
 import pickle
+from collections import Counter
 from collections.abc import Iterator, Mapping
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +68,14 @@ class MapGraph:
             self.nx._node[node_id] = record
             self.nx._succ[node_id] = {}
             self.nx._pred[node_id] = {}
+
+    def put_node(self, node_id: str, record: dict[str, Any]) -> None:
+        """Insert a new node with a prebuilt attribute dict (taken as is, not copied); it must
+        carry what :meth:`add_node` stores (``kind`` value, ``name``, ``layer``, ``path``,
+        ``line``, then the extra attributes). The caller checks the id is not on the map yet."""
+        self.nx._node[node_id] = record
+        self.nx._succ[node_id] = {}
+        self.nx._pred[node_id] = {}
 
     def add_edge(self, src: str, dst: str, attrs: EdgeAttrs, *, key: str | None = None) -> bool:
         """Add an edge between existing nodes; False when it already exists or a node is missing.
@@ -171,14 +182,10 @@ class MapGraph:
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Number of nodes per kind and edges per kind."""
-        nodes: dict[str, int] = {}
-        for data in self.nx._node.values():
-            nodes[data["kind"]] = nodes.get(data["kind"], 0) + 1
-        edges: dict[str, int] = {}
-        for nbrs in self.nx._succ.values():
-            for keydict in nbrs.values():
-                for data in keydict.values():
-                    edges[data["kind"]] = edges.get(data["kind"], 0) + 1
+        kind = operator.itemgetter("kind")
+        nodes = Counter(map(kind, self.nx._node.values()))
+        keydicts = chain.from_iterable(map(dict.values, self.nx._succ.values()))
+        edges = Counter(map(kind, chain.from_iterable(map(dict.values, keydicts))))
         return {"nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items()))}
 
     def dumps(self) -> bytes:

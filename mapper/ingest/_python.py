@@ -32,7 +32,8 @@ def extract(
     One query pass; every capture list is put in document order first (the query cursor
     returns them in an order that may vary between runs, and first-wins rules depend on it).
     Scopes come from the byte ranges of the definitions, not from walking parents. Without
-    ``detail`` functions carry no signature and definitions no docstring.
+    ``detail`` functions carry no signature, definitions no docstring, and only calls made
+    inside a definition are kept (no import references; the import bindings stay).
     """
     caps = captures(Language.PYTHON, root)
     symbols: dict[str, Symbol] = {}
@@ -105,7 +106,8 @@ def extract(
         while i >= 0 and ends[i] < start:
             i -= 1
         scope = names[i] if i >= 0 else None
-        append((start, node.end_byte, Reference("call", callee, loc, scope)))
+        if scope is not None or detail:
+            append((start, node.end_byte, Reference("call", callee, loc, scope)))
     imports: list[tuple[str, str]] = []
     for node in sorted(caps.get("reference.import", ()), key=_START):
         loc = where(node.start_point[0])
@@ -113,7 +115,8 @@ def extract(
         scope = scope_at(start)
         for local, bound, target in imports_of(node, module, path):
             imports.append((local, bound))
-            refs.append((start, node.end_byte, Reference("import", target, loc, scope)))
+            if detail:
+                refs.append((start, node.end_byte, Reference("import", target, loc, scope)))
     for node in sorted(caps.get("reference.attribute", ()), key=_START):
         found = _self_attribute(node, module)
         if found is not None:
@@ -295,13 +298,11 @@ def _param(node: ts.Node, kind: str) -> tuple[str, str | None, str | None, str]:
 
 def _docstring(node: ts.Node) -> str | None:
     body = node.child_by_field_name("body")
-    if body is None or not body.named_children:
+    first = body.named_child(0) if body is not None else None  # not named_children: O(body)
+    if first is None or first.type != "expression_statement":
         return None
-    first = body.named_children[0]
-    if first.type != "expression_statement" or not first.named_children:
-        return None
-    string = first.named_children[0]
-    if string.type != "string":
+    string = first.named_child(0)
+    if string is None or string.type != "string":
         return None
     raw = text(string)
     body_text = raw.lstrip("rRuUbBfF")

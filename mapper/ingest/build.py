@@ -240,29 +240,30 @@ def _add_file(
     prov_def = Provenance.PROTOC if pf.path.endswith(".proto") else TC
     parents: dict[str, str] = {}
     nodes = graph.nx._node
-    for sym in pf.symbols:
-        node_id = sym.node_id
+    ids = [sym.node_id for sym in pf.symbols]
+    for sym, node_id in zip(pf.symbols, ids, strict=True):
         if node_id in nodes:
             continue
-        graph.add_node(
-            node_id,
-            NodeKind.SYMBOL,
-            sym.qualname,
-            layer=layer,
-            path=pf.path,
-            line=sym.location.line,
-            component=comp,
-            **symbol_attrs(sym),
-        )
+        # what add_node(node_id, SYMBOL, qualname, layer=…, …, **symbol_attrs(sym)) stores
+        record = {
+            "kind": "symbol",
+            "name": sym.qualname,
+            "layer": layer,
+            "path": pf.path,
+            "line": sym.location.line,
+            "component": comp,
+        }
+        record.update(symbol_attrs(sym))
+        graph.put_node(node_id, record)
         graph.link(file_id, node_id, EdgeKind.DEFINES, prov_def)
         if sym.kind in _PARENT_KINDS:
             parents[sym.qualname] = node_id
     if parents:
         sep = "." if pf.language in (Language.PYTHON, Language.PROTO) else "::"
-        for sym in pf.symbols:
+        for sym, node_id in zip(pf.symbols, ids, strict=True):
             head = sym.qualname.rpartition(sep)[0]
             if head in parents:
-                graph.link(parents[head], sym.node_id, EdgeKind.CONTAINS, prov_def)
+                graph.link(parents[head], node_id, EdgeKind.CONTAINS, prov_def)
     return comp
 
 
@@ -305,20 +306,25 @@ def _component_dependencies(graph: MapGraph) -> None:
     """Cross-component imports and calls lifted to component → component edges, as sure as
     the surest code edge under them (first location kept)."""
     lifted: dict[tuple[str, str, str], tuple[Location | None, float, str]] = {}
-    nodes = graph.nx.nodes
-    for src, dst, _key, data in graph.raw_edges():
-        kind = data["kind"]
-        if kind != "imports" and kind != "calls":
+    nodes = graph.nx._node
+    for src, nbrs in graph.nx._succ.items():  # adjacency order, as raw_edges() gives it
+        a = nodes[src].get("component")
+        if not a or nodes[src]["kind"] == "test":
             continue
-        a, b = nodes[src].get("component"), nodes[dst].get("component")
-        if not a or not b or a == b or nodes[src]["kind"] == "test":
-            continue
-        key = (f"component:{a}", f"component:{b}", kind)
-        old = lifted.get(key)
-        if old is None:
-            where = Location(data["path"], data["line"]) if data.get("path") else None
-            lifted[key] = (where, data["confidence"], data["provenance"])
-        elif data["confidence"] > old[1]:
-            lifted[key] = (old[0], data["confidence"], data["provenance"])
+        for dst, keydict in nbrs.items():
+            b = nodes[dst].get("component")
+            if not b or a == b:
+                continue
+            for data in keydict.values():
+                kind = data["kind"]
+                if kind != "imports" and kind != "calls":
+                    continue
+                key = (f"component:{a}", f"component:{b}", kind)
+                old = lifted.get(key)
+                if old is None:
+                    where = Location(data["path"], data["line"]) if data.get("path") else None
+                    lifted[key] = (where, data["confidence"], data["provenance"])
+                elif data["confidence"] > old[1]:
+                    lifted[key] = (old[0], data["confidence"], data["provenance"])
     for (a, b, kind), (where, conf, prov) in sorted(lifted.items(), key=lambda kv: kv[0]):
         graph.add_edge(a, b, EdgeAttrs(EdgeKind(kind), Provenance(prov), conf, where))

@@ -111,8 +111,8 @@ def parse_source(
 ) -> ParsedFile:
     """Extract symbols and references from ``source`` (never raises on syntax errors).
 
-    ``detail=False`` leaves out what only a symbol's own page shows: Python signatures and
-    docstrings (the ingest reads test files so, whose symbols are not on the map). Raises
+    ``detail=False`` leaves out what the map never uses of a test file (the ingest reads
+    test files so): Python signatures, docstrings, import references and module-level calls. Raises
     UnknownNameError for a language tree-sitter does not handle here (proto, Markdown, YAML
     have their own parsers).
     """

@@ -51,9 +51,10 @@ class Resolver:
                 self.modules.setdefault(pf.module, pf.path)
             for sym in pf.symbols:
                 self._index(sym, pf.module)
-        self._imports: dict[int, tuple[ParsedFile, dict[str, str], set[str], set[str]]] = {}
+        self._files = {pf.path: pf for pf in reversed(files)}  # the first of a path wins
+        self._imports: dict[str, tuple[ParsedFile, dict[str, str], set[str], set[str]]] = {}
         self._classes: dict[str, str | None] = {}  # scope → enclosing class (memo)
-        self._calls: dict[tuple[int, str, str | None], tuple[Symbol, float] | None] = {}
+        self._calls: dict[tuple[str, str, str | None], tuple[Symbol, float] | None] = {}
         self._proto_suffixes: dict[str, str] | None = None  # built on first use
         self.bases: dict[str, list[str]] = {}  # class qualname → resolved base qualnames
         self.attr_types: dict[tuple[str, str], str] = {}  # (class, attribute) → class
@@ -100,29 +101,30 @@ class Resolver:
     # -- calls -------------------------------------------------------------------
     def call(self, pf: ParsedFile, ref: Reference) -> tuple[Symbol, float] | None:
         """The symbol a call resolves to, with a confidence; None when unresolved. Answers
-        are memoised per (file, callee as written, scope)."""
+        for the files the resolver indexed are memoised per (file, callee, scope)."""
         if pf.language is Language.PROTO:
             return None
-        self._bindings(pf)  # holds ``pf``, so its id stays its own while memoised
-        key = (id(pf), ref.target, ref.scope)
-        if key in self._calls:
-            return self._calls[key]
+        memo = self._calls if self._files.get(pf.path) is pf else None
+        key = (pf.path, ref.target, ref.scope)
+        if memo is not None and key in memo:
+            return memo[key]
         if pf.language is Language.PYTHON:
             found = self._python_call(pf, ref)
         else:
             found = self._c_call(pf, ref)
-        self._calls[key] = found
+        if memo is not None:
+            memo[key] = found
         return found
 
     def _bindings(self, pf: ParsedFile) -> tuple[dict[str, str], set[str], set[str]]:
         """``pf``'s imports as a dict, the targets they bind, and the modules those targets
         live in (with ``pf``'s own), computed once per file."""
-        cached = self._imports.get(id(pf))
+        cached = self._imports.get(pf.path)
         if cached is None or cached[0] is not pf:
             bound = {t for _, t in pf.imports}
             modules = bound | {t.rpartition(".")[0] for t in bound} | {pf.module or ""}
             cached = (pf, dict(pf.imports), bound, modules)
-            self._imports[id(pf)] = cached
+            self._imports[pf.path] = cached
         return cached[1], cached[2], cached[3]
 
     def python_name(self, pf: ParsedFile, name: str) -> Symbol | None:

@@ -103,28 +103,33 @@ def scan(config: StackmapConfig) -> ScanResult:
                 if language_for(rel) in CODE_LANGUAGES:
                     unmapped += 1
                 continue
-            entry = _read(root / rel, rel, kind, skips)
+            entry = _read(os.path.join(dirpath, name), rel, kind, skips)
             if entry is not None:
                 files.append(entry)
     return ScanResult(tuple(files), tuple(skips), unmapped)
 
 
 def _read(
-    full: Path, rel: str, kind: tuple[Category, Language], skips: list[Skip]
+    full: str, rel: str, kind: tuple[Category, Language], skips: list[Skip]
 ) -> SourceFile | None:
     try:
-        if full.is_symlink() and not full.exists():
+        st = os.stat(full)
+    except OSError as exc:
+        if os.path.islink(full):  # a link whose target is missing (or loops)
             skips.append(Skip(rel, "broken symlink"))
-            return None
-        st = full.stat()
-        if not stat.S_ISREG(st.st_mode):
-            skips.append(Skip(rel, "not a regular file"))
-            return None
-        size = st.st_size
-        if size > MAX_BYTES:
-            skips.append(Skip(rel, f"huge file ({size} bytes > {MAX_BYTES})"))
-            return None
-        data = full.read_bytes()
+        else:
+            skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}"))
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        skips.append(Skip(rel, "not a regular file"))
+        return None
+    size = st.st_size
+    if size > MAX_BYTES:
+        skips.append(Skip(rel, f"huge file ({size} bytes > {MAX_BYTES})"))
+        return None
+    try:
+        with open(full, "rb") as fh:
+            data = fh.read()
     except OSError as exc:
         skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}"))
         return None
