@@ -150,7 +150,7 @@ def default_templates() -> TemplateRegistry:
         (k.GEMM_I8, QUANT, launch_tiled, None),
         (k.QLINEARMATMUL, QUANT, launch_tiled, None),
         (k.CONV2D, FLOATS, launch_tiled, _four_d),
-        (k.MAXPOOL, FLOATS, launch_tiled, _four_d),
+        (k.MAXPOOL, FLOATS | QUANT, launch_tiled, _four_d),
         (k.AVGPOOL, FLOATS, launch_tiled, _four_d),
         (k.GLOBALAVGPOOL, FLOATS, launch_elementwise, _four_d),
         (k.BATCHNORM, FLOATS, launch_elementwise, None),

@@ -128,7 +128,8 @@ for _abi in (
         doc="NCHW max pool; padding is -inf; output size from Y (ceil_mode pads bottom/right).",
     ),
     KernelAbi(
-        KernelId.AVGPOOL, ("X",), ("Y",), ints=(*_POOL_INTS, Imm("count_include_pad", 0)),
+        KernelId.AVGPOOL, ("X",), ("Y",),
+        ints=(*_POOL_INTS, Imm("count_include_pad", 0), Imm("dilation_h", 1), Imm("dilation_w", 1)),
         doc="NCHW average pool; output size from Y (ceil_mode windows are clipped).",
     ),
     KernelAbi(KernelId.GLOBALAVGPOOL, ("X",), ("Y",), doc="Mean over H, W: Y[N,C,1,1]."),

@@ -37,7 +37,7 @@ CASES = [
     (OpRequest.make(OpKind.MAXPOOL, [T((1, 3, 7, 7))], [T((1, 3, 4, 4))], kernel_shape=(2, 2), strides=(2, 2), ceil_mode=1),
      KernelId.MAXPOOL, (2, 2, 2, 2, 0, 0, 0, 0, 1, 1), ()),
     (OpRequest.make(OpKind.AVGPOOL, [T((1, 3, 8, 8))], [T((1, 3, 8, 8))], kernel_shape=(3, 3), pads=(1, 1, 1, 1), count_include_pad=1),
-     KernelId.AVGPOOL, (3, 3, 1, 1, 1, 1, 1, 1, 1), ()),
+     KernelId.AVGPOOL, (3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), ()),
     (OpRequest.make(OpKind.GLOBALAVGPOOL, [T((2, 3, 5, 5))], [T((2, 3, 1, 1))]), KernelId.GLOBALAVGPOOL, (), ()),
     (OpRequest.make(OpKind.BATCHNORM, [T((2, 3, 4, 4)), T((3,)), T((3,)), T((3,)), T((3,))], [T((2, 3, 4, 4))], epsilon=1e-3),
      KernelId.BATCHNORM, (0,), (1e-3,)),
