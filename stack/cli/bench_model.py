@@ -24,13 +24,16 @@ def register(app: typer.Typer) -> None:
     app.command("model")(bench_model)
 
 
-def _median_ms(fn: Callable[[], Any], runs: int) -> float:
-    times = []
+def _median_ms(fn: Callable[[], Any], runs: int) -> tuple[float, float]:
+    """Median wall-clock and process-CPU milliseconds of ``fn`` (CPU time sums all threads,
+    so an engine's busy-waiting worker threads count against it)."""
+    wall, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+        cpu.append((time.process_time() - start_cpu) * 1e3)
+        wall.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def measure(
@@ -71,8 +74,8 @@ def measure(
         for _ in range(3):
             compiled.run(feeds)
             session.run(None, feeds)
-        stack_ms = _median_ms(lambda: compiled.run(feeds), runs)
-        ort_ms = _median_ms(lambda: session.run(None, feeds), runs)
+        stack_ms, stack_cpu = _median_ms(lambda: compiled.run(feeds), runs)
+        ort_ms, ort_cpu = _median_ms(lambda: session.run(None, feeds), runs)
         figures = compiled.result.memory_figures()
     finally:
         compiled.close()
@@ -87,6 +90,9 @@ def measure(
         "stack_ms_p50": round(stack_ms, 4),
         "onnxruntime_ms_p50": round(ort_ms, 4),
         "time_ratio": round(stack_ms / ort_ms, 3),
+        "stack_cpu_ms_p50": round(stack_cpu, 4),
+        "onnxruntime_cpu_ms_p50": round(ort_cpu, 4),
+        "cpu_time_ratio": round(stack_cpu / max(ort_cpu, 1e-9), 3),
         "max_abs_err": err,
         "naive_bytes": figures["naive_bytes"],
         "arena_bytes": figures["arena_bytes"],
