@@ -7,6 +7,7 @@ by :mod:`mapper.ingest.build_docs`; the three questions are asked by :mod:`mappe
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -147,6 +148,7 @@ def _render(params: list[list[Any]], returns: str | None, is_async: bool) -> str
 
 
 _VALUE: dict[Any, str] = {m: m.value for e in (SymbolKind, Language) for m in e}
+_QUALNAME = operator.attrgetter("qualname")
 _PARENT_KINDS = frozenset(
     {SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.MESSAGE, SymbolKind.ENUM, SymbolKind.SERVICE}
 )
@@ -240,7 +242,10 @@ def _add_file(
     prov_def = Provenance.PROTOC if pf.path.endswith(".proto") else TC
     parents: dict[str, str] = {}
     nodes = graph.nx._node
-    ids = [sym.node_id for sym in pf.symbols]
+    if pf.language is Language.PYTHON:  # what Symbol.node_id gives, without the property
+        ids = ["symbol:" + q for q in map(_QUALNAME, pf.symbols)]
+    else:
+        ids = [sym.node_id for sym in pf.symbols]
     for sym, node_id in zip(pf.symbols, ids, strict=True):
         if node_id in nodes:
             continue

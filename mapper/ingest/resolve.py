@@ -43,6 +43,8 @@ class Resolver:
         self.methods: dict[str, list[tuple[Symbol, str]]] = defaultdict(
             list
         )  # name → (method, module)
+        # name → (method, module, class qualname): methods with their owner precomputed
+        self._method_owners: dict[str, list[tuple[Symbol, str, str]]] = defaultdict(list)
         self.paths: dict[str, list[str]] = defaultdict(list)  # basename → file paths
         files = list(parsed)
         for pf in files:
@@ -71,7 +73,9 @@ class Resolver:
         if sym.language is Language.PYTHON:
             self.py.setdefault(sym.qualname, sym)
             if sym.kind is SymbolKind.METHOD:
-                self.methods[sym.qualname.rsplit(".", 1)[-1]].append((sym, module or ""))
+                owner, _, name = sym.qualname.rpartition(".")
+                self.methods[name].append((sym, module or ""))
+                self._method_owners[name].append((sym, module or "", owner))
         elif sym.language is Language.PROTO:
             self.proto.setdefault(sym.qualname, sym)
         else:
@@ -177,16 +181,16 @@ class Resolver:
         """``obj.attr.m()`` on an object of unknown type: the one method ``m`` of a class the
         file imports (0.7), else of a class in a module it imports or its own module (0.6);
         the enclosing class is no candidate for ``self.attr.m()``."""
-        candidates = self.methods.get(parts[-1])
+        candidates = self._method_owners.get(parts[-1])
         if not candidates:
             return None
         _, bound, modules = self._bindings(pf)
         own = self._enclosing_class(scope) if scope and parts[0] == "self" else None
-        named = [(m, mod) for m, mod in candidates if m.qualname.rpartition(".")[0] != own]
-        imported = [m for m, _ in named if m.qualname.rpartition(".")[0] in bound]
+        named = [row for row in candidates if row[2] != own]
+        imported = [m for m, _, owner in named if owner in bound]
         if len(imported) == 1:
             return imported[0], 0.7
-        nearby = [m for m, mod in named if mod in modules]
+        nearby = [m for m, mod, _ in named if mod in modules]
         if not imported and len(nearby) == 1:
             return nearby[0], 0.6
         return None
