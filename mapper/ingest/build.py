@@ -7,7 +7,9 @@ by :mod:`mapper.ingest.build_docs`; the three questions are asked by :mod:`mappe
 
 from __future__ import annotations
 
+import functools
 import operator
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -58,6 +60,13 @@ def _specificity(glob: str) -> int:
     return cut
 
 
+@functools.lru_cache(maxsize=4096)
+def _glob(glob: str) -> tuple[str, re.Pattern[str]]:
+    """The literal prefix of a glob (its specificity is the prefix's length) and its regex:
+    a path not starting with the prefix cannot match."""
+    return glob[: _specificity(glob)], glob_regex(glob)
+
+
 def declared_components(
     config: StackmapConfig, docs: Mapping[str, DocPage]
 ) -> dict[str, DeclaredComponent]:
@@ -85,8 +94,9 @@ def component_of(
     best: tuple[int, str] | None = None
     for comp in declared.values():
         for glob in comp.paths:
-            if glob_regex(glob).match(path):
-                key = (-_specificity(glob), comp.id)
+            prefix, pattern = _glob(glob)
+            if path.startswith(prefix) and pattern.match(path):
+                key = (-len(prefix), comp.id)
                 best = key if best is None or key < best else best
     if best is not None:
         return best[1], Provenance.DOC

@@ -54,14 +54,22 @@ def _bar(enabled: bool, total: int, what: str = "parsing") -> Iterator[Callable[
     from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(console=Console(stderr=True), transient=True) as bar:
+    # No auto-refresh: that would start a thread, and a process with threads does not fork
+    # its parse (mapper.ingest.parallel); ticks redraw at most ten times a second instead.
+    with Progress(console=Console(stderr=True), transient=True, auto_refresh=False) as bar:
         task = bar.add_task(what, total=total)
+        drawn = 0.0
 
         def tick(label: str, done: int | None = None) -> None:
+            nonlocal drawn
             if done is None:
                 bar.update(task, advance=1, description=f"{what} {label[-40:]}")
             else:
                 bar.update(task, completed=done)
+            now = time.monotonic()
+            if now - drawn >= 0.1:
+                drawn = now
+                bar.refresh()
 
         yield tick
 
