@@ -298,8 +298,10 @@ def _param(node: ts.Node, kind: str) -> tuple[str, str | None, str | None, str]:
 
 def _docstring(node: ts.Node) -> str | None:
     body = node.child_by_field_name("body")
-    first = body.named_child(0) if body is not None else None  # not named_children: O(body)
-    if first is None or first.type != "expression_statement":
+    if body is None or not body.named_child_count:
+        return None
+    first = body.named_child(0)  # not named_children, which builds every statement's node
+    if first is None or first.type != "expression_statement" or not first.named_child_count:
         return None
     string = first.named_child(0)
     if string is None or string.type != "string":

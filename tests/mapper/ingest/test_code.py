@@ -180,3 +180,9 @@ def test_precomputed_ioctl_numbers_and_template_calls() -> None:
     assert syms["DRV_IOCTL_FREE"].value == "0x40105204u"
     assert syms["DRV_PAGE"].kind is SymbolKind.MACRO
     assert [r.target for r in parsed.references] == ["std::max"]
+
+
+def test_a_definition_without_body_parses_to_a_symbol() -> None:
+    parsed = parse_source("m.py", b"def ok() -> int:\n    return 1\n\ndef bad(:\n", Language.PYTHON)
+    assert {s.qualname for s in parsed.symbols} >= {"m.ok", "m.bad"}
+    assert parsed.warnings and "syntax errors" in parsed.warnings[0]

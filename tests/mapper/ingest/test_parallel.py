@@ -32,8 +32,16 @@ def test_split_gives_every_file_to_one_side_and_keeps_non_code_home(minirepo: Pa
 
 
 def test_forked_parse_equals_sequential_parse(minirepo: Path) -> None:
+    (minirepo / "compiler" / "broken.py").write_text(
+        "def ok() -> int:\n    return 1\n\ndef bad(:\n"
+    )
+    (minirepo / "compiler" / "deep.py").write_text("x = " + "(" * 2000 + ")" * 2000 + "\n")
+    (minirepo / "contracts" / "broken.yaml").write_text("contract: broken\nupper: [\n")
     config = load_config(minirepo)
     entries = _entries(minirepo)
+    assert {"compiler/broken.py", "compiler/deep.py"} <= {
+        entries[i].path for i in parallel.split(entries)[1]
+    } | {e.path for e in entries if e.category is Category.CONTRACT}
     ticks: list[str] = []
     forked = parallel.parse_split(entries, lambda e: parse_one(config, e), ticks.append)
     assert forked == [parse_one(config, e) for e in entries]
