@@ -7,11 +7,12 @@ returns into the caller's code). The parent parses the rest meanwhile (all docs,
 and protos, and the other code files), then reads, waits and merges, so the results and
 their order are those of a sequential run.
 
-Used only where it pays and is safe: ``os.fork`` exists, at least two CPUs are usable, the
-process runs no other Python thread, and the batch holds at least ``MIN_BYTES`` of code
-(an incremental run parses a few files in-process). ``STACKMAP_PARSE_FORK=0`` turns it off.
-A child that fails in any way (killed, unpicklable result, short read) costs time, never
-results: the parent then parses the child's share itself.
+Used only where it pays and is safe: ``os.fork`` exists, at least two CPUs are usable and
+one of them is idle right now, the process runs no other Python thread, and the batch holds
+at least ``MIN_BYTES`` of code (an incremental run parses a few files in-process).
+``STACKMAP_PARSE_FORK=0`` turns it off. A child that fails in any way (killed, unpicklable
+result, short read) costs time, never results: the parent then parses the child's share
+itself.
 """
 
 from __future__ import annotations
@@ -44,7 +45,19 @@ def enabled(entries: Sequence[SourceFile]) -> bool:
     if (cpus or 1) < 2 or threading.active_count() > 1:
         return False
     code = sum(len(e.data) for e in entries if e.category in (Category.CODE, Category.TEST))
-    return code >= MIN_BYTES
+    return code >= MIN_BYTES and _idle_cpu(cpus or 1)
+
+
+def _idle_cpu(cpus: int) -> bool:
+    """Whether a CPU is free for the child right now: fewer runnable tasks (this one
+    included) than usable CPUs, per ``/proc/loadavg``. Sharing one busy core, a child only
+    adds its transfer cost. True where the kernel does not say (no ``/proc``)."""
+    try:
+        with open("/proc/loadavg", encoding="ascii") as fh:
+            runnable = int(fh.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return True
+    return runnable < cpus
 
 
 def split(entries: Sequence[SourceFile]) -> tuple[list[int], list[int]]:
