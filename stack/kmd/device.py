@@ -10,6 +10,7 @@ failures of submitted work arrive asynchronously, through the fence.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -94,7 +95,9 @@ class KmdDevice:
     ) -> None:
         """Copy host bytes to ``va + offset``. Sync; not ordered with queued work (wait first)."""
         if isinstance(data, np.ndarray):
-            view = np.ascontiguousarray(data).reshape(-1).view(np.uint8).data
+            if not data.flags.c_contiguous:
+                data = np.ascontiguousarray(data)
+            view = data.reshape(-1).view(np.uint8).data
         else:
             view = memoryview(data).cast("B")
         self.ioctl(Ioctl.WRITE, io.WriteArgs(ctx, va, view, offset))
@@ -106,7 +109,7 @@ class KmdDevice:
 
     def read_array(self, ctx: int, va: int, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
         """A host copy of the tensor at ``va``. Sync; wait on the producer first."""
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        nbytes = math.prod(shape) * dtype.itemsize
         args = io.ReadArgs(ctx, va, nbytes, 0, tuple(shape), dtype)
         result: np.ndarray = self.ioctl(Ioctl.READ, args)
         return result
@@ -150,9 +153,11 @@ class KmdDevice:
         raised here; then the doorbell rings and the call returns. The queue waits for each
         ``wait`` (fence, value), runs the blobs in order, then sets fence := value, or marks it
         failed (sticky) on a fault. Referenced memory cannot be freed until then."""
-        sig: Any = tuple(signal)  # shape checked by validate(), like every field
-        waits: Any = tuple(tuple(w) for w in wait)
-        args = io.SubmitArgs(ctx, queue, tuple(blobs), sig, waits)
+        sig: Any = signal if type(signal) is tuple else tuple(signal)  # checked by validate()
+        waits: Any = tuple(w if type(w) is tuple else tuple(w) for w in wait) if wait else ()
+        args = io.SubmitArgs(
+            ctx, queue, blobs if type(blobs) is tuple else tuple(blobs), sig, waits
+        )
         self.ioctl(Ioctl.SUBMIT, args)
 
     def fence_value(self, ctx: int, fence: int) -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stack.kmd import ioctl as io
+from stack.kmd.command import Command
 from stack.kmd.errors import (
     FenceFailedError,
     InvalidArgumentError,
@@ -22,7 +23,7 @@ from stack.kmd.errors import (
 from stack.kmd.fence import TimelineFence
 from stack.kmd.kernels.registry import KernelBackend
 from stack.kmd.memory import AddressSpace
-from stack.kmd.queue import Command, CommandQueue
+from stack.kmd.queue import CommandQueue
 from stack.kmd.submit import Planner
 
 

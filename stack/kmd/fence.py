@@ -42,6 +42,8 @@ class TimelineFence:
             if value > self.value:
                 self.value = value
             self._cv.notify_all()
+            if not self._callbacks:
+                return
             due = [cb for cb in self._callbacks if cb[0] <= self.value]
             if due:
                 self._callbacks = [cb for cb in self._callbacks if cb[0] > self.value]

@@ -8,46 +8,27 @@ are dropped (their fences fail too, so nothing hangs) and submissions are refuse
 QueueFaultedError until :meth:`CommandQueue.reset`. A thread waiting on a fence may run the
 ready commands itself (:meth:`CommandQueue.help_until`) instead of sleeping. Fence callbacks run
 on the thread that completes the command: they must not reset or destroy their own queue.
+
+The doorbell only wakes a worker that sleeps: a queue used within the last ``HOT_S`` seconds
+keeps its worker polling the ring every ``POLL_S`` instead, so a submit followed by a wait on
+the same queue (the waiter runs the command itself) involves no other thread at all.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
+from stack.kmd.command import Command
 from stack.kmd.errors import InvalidHandleError, QueueFaultedError, QueueFullError
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
-from stack.kmd.memory import Allocation
 
-KernelFn = Callable[[list[Any], list[Any], tuple[int, ...], tuple[float, ...]], None]
-
-
-@dataclass(slots=True, eq=False)
-class Launch:
-    """One kernel launch with its tensors resolved to backend array views."""
-
-    kernel: str
-    fn: KernelFn
-    ins: list[Any]
-    outs: list[Any]
-    ints: tuple[int, ...]
-    floats: tuple[float, ...]
-    addrs: tuple[int, ...]
-
-
-@dataclass(slots=True, eq=False)
-class Command:
-    """What one submit put in the ring."""
-
-    launches: list[Launch]
-    fence: TimelineFence
-    value: int
-    waits: list[tuple[TimelineFence, int]]
-    allocs: list[Allocation] = field(default_factory=list)
+POLL_S = 0.001  # ring poll period of a worker whose queue was used recently
+HOT_S = 0.05  # after this long without a submit, the worker sleeps until the doorbell rings
 
 
 class CommandQueue:
@@ -72,6 +53,8 @@ class CommandQueue:
         self._rptr = self._wptr = 0
         self._busy = False
         self._closed = False
+        self._sleepers = 0  # threads blocked on the condition until notified (not polling)
+        self._used_at = 0.0  # monotonic time of the latest push
         self._inject: list[list[Any]] = []  # [kind, commands to let through first]
         self._cancel = threading.Event()
         self._cv = threading.Condition(threading.Lock())
@@ -97,7 +80,7 @@ class CommandQueue:
                 )
             self._raise_if_faulted()
             if self._wptr - self._rptr >= self.capacity:
-                self._cv.wait_for(
+                self._sleep_until(
                     lambda: self._wptr - self._rptr < self.capacity or self.fault is not None,
                     self._submit_timeout_s,
                 )
@@ -107,7 +90,9 @@ class CommandQueue:
             self._ring[self._wptr % self.capacity] = cmd
             self._wptr += 1
             self.submitted += 1
-            self._cv.notify_all()  # the doorbell
+            self._used_at = time.monotonic()
+            if self._sleepers:
+                self._cv.notify_all()  # the doorbell (a polling worker sees the command anyway)
 
     def check_open(self) -> None:
         """QueueFaultedError when the queue is stopped on a fault."""
@@ -130,7 +115,7 @@ class CommandQueue:
             dropped = self._take_pending()
         self._finish_dropped(dropped, None)
         with self._cv:
-            self._cv.wait_for(lambda: not self._busy)
+            self._sleep_until(lambda: not self._busy)
             self.fault = None
             self._inject.clear()
             self._cancel.clear()
@@ -143,6 +128,14 @@ class CommandQueue:
         with self._cv:
             self._cv.notify_all()
         self._worker.join()
+
+    def _sleep_until(self, predicate: Callable[[], bool], timeout: float | None = None) -> None:
+        """``wait_for`` on the condition (held), counted so that state changes notify."""
+        self._sleepers += 1
+        try:
+            self._cv.wait_for(predicate, timeout)
+        finally:
+            self._sleepers -= 1
 
     def _raise_if_faulted(self) -> None:
         if self.fault is not None:
@@ -174,35 +167,55 @@ class CommandQueue:
                 )
             cmd.fence.fail(record)
 
-    def help_until(self, fence: TimelineFence, value: int) -> None:
+    def help_until(self, fence: TimelineFence, value: int, depth: int = 0) -> None:
         """Work-conserving wait: run this queue's ready commands on the calling thread, in ring
-        order, until ``fence`` reaches ``value``; return early whenever the worker is busy, the
-        queue is empty, stopped or resetting, a fault injection is pending, or the next command
-        still waits on a fence. Saves the two thread handoffs of waking the worker and being
-        woken; a command runs exactly as on the worker (same faults, same completion)."""
+        order, until ``fence`` reaches ``value``, helping the queues they wait on first (a few
+        levels deep). Return early (waking the worker for what is left) when the worker is busy,
+        the queue empty, stopped or resetting, an injection pending, or the next command still
+        waits. A command runs exactly as on the worker (same faults, same completion)."""
         while fence.value < value and fence.failure is None:
             with self._cv:
-                if (
-                    self._busy
-                    or self._rptr == self._wptr
-                    or self.fault is not None
-                    or self._inject
-                    or self._closed
-                    or self._cancel.is_set()
-                ):
-                    return
-                cmd = self._ring[self._rptr % self.capacity]
-                if cmd is None or any(f.value < v or f.failure for f, v in cmd.waits):
-                    return
-                self._busy = True
-            self._complete(cmd, self._execute(cmd, None))
+                cmd = self._head()
+                claimed = cmd is not None and not _blocked(cmd)
+                if claimed:
+                    self._busy = True
+                elif self._rptr != self._wptr:
+                    self._cv.notify_all()  # what is left needs the worker now
+            if claimed:
+                assert cmd is not None
+                self._complete(cmd, self._execute(cmd, None))
+                continue
+            if cmd is None or depth >= 4:
+                return
+            for f, v in cmd.waits:  # blocked on another queue's fence: help that queue
+                if f.value < v and f.signaler is not None and f.signaler is not self:
+                    f.signaler.help_until(f, v, depth + 1)
+            if _blocked(cmd):
+                return
+
+    def _head(self) -> Command | None:
+        """The command at the read pointer if a helper may run it now (condition held)."""
+        if (
+            self._busy
+            or self._rptr == self._wptr
+            or self.fault is not None
+            or self._inject
+            or self._closed
+            or self._cancel.is_set()
+        ):
+            return None
+        return self._ring[self._rptr % self.capacity]
 
     def _run(self) -> None:
         while True:
             with self._cv:
-                self._cv.wait_for(
-                    lambda: not self._busy and (self._rptr < self._wptr or self._closed)
-                )
+                while self._busy or (self._rptr == self._wptr and not self._closed):
+                    if time.monotonic() - self._used_at < HOT_S:
+                        self._cv.wait(POLL_S)  # hot: poll, so submitters need not notify
+                    else:
+                        self._sleepers += 1
+                        self._cv.wait()
+                        self._sleepers -= 1
                 if self._rptr == self._wptr:
                     return
                 cmd = self._ring[self._rptr % self.capacity]
@@ -228,7 +241,8 @@ class CommandQueue:
             self._rptr += 1
             self.completed += fault is None
             self._busy = False
-            self._cv.notify_all()
+            if self._sleepers:
+                self._cv.notify_all()
 
     def _take_injection(self) -> FaultKind | None:
         for entry in self._inject:
@@ -241,7 +255,7 @@ class CommandQueue:
 
     def _execute(self, cmd: Command, injected: FaultKind | None) -> FaultRecord | None:
         for fence, value in cmd.waits:
-            while not fence.poll(value, 0.05):
+            while fence.value < value and not fence.poll(value, 0.05):
                 if fence.failure is not None:
                     msg = f"waited-on fence {fence.fid} failed: {fence.failure.message}"
                     return self._record(cmd, FaultKind.DEPENDENCY, msg)
@@ -258,7 +272,7 @@ class CommandQueue:
         launch = None
         try:
             for launch in cmd.launches:
-                launch.fn(launch.ins, launch.outs, launch.ints, launch.floats)
+                launch.call()
             self._synchronize()
         except Exception as exc:  # noqa: BLE001 - not swallowed: it becomes the fence fault
             name = launch.kernel if launch is not None else None
@@ -278,3 +292,8 @@ class CommandQueue:
         return FaultRecord(
             kind, self.ctx, self.qid, cmd.fence.fid, cmd.value, message, address, kernel
         )
+
+
+def _blocked(cmd: Command) -> bool:
+    """Whether ``cmd`` still waits on a fence that has neither been reached nor failed."""
+    return any(f.failure is None and f.value < v for f, v in cmd.waits)

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from stack.kmd import blob as blobfmt
+from stack.kmd.command import Launch
 from stack.kmd.errors import KernelArgumentError
 from stack.kmd.kernels import registry
 from stack.kmd.kernels.abi import KernelAbi, abi_of
 from stack.kmd.kernels.registry import KernelBackend, KernelFn
 from stack.kmd.memory import AddressSpace, Allocation
-from stack.kmd.queue import Launch
 
 CACHE_LIMIT = 8192
 

@@ -108,17 +108,27 @@ FIELD_CHECKS: dict[str, Callable[[str, Any], None]] = {
 }  # fmt: skip
 
 
+#: Per argument record type: its (field name, check) pairs, resolved once (the hot path).
+_CHECKS: dict[type, tuple[tuple[str, Callable[[str, Any], None]], ...]] = {
+    t: tuple((f.name, FIELD_CHECKS[f.name]) for f in dataclasses.fields(cast(Any, t)))
+    for t in set(ARGS.values())
+}
+
+
 def validate(cmd: Any, args: Any) -> Ioctl:
     """Check ``cmd`` is an ioctl, ``args`` its record type, and every field; return the Ioctl."""
-    try:
-        ioctl = Ioctl(cmd)
-    except ValueError:
-        raise InvalidArgumentError(f"unknown ioctl 0x{int(cmd):08x}", field="cmd") from None
+    if type(cmd) is Ioctl:
+        ioctl = cmd
+    else:
+        try:
+            ioctl = Ioctl(cmd)
+        except ValueError:
+            raise InvalidArgumentError(f"unknown ioctl 0x{int(cmd):08x}", field="cmd") from None
     expected = ARGS[ioctl]
     if type(args) is not expected:
         raise InvalidArgumentError(
             f"{ioctl.name} takes {expected.__name__}, got {type(args).__name__}", field="args"
         )
-    for f in dataclasses.fields(cast(Any, args)):
-        FIELD_CHECKS[f.name](f.name, getattr(args, f.name))
+    for name, check in _CHECKS[expected]:
+        check(name, getattr(args, name))
     return ioctl

@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -74,6 +73,16 @@ class LoadedModel:
         self._poisoned: ExecutionFaultError | None = None
         self._scratch_spent = False
         self.last_stats: RunStats | None = None
+        # Everything a run needs, resolved once: (name, shape, numpy dtype, address) per
+        # input, (session stream, wait group indices) per group, (name, address, shape,
+        # dtype) per output — so a run allocates no records and looks nothing up.
+        exe = image.exe
+        self._in_sig = tuple(
+            (t.name, t.shape, t.dtype.numpy, image.addr(t)) for t in exe.input_tensors
+        )
+        self._in_names = frozenset(t.name for t in exe.input_tensors)
+        self._plan = tuple((image.streams[g.stream], g.waits) for g in image.schedule.groups)
+        self._out_sig = tuple((t.name, image.addr(t), t.shape, t.dtype) for t in exe.output_tensors)
 
     @property
     def executable(self) -> Executable:
@@ -110,7 +119,7 @@ class LoadedModel:
                 raise ModelClosedError("the model is closed")
             if self._poisoned is not None:
                 raise self._poisoned
-            pairs = check_inputs(self._image.exe, inputs)
+            pairs = self._inputs(inputs)
             start = time.perf_counter()
             faults: list[str] = []
             submits = 0
@@ -134,13 +143,35 @@ class LoadedModel:
                 return outputs
             raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
-    def _commands(self) -> list[tuple[Translated, ...]]:
+    def _inputs(self, inputs: Mapping[str, np.ndarray]) -> list[tuple[int, np.ndarray]]:
+        """``(address, array)`` per model input; the checks of :func:`check_inputs` (which
+        raises the ModelInputError) done as one pass over the precomputed signature."""
+        pairs = []
+        if len(inputs) == len(self._in_sig):
+            for name, shape, dtype, addr in self._in_sig:
+                array = inputs.get(name)
+                if (
+                    type(array) is not np.ndarray
+                    or array.shape != shape
+                    or array.dtype != dtype
+                    or not array.flags.c_contiguous
+                ):
+                    break
+                pairs.append((addr, array))
+            else:
+                return pairs
+        checked = check_inputs(self._image.exe, inputs)
+        return [(self._image.addr(info), array) for info, array in checked]
+
+    def _commands(self) -> list[tuple[Translated, ...]] | tuple[tuple[Translated, ...], ...]:
         """The command buffers of this attempt: the prepared ones, with translations that own
         conversion scratch re-made after their first submission."""
         image = self._image
         if not self._scratch_spent:
             self._scratch_spent = True
-            return list(image.commands)
+            return image.commands
+        if not any(image.retranslate):
+            return image.commands
         commands = list(image.commands)
         for g, redo in enumerate(image.retranslate):
             if redo:
@@ -150,34 +181,33 @@ class LoadedModel:
                 commands[g] = tuple(ops)
         return commands
 
-    def _attempt(self, pairs: list[Any], deadline: float) -> tuple[dict[str, np.ndarray], int]:
-        image, session = self._image, self._session
-        schedule = image.schedule
+    def _attempt(
+        self, pairs: list[tuple[int, np.ndarray]], deadline: float
+    ) -> tuple[dict[str, np.ndarray], int]:
+        session = self._session
+        schedule = self._image.schedule
         tickets: list[Ticket] = []
         try:
-            for info, array in pairs:
-                session.write(image.addr(info), array)
+            for addr, array in pairs:
+                session.write(addr, array)
             commands = self._commands()
         except UmdError as exc:
             raise _Fault(exc, None, None) from exc
-        for index, (group, ops) in enumerate(zip(schedule.groups, commands, strict=True)):
+        submit = session.submit
+        for index, ops in enumerate(commands):
+            stream, waits = self._plan[index]
             try:
-                tickets.append(
-                    session.submit(
-                        image.streams[group.stream], ops, wait=[tickets[w] for w in group.waits]
-                    )
-                )
+                tickets.append(submit(stream, ops, [tickets[w] for w in waits] if waits else ()))
             except UmdError as exc:
-                raise _Fault(exc, group.stream, index) from exc
+                raise _Fault(exc, schedule.groups[index].stream, index) from exc
         for index in schedule.finals:
             try:
                 session.wait(tickets[index], timeout_s=max(deadline - time.monotonic(), 0.0))
             except UmdError as exc:
                 failed, cause = self._root_fault(tickets, exc, index)
                 raise _Fault(cause, schedule.groups[failed].stream, failed) from exc
-        outputs = {
-            t.name: session.read(image.addr(t), t.shape, t.dtype) for t in image.exe.output_tensors
-        }
+        read = session.read
+        outputs = {name: read(addr, shape, dtype) for name, addr, shape, dtype in self._out_sig}
         return outputs, len(tickets)
 
     def _root_fault(

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from types import TracebackType
 
 from stack.errors import UmdError
 from stack.kmd import errors as kerr
@@ -40,10 +39,22 @@ def convert(exc: kerr.KmdError, what: str) -> UmdError:
     return DeviceRefusedError(msg, cause=cause)
 
 
-@contextmanager
-def kmd_call(what: str) -> Iterator[None]:
-    """Run a KMD call, re-raising its KmdError as the matching UMD error."""
-    try:
-        yield
-    except kerr.KmdError as exc:
-        raise convert(exc, what) from exc
+class kmd_call:
+    """Context manager: run a KMD call, re-raising its KmdError as the matching UMD error.
+
+    A plain class rather than a generator context manager: it sits on every hot-path call.
+    """
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if isinstance(exc, kerr.KmdError):
+            raise convert(exc, self.what) from exc

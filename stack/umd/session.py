@@ -16,6 +16,7 @@ import numpy as np
 from stack.kmd.device import KmdDevice
 from stack.kmd.dtypes import DType
 from stack.umd.cache import CacheStats, CacheView, KernelCache
+from stack.umd.commands import FlatCommands
 from stack.umd.errors import ClosedError, InvalidRequestError, StreamNotFoundError
 from stack.umd.ids import format_session_id
 from stack.umd.kmd_errors import kmd_call
@@ -81,6 +82,7 @@ class UmdSession:
         self.cache = CacheView(cache)
         self._streams: dict[int, _Stream] = {}
         self._scratch_live: set[int] = set()
+        self._flat = FlatCommands()
         self._lock = threading.Lock()
         self.closed = False
         #: Called (no arguments) after the context is destroyed: owners of per-session state
@@ -102,14 +104,18 @@ class UmdSession:
 
     def write(self, addr: int, array: np.ndarray | bytes, offset: int = 0) -> None:
         """Copy host bytes into device memory (sync; wait on tickets that read it first)."""
-        self._check_open()
-        data = np.ascontiguousarray(array) if isinstance(array, np.ndarray) else array
+        if self.closed:
+            self._check_open()
+        data = array
+        if isinstance(array, np.ndarray) and not array.flags.c_contiguous:
+            data = np.ascontiguousarray(array)
         with kmd_call("write"):
             self.device.write(self.ctx, addr, data, offset)
 
     def read(self, addr: int, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
         """Copy device memory to a new array (sync; wait on the writer's ticket first)."""
-        self._check_open()
+        if self.closed:
+            self._check_open()
         with kmd_call("read"):
             return self.device.read_array(self.ctx, addr, tuple(shape), dtype)
 
@@ -187,10 +193,10 @@ class UmdSession:
         the blobs in order, then signals the returned ticket. Refusals (bad blob or address, a
         faulted queue) raise synchronously; execution faults surface in :meth:`wait`.
         """
-        self._check_open()
-        s = self._stream(stream)
-        blobs = [b for t in ops for b in t.blobs]
-        scratch = tuple(a for t in ops for a in t.scratch)
+        if self.closed:
+            self._check_open()
+        s = self._streams.get(stream) or self._stream(stream)
+        blobs, scratch = self._flat.get(ops)
         if scratch:
             with self._lock:
                 if not self._scratch_live.issuperset(scratch):
@@ -198,7 +204,7 @@ class UmdSession:
                         "a translation with conversion scratch was already submitted", field="ops"
                     )
                 self._scratch_live.difference_update(scratch)
-        waits = [(t.fence, t.value) for t in wait]
+        waits = [(t.fence, t.value) for t in wait] if wait else ()
         with s.lock:
             value = s.next
             with kmd_call("submit"):
@@ -206,14 +212,15 @@ class UmdSession:
             s.next = value + 1
             if scratch:
                 s.pending.append((value, scratch))
-        if s.pending and len(s.pending) > 1:
+        if len(s.pending) > 1:
             self._reclaim(s)
         return Ticket(stream, s.fence, value)
 
     def wait(self, ticket: Ticket, timeout_s: float | None = None) -> None:
         """Block until the ticket's work ran (sync); DeviceFaultError / UmdTimeoutError."""
-        self._check_open()
-        s = self._stream(ticket.stream)
+        if self.closed:
+            self._check_open()
+        s = self._streams.get(ticket.stream) or self._stream(ticket.stream)
         with kmd_call("wait_fence"):
             self.device.wait_fence(self.ctx, ticket.fence, ticket.value, timeout_s)
         if s.pending:
