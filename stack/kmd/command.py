@@ -1,12 +1,15 @@
-"""What a submit puts in a queue's ring: the command and its resolved kernel launches."""
+"""What a submit puts in a queue's ring (the command and its resolved kernel launches), and
+how a queue executes one: on its worker thread or on a waiting thread that helps."""
 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
 from stack.kmd.memory import Allocation
 
@@ -40,3 +43,65 @@ class Command:
     value: int
     waits: list[tuple[TimelineFence, int]]
     allocs: list[Allocation] = field(default_factory=list)
+    queued: float = 0.0  # monotonic time it was pushed
+
+
+def blocked(cmd: Command) -> bool:
+    """Whether ``cmd`` still waits on a fence that has neither been reached nor failed."""
+    return any(f.failure is None and f.value < v for f, v in cmd.waits)
+
+
+def execute(
+    cmd: Command,
+    injected: FaultKind | None,
+    cancel: threading.Event,
+    synchronize: Callable[[], None],
+    ctx: int,
+    qid: int,
+) -> FaultRecord | None:
+    """Run ``cmd`` of queue ``qid``: wait for its fences (ended by ``cancel``), apply an injected
+    fault, else run the launches and synchronise the backend; the fault, or None."""
+
+    def record(kind: FaultKind, message: str, address: int | None = None) -> FaultRecord:
+        return fault_record(cmd, ctx, qid, kind, message, address)
+
+    for fence, value in cmd.waits:
+        while fence.value < value and not fence.poll(value, 0.05):
+            if fence.failure is not None:
+                msg = f"waited-on fence {fence.fid} failed: {fence.failure.message}"
+                return record(FaultKind.DEPENDENCY, msg)
+            if cancel.is_set():
+                return record(FaultKind.RESET, "dropped by queue reset")
+    if injected is FaultKind.HANG:
+        cancel.wait()
+        return record(FaultKind.HANG, "command hung; ended by queue reset")
+    if injected is FaultKind.ECC:
+        return record(FaultKind.ECC, "uncorrectable ECC error during command")
+    if injected is FaultKind.BAD_ADDRESS:
+        bad = max((a.end for a in cmd.allocs), default=0) + 8
+        return record(FaultKind.BAD_ADDRESS, f"access to 0x{bad:x}", bad)
+    launch = None
+    try:
+        for launch in cmd.launches:
+            launch.call()
+        synchronize()
+    except Exception as exc:  # noqa: BLE001 - not swallowed: it becomes the fence fault
+        name = launch.kernel if launch is not None else None
+        msg = f"{type(exc).__name__}: {exc}"
+        return fault_record(cmd, ctx, qid, FaultKind.KERNEL, msg, None, name)
+    return None
+
+
+def fault_record(
+    cmd: Command,
+    ctx: int,
+    qid: int,
+    kind: FaultKind,
+    message: str,
+    address: int | None = None,
+    kernel: str | None = None,
+) -> FaultRecord:
+    """The fault of ``cmd`` (naming its first kernel unless ``kernel`` is given)."""
+    if kernel is None and cmd.launches:
+        kernel = cmd.launches[0].kernel
+    return FaultRecord(kind, ctx, qid, cmd.fence.fid, cmd.value, message, address, kernel)

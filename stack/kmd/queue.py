@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from stack.kmd.command import Command
+from stack.kmd.command import Command, blocked, execute, fault_record
 from stack.kmd.errors import InvalidHandleError, QueueFaultedError, QueueFullError
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
@@ -54,6 +54,7 @@ class CommandQueue:
         self._busy = False
         self._closed = False
         self._sleepers = 0  # threads blocked on the condition until notified (not polling)
+        self._urgent = False  # the worker should take the head command at once
         self._used_at = 0.0  # monotonic time of the latest push
         self._inject: list[list[Any]] = []  # [kind, commands to let through first]
         self._cancel = threading.Event()
@@ -90,8 +91,9 @@ class CommandQueue:
             self._ring[self._wptr % self.capacity] = cmd
             self._wptr += 1
             self.submitted += 1
-            self._used_at = time.monotonic()
+            self._used_at = cmd.queued = time.monotonic()
             if self._sleepers:
+                self._urgent = True
                 self._cv.notify_all()  # the doorbell (a polling worker sees the command anyway)
 
     def check_open(self) -> None:
@@ -176,22 +178,24 @@ class CommandQueue:
         while fence.value < value and fence.failure is None:
             with self._cv:
                 cmd = self._head()
-                claimed = cmd is not None and not _blocked(cmd)
+                claimed = cmd is not None and not blocked(cmd)
                 if claimed:
                     self._busy = True
-                elif self._rptr != self._wptr:
-                    self._cv.notify_all()  # what is left needs the worker now
             if claimed:
                 assert cmd is not None
                 self._complete(cmd, self._execute(cmd, None))
                 continue
-            if cmd is None or depth >= 4:
-                return
-            for f, v in cmd.waits:  # blocked on another queue's fence: help that queue
-                if f.value < v and f.signaler is not None and f.signaler is not self:
-                    f.signaler.help_until(f, v, depth + 1)
-            if _blocked(cmd):
-                return
+            if cmd is not None and depth < 4:  # blocked on another queue: help that queue
+                for f, v in cmd.waits:
+                    if f.value < v and f.signaler is not None and f.signaler is not self:
+                        f.signaler.help_until(f, v, depth + 1)
+                if not blocked(cmd):
+                    continue
+            with self._cv:
+                if self._rptr != self._wptr:
+                    self._urgent = True
+                    self._cv.notify_all()  # what is left needs the worker now
+            return
 
     def _head(self) -> Command | None:
         """The command at the read pointer if a helper may run it now (condition held)."""
@@ -209,20 +213,37 @@ class CommandQueue:
     def _run(self) -> None:
         while True:
             with self._cv:
-                while self._busy or (self._rptr == self._wptr and not self._closed):
-                    if time.monotonic() - self._used_at < HOT_S:
-                        self._cv.wait(POLL_S)  # hot: poll, so submitters need not notify
-                    else:
-                        self._sleepers += 1
-                        self._cv.wait()
-                        self._sleepers -= 1
-                if self._rptr == self._wptr:
+                if not self._await_work():
                     return
                 cmd = self._ring[self._rptr % self.capacity]
                 assert cmd is not None
                 self._busy = True
+                self._urgent = False
                 injected = self._take_injection()
             self._complete(cmd, self._execute(cmd, injected))
+
+    def _await_work(self) -> bool:
+        """Wait (condition held) until the worker should take the command at the read pointer;
+        False once the queue is closed and drained. A command younger than ``POLL_S`` is left to
+        a waiter that may run it itself, unless a sleeping worker was rung, a helper handed it
+        over, or it cannot be helped (an injection pending, the queue closing or resetting)."""
+        while True:
+            if not self._busy and self._rptr < self._wptr:
+                head = self._ring[self._rptr % self.capacity]
+                young = POLL_S - (time.monotonic() - head.queued) if head is not None else 0.0
+                if young <= 0 or self._urgent or self._inject or self._closed:
+                    return True
+                if self._cancel.is_set():
+                    return True
+                self._cv.wait(young)
+            elif not self._busy and self._closed:
+                return False
+            elif time.monotonic() - self._used_at < HOT_S:
+                self._cv.wait(POLL_S)  # hot: poll, so submitters need not notify
+            else:
+                self._sleepers += 1
+                self._cv.wait()
+                self._sleepers -= 1
 
     def _complete(self, cmd: Command, fault: FaultRecord | None) -> None:
         """Retire the command at the read pointer: release memory, then signal or fail."""
@@ -254,46 +275,7 @@ class CommandQueue:
         return None
 
     def _execute(self, cmd: Command, injected: FaultKind | None) -> FaultRecord | None:
-        for fence, value in cmd.waits:
-            while fence.value < value and not fence.poll(value, 0.05):
-                if fence.failure is not None:
-                    msg = f"waited-on fence {fence.fid} failed: {fence.failure.message}"
-                    return self._record(cmd, FaultKind.DEPENDENCY, msg)
-                if self._cancel.is_set():
-                    return self._record(cmd, FaultKind.RESET, "dropped by queue reset")
-        if injected is FaultKind.HANG:
-            self._cancel.wait()
-            return self._record(cmd, FaultKind.HANG, "command hung; ended by queue reset")
-        if injected is FaultKind.ECC:
-            return self._record(cmd, FaultKind.ECC, "uncorrectable ECC error during command")
-        if injected is FaultKind.BAD_ADDRESS:
-            bad = max((a.end for a in cmd.allocs), default=0) + 8
-            return self._record(cmd, FaultKind.BAD_ADDRESS, f"access to 0x{bad:x}", bad)
-        launch = None
-        try:
-            for launch in cmd.launches:
-                launch.call()
-            self._synchronize()
-        except Exception as exc:  # noqa: BLE001 - not swallowed: it becomes the fence fault
-            name = launch.kernel if launch is not None else None
-            return self._record(cmd, FaultKind.KERNEL, f"{type(exc).__name__}: {exc}", None, name)
-        return None
+        return execute(cmd, injected, self._cancel, self._synchronize, self.ctx, self.qid)
 
-    def _record(
-        self,
-        cmd: Command,
-        kind: FaultKind,
-        message: str,
-        address: int | None = None,
-        kernel: str | None = None,
-    ) -> FaultRecord:
-        if kernel is None and cmd.launches:
-            kernel = cmd.launches[0].kernel
-        return FaultRecord(
-            kind, self.ctx, self.qid, cmd.fence.fid, cmd.value, message, address, kernel
-        )
-
-
-def _blocked(cmd: Command) -> bool:
-    """Whether ``cmd`` still waits on a fence that has neither been reached nor failed."""
-    return any(f.failure is None and f.value < v for f, v in cmd.waits)
+    def _record(self, cmd: Command, kind: FaultKind, message: str) -> FaultRecord:
+        return fault_record(cmd, self.ctx, self.qid, kind, message)

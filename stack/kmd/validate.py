@@ -24,6 +24,8 @@ MAX_ALIGN = 1 << 30
 
 
 def _u64(name: str, v: Any) -> None:
+    if type(v) is int and 0 <= v <= U64_MAX:  # the common case, decided without isinstance
+        return
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= U64_MAX:
         raise InvalidArgumentError(
             f"{name} must be an integer in [0, 2**64), got {v!r}", field=name
