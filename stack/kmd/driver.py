@@ -211,8 +211,9 @@ class Driver:
         with self._lock:
             q = self._queue(a.ctx, a.queue)
             fence = self._fence(a.ctx, fid)
-            waits = [(self._fence(a.ctx, f), v) for f, v in a.wait]
-            q.check_open()
+            waits = [(self._fence(a.ctx, f), v) for f, v in a.wait] if a.wait else []
+            if q.fault is not None:
+                q.check_open()  # raises; push checks again under the queue's lock
             if fence.failure is not None:
                 raise FenceFailedError(
                     f"fence {fid} has failed; signal a new fence",
