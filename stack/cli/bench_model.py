@@ -54,6 +54,12 @@ def measure(
     feeds = random_inputs(model_proto, seed)
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    # Same compute resources as the stack (whose kernels run on one BLAS thread), and no
+    # busy-waiting worker that would keep burning CPU during the stack's timed runs and be
+    # charged to them (both engines share this process).
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = ort.InferenceSession(
         model_proto.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
