@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck layers unit install clean gpu-check
+.PHONY: demo test lint typecheck layers mapcheck unit install clean gpu-check
 
 install: $(STAMP)
 
@@ -29,6 +29,9 @@ layers: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy stack mapper
 
+mapcheck: $(STAMP)
+	$(BIN)/stackmap check .
+
 unit: $(STAMP)
 	$(BIN)/pytest
 
@@ -36,6 +39,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy stack mapper
+	$(BIN)/stackmap check .
 	$(BIN)/pytest
 
 gpu-check:
