@@ -14,11 +14,14 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 STEPS: list[list[str]] = [
+    # The reference stack: a ResNet-style CNN through all five layers, against onnxruntime.
     ["refstack", "status"],
-    ["stackmap", "status", "."],
+    ["refstack", "bench", "model", "cnn", "--runs", "10"],
+    # The map of that stack: ingest, ask, list, and check the map against the code.
     ["stackmap", "ingest", "."],
     ["stackmap", "search", "who frees device memory", "--limit", "5"],
     ["stackmap", "ls", "--kind", "layer"],
+    ["stackmap", "check", "."],
 ]
 
 
