@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+from google.protobuf.message import DecodeError
 from onnx import numpy_helper
 
 from stack.adapter.context import ImportContext, elem_type
@@ -34,7 +35,7 @@ def load_model(source: onnx.ModelProto | bytes | str | Path) -> onnx.ModelProto:
         return onnx.load(str(source))
     except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError, ValueError) as err:
         raise ModelFormatError(f"cannot read ONNX model: {err}", path=str(source)) from err
-    except Exception as err:
+    except DecodeError as err:
         raise ModelFormatError(f"cannot parse ONNX model: {err}", path=str(source)) from err
 
 

@@ -148,3 +148,18 @@ def test_squeeze_unsqueeze_are_views_and_shape_is_a_constant() -> None:
     assert g.types["u"].shape == (1, 2, 3, 1) and g.types["s"].shape == (2, 3)
     np.testing.assert_array_equal(g.constants["shp"], [2, 3, 1])
     assert {n.op for n in g.nodes} == {OpType.RESHAPE}
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [(b"\x00\x01garbage\xff", "cannot parse ONNX model"), (None, "cannot read ONNX model")],
+)
+def test_unreadable_model_is_a_typed_error(tmp_path, payload, message) -> None:
+    from stack.adapter import load_model
+
+    path = tmp_path / "model.onnx"
+    if payload is not None:
+        path.write_bytes(payload)
+    with pytest.raises(ModelFormatError, match=message) as err:
+        load_model(path)
+    assert err.value.path == str(path)
