@@ -94,20 +94,23 @@ def extract(
                 value=value,
                 end_line=node.end_point[0] + 1,
             )
-    refs: list[tuple[int, int, Reference]] = []
+    refs: list[tuple[int, Reference]] = []  # ((start byte << 32) | end byte, reference)
     append = refs.append
     for node in caps.get("reference.call", ()):
         start = node.start_byte
-        raw = node.text
-        callee = "".join(raw.decode("utf-8", errors="replace").split()) if raw else ""
-        row = node.start_point[0]
-        loc = locations.get(row) or where(row)
         i = bisect_right(starts, start) - 1  # the enclosing definition, inline (hot loop)
         while i >= 0 and ends[i] < start:
             i -= 1
         scope = names[i] if i >= 0 else None
-        if scope is not None or detail:
-            append((start, node.end_byte, Reference("call", callee, loc, scope)))
+        if scope is None and not detail:
+            continue
+        raw = node.text
+        callee = "".join(raw.decode("utf-8", errors="replace").split()) if raw else ""
+        row = node.start_point[0]
+        loc = locations.get(row)
+        if loc is None:
+            loc = locations[row] = Location(path, row + 1)
+        append(((start << 32) | node.end_byte, Reference("call", callee, loc, scope)))
     imports: list[tuple[str, str]] = []
     for node in sorted(caps.get("reference.import", ()), key=_START):
         loc = where(node.start_point[0])
@@ -116,15 +119,17 @@ def extract(
         for local, bound, target in imports_of(node, module, path):
             imports.append((local, bound))
             if detail:
-                refs.append((start, node.end_byte, Reference("import", target, loc, scope)))
+                refs.append(
+                    ((start << 32) | node.end_byte, Reference("import", target, loc, scope))
+                )
     for node in sorted(caps.get("reference.attribute", ()), key=_START):
         found = _self_attribute(node, module)
         if found is not None:
             attributes.append(found)
-    refs.sort(key=_SPAN)
+    refs.sort(key=_FIRST)  # by (start byte, end byte), packed in one int; stable
     return (
         tuple(symbols.values()),
-        tuple(r[2] for r in refs),
+        tuple([r[1] for r in refs]),
         tuple(imports),
         tuple(bases),
         tuple(dict.fromkeys(attributes)),
@@ -132,7 +137,7 @@ def extract(
 
 
 _START = operator.attrgetter("start_byte")
-_SPAN = operator.itemgetter(0, 1)
+_FIRST = operator.itemgetter(0)
 
 
 def _type_name(written: str) -> str | None:

@@ -44,29 +44,33 @@ def _unsig(flat: Flat | None) -> Signature | None:
 def encode(pf: ParsedFile) -> Flat:
     path = pf.path
     symbols = tuple(
-        (
-            s.qualname,
-            _VALUE[s.kind],
-            _VALUE[s.language],
-            None if s.location.path == path else s.location.path,
-            s.location.line,
-            _sig(s.signature),
-            s.value,
-            s.end_line,
-            s.doc,
-        )
-        for s in pf.symbols
+        [  # list comprehensions: faster than generators fed to tuple()
+            (
+                s.qualname,
+                _VALUE[s.kind],
+                _VALUE[s.language],
+                None if s.location.path == path else s.location.path,
+                s.location.line,
+                None if s.signature is None else _sig(s.signature),
+                s.value,
+                s.end_line,
+                s.doc,
+            )
+            for s in pf.symbols
+        ]
     )
     refs = tuple(
-        (
-            r.kind,
-            r.target,
-            None if r.location.path == path else r.location.path,
-            r.location.line,
-            r.scope,
-            _VALUE[r.language],
-        )
-        for r in pf.references
+        [
+            (
+                r.kind,
+                r.target,
+                None if (where := r.location).path == path else where.path,
+                where.line,
+                r.scope,
+                _VALUE[r.language],
+            )
+            for r in pf.references
+        ]
     )
     return (
         path,
