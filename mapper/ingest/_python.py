@@ -276,29 +276,24 @@ def _param(node: ts.Node, kind: str) -> tuple[str, str | None, str | None, str]:
     if t == "identifier":
         return text(node), None, None, kind
     if t == "list_splat_pattern":
-        return (
-            text(node.named_children[0]) if node.named_children else "",
-            None,
-            None,
-            ("var_positional"),
-        )
+        return _first_named_text(node), None, None, "var_positional"
     if t == "dictionary_splat_pattern":
-        return (
-            text(node.named_children[0]) if node.named_children else "",
-            None,
-            None,
-            ("var_keyword"),
-        )
+        return _first_named_text(node), None, None, "var_keyword"
     ptype = text(node.child_by_field_name("type")) or None
     default = text(node.child_by_field_name("value")) or None
     name_node = node.child_by_field_name("name")
     if name_node is None:  # typed_parameter: the name is the first named child
-        inner = node.named_children[0] if node.named_children else None
+        inner = node.named_child(0) if node.named_child_count else None
         if inner is not None and inner.type in ("list_splat_pattern", "dictionary_splat_pattern"):
             name, _, _, pkind = _param(inner, kind)
             return name, ptype, None, pkind
         return text(inner), ptype, default, kind
     return text(name_node), ptype, default, kind
+
+
+def _first_named_text(node: ts.Node) -> str:
+    """The text of the first named child ("" if none), without building them all."""
+    return text(node.named_child(0)) if node.named_child_count else ""
 
 
 def _docstring(node: ts.Node) -> str | None:
