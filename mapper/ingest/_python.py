@@ -181,8 +181,8 @@ def _param_type(method: ts.Node, name: str) -> str | None:
     params = method.child_by_field_name("parameters")
     for param in params.named_children if params is not None else []:
         pname = param.child_by_field_name("name")
-        if pname is None and param.named_children:
-            pname = param.named_children[0]
+        if pname is None and param.named_child_count:
+            pname = param.named_child(0)
         if pname is not None and text(pname) == name:
             return _type_name(text(param.child_by_field_name("type")))
     return None

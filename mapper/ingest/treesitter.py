@@ -76,9 +76,10 @@ def captures(lang: Language, root: ts.Node) -> dict[str, list[ts.Node]]:
 
 
 def text(node: ts.Node | None) -> str:
-    if node is None or node.text is None:
+    if node is None:
         return ""
-    return node.text.decode("utf-8", errors="replace")
+    raw = node.text  # read once: each read slices the source anew
+    return "" if raw is None else raw.decode("utf-8", errors="replace")
 
 
 def line(node: ts.Node) -> int:
