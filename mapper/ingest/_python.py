@@ -96,6 +96,7 @@ def extract(
             )
     refs: list[tuple[int, Reference]] = []  # ((start byte << 32) | end byte, reference)
     append = refs.append
+    source, base = root.text or b"", root.start_byte  # the root may start after blank lines
     for node in caps.get("reference.call", ()):
         start = node.start_byte
         i = bisect_right(starts, start) - 1  # the enclosing definition, inline (hot loop)
@@ -104,13 +105,14 @@ def extract(
         scope = names[i] if i >= 0 else None
         if scope is None and not detail:
             continue
-        raw = node.text
+        end = node.end_byte
+        raw = source[start - base : end - base]  # what node.text gives, sliced here
         callee = "".join(raw.decode("utf-8", errors="replace").split()) if raw else ""
         row = node.start_point[0]
         loc = locations.get(row)
         if loc is None:
             loc = locations[row] = Location(path, row + 1)
-        append(((start << 32) | node.end_byte, Reference("call", callee, loc, scope)))
+        append(((start << 32) | end, Reference("call", callee, loc, scope)))
     imports: list[tuple[str, str]] = []
     for node in sorted(caps.get("reference.import", ()), key=_START):
         loc = where(node.start_point[0])

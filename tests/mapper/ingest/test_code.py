@@ -186,3 +186,15 @@ def test_a_definition_without_body_parses_to_a_symbol() -> None:
     parsed = parse_source("m.py", b"def ok() -> int:\n    return 1\n\ndef bad(:\n", Language.PYTHON)
     assert {s.qualname for s in parsed.symbols} >= {"m.ok", "m.bad"}
     assert parsed.warnings and "syntax errors" in parsed.warnings[0]
+
+
+def test_call_text_and_lines_after_leading_blank_lines_and_comments() -> None:
+    # the tree's root starts after the leading blank lines: call text is sliced relative to it
+    source = (
+        b"\n\n   \n# header\ndef f(x):\n    return helper.run(\n        x)\n\n\nf(obj . go())\n"
+    )
+    parsed = parse_source("pkg/m.py", source, Language.PYTHON)
+    calls = [(r.target, r.location.line, r.scope) for r in parsed.references if r.kind == "call"]
+    assert calls == [("helper.run", 6, "pkg.m.f"), ("f", 10, None), ("obj.go", 10, None)]
+    no_detail = parse_source("pkg/m.py", source, Language.PYTHON, detail=False)
+    assert [r.target for r in no_detail.references] == ["helper.run"]
