@@ -102,11 +102,11 @@ def _split(
 
     for i in range(start, len(lines)):
         line = lines[i]
-        if _FENCE.match(line):
+        if ("```" in line or "~~~" in line) and _FENCE.match(line):  # cheap test first
             in_fence = not in_fence
             body.append(line)
             continue
-        match = None if in_fence else _HEADING.match(line)
+        match = None if in_fence or line[:1] != "#" else _HEADING.match(line)
         if match:
             flush()
             heading = match.group(2).strip()
@@ -117,7 +117,7 @@ def _split(
             head_line, body = i + 1, []
         else:
             body.append(line)
-        if not in_fence:
+        if not in_fence and "`" in line:
             for tick in _TICKS.finditer(line):
                 name = tick.group(1).strip().removesuffix("()")
                 if _NAME.match(name):
