@@ -142,6 +142,14 @@ def _differs(recorded: TensorType, actual: TensorType) -> bool:
     return any(r >= 0 and r != a for r, a in zip(recorded.shape, actual.shape, strict=True))
 
 
+def present_inputs(proto: onnx.NodeProto, limit: int) -> list[str]:
+    """The node's first ``limit`` inputs without the omitted (empty-named) optional tail."""
+    ins = list(proto.input[:limit])
+    while ins and not ins[-1]:
+        ins.pop()
+    return ins
+
+
 def attributes(proto: onnx.NodeProto) -> dict[str, Any]:
     """The node's attributes as Python values (strings decoded, tensors as arrays)."""
     out: dict[str, Any] = {}

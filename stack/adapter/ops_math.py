@@ -7,7 +7,7 @@ import math
 
 import onnx
 
-from stack.adapter.context import ImportContext, attributes
+from stack.adapter.context import ImportContext, attributes, present_inputs
 from stack.adapter.registry import register
 from stack.compiler import OpType
 
@@ -17,9 +17,7 @@ _BINARY = {"Add": OpType.ADD, "Sub": OpType.SUB, "Mul": OpType.MUL, "Div": OpTyp
 @register("Gemm")
 def gemm(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     a = attributes(proto)
-    ins = [v for v in proto.input[:3]]
-    while ins and not ins[-1]:
-        ins.pop()
+    ins = present_inputs(proto, 3)
     ctx.emit(
         name,
         OpType.GEMM,
@@ -72,9 +70,7 @@ def softmax(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
 @register("LayerNormalization")
 def layernorm(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     a = attributes(proto)
-    ins = [v for v in proto.input[:3]]
-    while ins and not ins[-1]:
-        ins.pop()
+    ins = present_inputs(proto, 3)
     ctx.emit(
         name,
         OpType.LAYERNORM,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import onnx
 
-from stack.adapter.context import ImportContext, attributes, elem_type
+from stack.adapter.context import ImportContext, attributes, elem_type, present_inputs
 from stack.adapter.registry import register
 from stack.compiler import ElemType, OpType
 
@@ -32,9 +32,7 @@ def _axis(ctx: ImportContext, proto: onnx.NodeProto) -> int:
 def quantize(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     _check_block(ctx, proto, name)
     a = attributes(proto)
-    ins = [v for v in proto.input[:3]]
-    while ins and not ins[-1]:
-        ins.pop()
+    ins = present_inputs(proto, 3)
     target = (
         ctx.type_of(ins[2]).dtype
         if len(ins) > 2
@@ -68,9 +66,7 @@ def dequantize(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
             f"quantised type {src.value}: kernels take int8/uint8/int32",
             layers=("compiler", "umd", "kmd"),
         )
-    ins = [v for v in proto.input[:3]]
-    while ins and not ins[-1]:
-        ins.pop()
+    ins = present_inputs(proto, 3)
     ctx.emit(name, OpType.DEQUANTIZE, ins, [proto.output[0]], axis=_axis(ctx, proto))
 
 
@@ -81,7 +77,5 @@ def qlinear_matmul(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None
 
 @register("MatMulInteger")
 def matmul_integer(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
-    ins = [v for v in proto.input[:4]]
-    while ins and not ins[-1]:
-        ins.pop()
+    ins = present_inputs(proto, 4)
     ctx.emit(name, OpType.MATMUL_INTEGER, ins, [proto.output[0]])
