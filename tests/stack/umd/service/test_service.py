@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 import zlib
+from collections.abc import Callable
 
 import grpc
 import numpy as np
@@ -81,7 +82,7 @@ def test_bad_request_is_invalid_argument_naming_the_field(
         stub.TranslateOp(m, timeout=5)
     assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert info.value.details().startswith("field=inputs[1].byte_size")
-    bad = OpRequest.make(OpKind.MATMUL, req.inputs, [TensorDesc(req.outputs[0].addr, (4, 4), F)])
+    bad = OpRequest.make(OpKind.MATMUL, req.inputs, [TensorDesc(req.outputs[0].addr, (3, 4), F)])
     with pytest.raises(InvalidRequestError) as err:
         client.translate(bad)
     assert err.value.field == "outputs[0].shape"
@@ -89,6 +90,22 @@ def test_bad_request_is_invalid_argument_naming_the_field(
     with pytest.raises(InvalidRequestError) as err:
         client.translate(outside)
     assert err.value.field == "inputs[0].device_addr"
+
+
+def test_a_huge_shape_is_invalid_argument_not_unknown(client: UmdClient) -> None:
+    va = client.alloc(64)
+    side = 1 << 20
+    desc = pb.TensorDesc(shape=[side, side], data_type=int(F), byte_size=side * side * 4,
+                         device_addr=client.resolve(va))  # fmt: skip
+    m = pb.OpRequest(session_id=client.session(), op_type=int(OpKind.RELU),
+                     inputs=[desc], outputs=[desc])  # fmt: skip
+    stub = pb_grpc.InstructionTranslatorStub(client.channel)
+    for translate_only in (True, False):
+        m.translate_only = translate_only
+        with pytest.raises(grpc.RpcError) as info:
+            stub.TranslateOp(m, timeout=5)
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert info.value.details().startswith("field=inputs[0].device_addr")
 
 
 def test_unknown_session_is_not_found(client: UmdClient) -> None:
@@ -132,6 +149,20 @@ def test_replayed_request_id_is_not_submitted_twice(client: UmdClient) -> None:
     assert stub.TranslateOp(m, timeout=5).fence_value == 2
 
 
+def _poll(condition: Callable[[], bool], deadline_s: float = 30.0) -> bool:
+    """Poll ``condition`` every 20 ms until it holds (True) or the generous deadline passes."""
+    deadline = time.monotonic() + deadline_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def _live(srv: UmdServer, session_id: int) -> bool:
+    return any(s.key == session_id for s in srv.umd.sessions.live())
+
+
 def test_keepalive_expiry_over_grpc_frees_memory() -> None:
     srv = UmdServer(ServerConfig(port=0, backend="numpy"))
     srv.start()
@@ -140,9 +171,7 @@ def test_keepalive_expiry_over_grpc_frees_memory() -> None:
         s = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=200), timeout=5)
         stub.AllocMemory(pb.AllocRequest(session_id=s.session_id, nbytes=4096), timeout=5)
         assert srv.umd.device.stats().allocations == 1
-        deadline = time.monotonic() + 5
-        while srv.umd.device.stats().contexts and time.monotonic() < deadline:
-            time.sleep(0.05)
+        assert _poll(lambda: srv.umd.device.stats().allocations == 0)
         assert srv.umd.device.stats().allocations == 0
         with pytest.raises(grpc.RpcError) as info:
             stub.KeepAlive(pb.KeepAliveRequest(session_id=s.session_id), timeout=5)
@@ -320,12 +349,16 @@ def test_keepalive_keeps_a_session_alive() -> None:
     srv.start()
     try:
         stub = pb_grpc.InstructionTranslatorStub(grpc.insecure_channel(f"127.0.0.1:{srv.port}"))
-        live = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=800), timeout=5)
-        idle = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=800), timeout=5)
-        assert live.keepalive_timeout_ms == 800
-        for _ in range(20):  # 2 s: two and a half timeouts long
+        live = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=2000), timeout=5)
+        idle = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=300), timeout=5)
+        assert live.keepalive_timeout_ms == 2000
+        start = time.monotonic()
+
+        def idle_gone_after_two_live_timeouts() -> bool:
             stub.KeepAlive(pb.KeepAliveRequest(session_id=live.session_id), timeout=5)
-            time.sleep(0.1)
+            return not _live(srv, idle.session_id) and time.monotonic() - start > 4.0
+
+        assert _poll(idle_gone_after_two_live_timeouts)
         stub.KeepAlive(pb.KeepAliveRequest(session_id=live.session_id), timeout=5)
         with pytest.raises(grpc.RpcError) as info:
             stub.KeepAlive(pb.KeepAliveRequest(session_id=idle.session_id), timeout=5)
@@ -382,15 +415,16 @@ def test_client_free_releases_device_memory(client: UmdClient, server: UmdServer
 def test_background_keepalive_holds_the_session(server: UmdServer) -> None:
     target = f"127.0.0.1:{server.port}"
     with (
-        UmdClient(target, keepalive_timeout_ms=400, keepalive_interval_s=0.1) as kept,
-        UmdClient(target, keepalive_timeout_ms=400) as idle,
+        UmdClient(target, keepalive_timeout_ms=2000, keepalive_interval_s=0.1) as kept,
+        UmdClient(target, keepalive_timeout_ms=300) as idle,
     ):
         k, i = kept.session(), idle.session()
         va = idle.alloc(64)
         idle.write(va, b"\x07" * 64)
-        time.sleep(1.5)
+        start = time.monotonic()
+        assert _poll(lambda: not _live(server, i) and time.monotonic() - start > 4.0)
         assert kept.session() == k
-        server.umd.sessions.get(k)  # still live
+        server.umd.sessions.get(k)  # still live after two of its timeouts
         assert idle.read(va, 64) == b"\x07" * 64  # expired meanwhile; recovered transparently
         assert idle.session() != i and idle.recoveries == 1 and kept.recoveries == 0
 
