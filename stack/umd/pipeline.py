@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import NamedTuple
 
+from stack.kmd.errors import BlobFormatError
 from stack.kmd.kernels.ids import KernelId
 from stack.umd.cache import CacheView
 from stack.umd.errors import AddressError, InvalidRequestError, ShapeError
@@ -88,7 +89,12 @@ class Pipeline:
                 raise ShapeError(
                     f"{req.op.name} output shape is {want}, request says {got.shape}", field=field
                 )
-        blobs = tuple(self.templates.get(c.kernel_id).instantiate(c) for c in sem.calls)
+        try:
+            blobs = tuple(self.templates.get(c.kernel_id).instantiate(c) for c in sem.calls)
+        except BlobFormatError as exc:  # e.g. a grid beyond 3 x u32: a request the device refuses
+            raise InvalidRequestError(
+                f"{req.op.name} cannot be launched: {exc.message}", field="inputs"
+            ) from None
         nbytes = tuple(d.byte_size for d in (*req.inputs, *req.outputs))
         return Program(blobs, sem.scratch, sem.primary, nbytes)
 
@@ -114,7 +120,9 @@ class Pipeline:
             check_structure(req)  # raises the precise error for an unhashable/odd request
             raise InvalidRequestError("request is not hashable", field="attrs") from None
         hit = program is not None
-        if program is None:
+        if program is None:  # validate fully (addresses too) before any computation
+            check_structure(req)
+            check_addresses(req, pool.contains)
             program = self.compile(req)
             view.put(key, program)
         addrs = tuple([d.addr for d in ins] + [d.addr for d in outs])

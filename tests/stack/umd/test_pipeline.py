@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stack.kmd.blob import decode
-from stack.umd import DType, OpKind, OpRequest, TensorDesc, UmdSession
+from stack.umd import DType, OpKind, OpRequest, TensorDesc, Umd, UmdSession
 from stack.umd.errors import AddressError, InvalidRequestError
 from stack.umd.pipeline import Pipeline, cache_key
 
@@ -82,7 +82,25 @@ def test_lru_eviction_through_a_session(umd: object) -> None:
 
 def test_batch_error_names_the_op_index(session: UmdSession) -> None:
     r1, r2 = _matmul(session)
-    bad = OpRequest.make(OpKind.MATMUL, r1.inputs, [TensorDesc(r1.outputs[0].addr, (4, 4), F)])
+    bad = OpRequest.make(OpKind.MATMUL, r1.inputs, [TensorDesc(r1.outputs[0].addr, (3, 4), F)])
     with pytest.raises(InvalidRequestError) as info:
         session.translate_batch([r1, r2, bad])
     assert info.value.field == "ops[2].outputs[0].shape"
+
+
+def test_a_launch_beyond_the_blob_limits_is_an_invalid_request() -> None:
+    huge = (1 << 20, 1 << 20)  # grid of 2^40 / block elements: more than 3 x u32 can hold
+    req = OpRequest.make(OpKind.RELU, [TensorDesc(0, huge, F)], [TensorDesc(0, huge, F)])
+    with pytest.raises(InvalidRequestError) as info:
+        Pipeline().compile(req)
+    assert info.value.field == "inputs" and "cannot be launched" in info.value.message
+
+
+def test_addresses_are_checked_before_translation(umd: Umd, session: UmdSession) -> None:
+    va = session.alloc(64)
+    huge = (1 << 20, 1 << 20)
+    req = OpRequest.make(OpKind.RELU, [TensorDesc(va, huge, F)], [TensorDesc(va, huge, F)])
+    with pytest.raises(AddressError) as info:
+        session.translate(req)
+    assert info.value.field == "inputs[0].addr"
+    assert umd.cache.stats().size == 0  # nothing was compiled for it
