@@ -40,10 +40,20 @@ register(OpType.COPY, lambda n, a: [a[0]])
 register(OpType.RELU, lambda n, a: [np.maximum(a[0], 0).astype(a[0].dtype)])
 
 
+def trunc_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer division truncating toward zero (ONNX, C), exact in every integer width; a zero
+    divisor gives 0 like the device kernel."""
+    with np.errstate(divide="ignore", over="ignore"):
+        q = np.floor_divide(a, b)
+        r = np.remainder(a, b)
+    return q + ((r != 0) & ((a < 0) != (b < 0))).astype(q.dtype)
+
+
 def _div(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
     if np.issubdtype(a[0].dtype, np.integer):
-        return [_same(np.floor_divide(a[0], a[1]), a[0])]
-    return [_same(a[0] / a[1], a[0])]
+        return [_same(trunc_divide(a[0], a[1]), a[0])]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return [_same(a[0] / a[1], a[0])]
 
 
 def _sum(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:

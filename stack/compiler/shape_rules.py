@@ -48,6 +48,14 @@ def _need(node: Node, types: Sequence[TensorType | None], i: int) -> TensorType:
     return t
 
 
+def norm_axis(node: Node, axis: int, rank: int, what: str = "axis") -> int:
+    """``axis`` in ``[-rank, rank)`` made non-negative; a ShapeInferenceError naming the node
+    when it is out of range (a 0-d tensor has no axis at all)."""
+    if not -rank <= axis < rank:
+        raise _fail(node, f"{what} {axis} is out of range for a rank-{rank} tensor")
+    return axis + rank if axis < 0 else axis
+
+
 def broadcast(node: Node, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     """NumPy broadcasting of ``shapes``; a ShapeInferenceError naming both when they clash."""
     try:
@@ -174,7 +182,7 @@ for _op in (OpType.RELU, OpType.BATCHNORM, OpType.SOFTMAX, OpType.IDENTITY, OpTy
 @register(OpType.LAYERNORM)
 def _layernorm(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
     x = _need(node, t, 0)
-    axis = int(node.attr("axis", -1)) % len(x.shape)
+    axis = norm_axis(node, int(node.attr("axis", -1)), len(x.shape))
     stats = TensorType(ElemType.F32, (*x.shape[:axis], *(1 for _ in x.shape[axis:])))
     return [x, stats, stats][: len(node.outputs)]
 
@@ -188,8 +196,10 @@ def _dropout(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndar
 @register(OpType.FLATTEN)
 def _flatten(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
     x = _need(node, t, 0)
-    axis = int(node.attr("axis", 1))
-    axis = axis + len(x.shape) if axis < 0 else axis
+    rank, axis = len(x.shape), int(node.attr("axis", 1))
+    if not -rank <= axis <= rank:  # Flatten's axis may equal the rank
+        raise _fail(node, f"axis {axis} is out of range for a rank-{rank} tensor")
+    axis = axis + rank if axis < 0 else axis
     lead = int(np.prod(x.shape[:axis], dtype=np.int64))
     return [TensorType(x.dtype, (lead, int(np.prod(x.shape[axis:], dtype=np.int64))))]
 
@@ -230,7 +240,7 @@ def _reshape(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndar
 def _concat(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
     parts = [_need(node, t, i) for i in range(len(t))]
     rank = len(parts[0].shape)
-    axis = int(node.attr("axis")) % rank
+    axis = norm_axis(node, int(node.attr("axis")), rank)
     for p in parts[1:]:
         if len(p.shape) != rank or any(
             p.shape[i] != parts[0].shape[i] for i in range(rank) if i != axis

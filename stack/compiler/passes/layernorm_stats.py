@@ -19,6 +19,7 @@ import numpy as np
 
 from stack.compiler.errors import IRError
 from stack.compiler.ir import ElemType, Graph, Node, OpType, TensorType, freeze_array
+from stack.compiler.shape_rules import norm_axis
 
 
 def lower_layernorm_stats(
@@ -33,7 +34,7 @@ def lower_layernorm_stats(
             op=node.op.value,
             node=node.name,
         )
-    axis = int(node.attr("axis", -1)) % len(x_type.shape)
+    axis = norm_axis(node, int(node.attr("axis", -1)), len(x_type.shape))
     m = math.prod(x_type.shape[:axis])
     n = math.prod(x_type.shape[axis:])
     k = 2.0 / ((n + 1) * eps)

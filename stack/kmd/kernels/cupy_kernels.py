@@ -27,8 +27,9 @@ def _module(cp: Any, name: str) -> Any:
 @functools.cache
 def _elementwise(cp: Any, name: str) -> Any:
     specs = {
-        "relu": ("T x", "T y", "y = x > (T)0 ? x : (T)0"),
-        "add_relu": ("T a, T b", "T y", "T v = a + b; y = v > (T)0 ? v : (T)0"),
+        # ReLU keeps NaN (x < 0 is false for NaN), as numpy.maximum(x, 0) does
+        "relu": ("T x", "T y", "y = x < (T)0 ? (T)0 : x"),
+        "add_relu": ("T a, T b", "T y", "T v = a + b; y = v < (T)0 ? (T)0 : v"),
         "epilogue": (
             "T c, float32 alpha, float32 beta, int32 relu",
             "T y",

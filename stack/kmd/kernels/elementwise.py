@@ -57,15 +57,27 @@ def sub(
     xp.subtract(ins[0], ins[1], out=outs[0])
 
 
+def trunc_divide(xp: Any, a: Any, b: Any) -> Any:
+    """Integer division truncating toward zero (C and ONNX semantics), exact for every integer
+    width: floor division corrected by one where the remainder is non-zero and the signs differ.
+    A zero divisor gives 0 (ONNX leaves it undefined; NumPy's and CuPy's floor division agree)."""
+    with np.errstate(divide="ignore", over="ignore"):
+        q = xp.floor_divide(a, b)
+        r = xp.remainder(a, b)
+    fix = (r != 0) & ((a < 0) != (b < 0))
+    return q + fix.astype(q.dtype)
+
+
 def div(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
-    """Y = A / B; integers truncate toward zero (C semantics, as ONNX runtimes do)."""
+    """Y = A / B; integers truncate toward zero (C semantics, as ONNX runtimes do), exactly."""
     y = outs[0]
     if y.dtype.kind == "f":
-        xp.divide(ins[0], ins[1], out=y)
+        with np.errstate(divide="ignore", invalid="ignore"):  # IEEE: x/0 is inf or NaN
+            xp.divide(ins[0], ins[1], out=y)
     else:
-        xp.copyto(y, xp.trunc(xp.true_divide(ins[0], ins[1])), casting="unsafe")
+        xp.copyto(y, trunc_divide(xp, ins[0], ins[1]), casting="unsafe")
 
 
 def relu(

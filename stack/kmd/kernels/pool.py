@@ -66,7 +66,8 @@ def maxpool(
 def avgpool(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
-    """Mean over each window; the divisor counts padding only with count_include_pad."""
+    """Mean over each window; the divisor counts padding only with count_include_pad (a window
+    with no tap inside gives 0)."""
     x, y = ins[0], outs[0]
     dil = (ints[9], ints[10]) if len(ints) >= 11 else (1, 1)
     kh, kw, sh, sw, pt, pl, pb, pr, hw = _geometry(x, y, ints, dil)
@@ -79,7 +80,8 @@ def avgpool(
     cols = _taps_inside(
         y.shape[3], kw, sw, dil[1], (0, w + pl + pr) if include_pad else (pl, pl + w)
     )
-    counts = np.multiply.outer(rows, cols).astype(y.dtype)
+    # a window lying entirely in padding (count 0) averages to 0 instead of dividing by zero
+    counts = np.maximum(np.multiply.outer(rows, cols), 1).astype(y.dtype)
     xp.divide(y, counts if xp is np else xp.asarray(counts), out=y)
 
 

@@ -46,6 +46,18 @@ def test_gemm(backend_rig, trans_a: int, trans_b: int, bias: str, relu: int) -> 
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("relu", [0, 1])
+def test_gemm_epilogue_propagates_nan(backend_rig, relu: int) -> None:  # type: ignore[no-untyped-def]
+    """A NaN in A or in the bias reaches Y through alpha, beta and the fused ReLU alike."""
+    a = np.ones((2, 3), np.float32)
+    a[1, 0] = np.nan
+    b = np.full((3, 2), -1.0, np.float32)
+    c = np.array([np.nan, 10.0], np.float32)
+    out = backend_rig.run(KernelId.GEMM, [a, b, c], (2, 2), ints=(0, 0, relu), floats=(2.0, 1.0))
+    expected = np.array([[np.nan, 4.0], [np.nan, np.nan]], np.float32)
+    np.testing.assert_array_equal(out, expected)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize(
     ("sa", "sb"), [((3, 4), (4, 5)), ((2, 3, 4), (4, 6)), ((2, 1, 3, 4), (5, 4, 2)), ((4,), (4, 3))]

@@ -45,7 +45,7 @@ def pool_ref(x, k, s, pads, out_hw, op, include_pad=False, dil=(1, 1)):  # type:
                     )
                 else:
                     cnt = len(rin) * len(cin)
-                y[:, :, i, j] = win.sum(axis=(2, 3)) / cnt
+                y[:, :, i, j] = win.sum(axis=(2, 3)) / cnt if cnt else 0.0
     return y
 
 
@@ -63,8 +63,7 @@ def _out(size: int, k: int, s: int, p0: int, p1: int, d: int, ceil: bool) -> int
     include_pad=st.booleans(), dil=st.tuples(st.integers(1, 2), st.integers(1, 2)),
 )  # fmt: skip
 def test_pool(backend_rig, k, s, pads, ceil, op, include_pad, dil) -> None:  # type: ignore[no-untyped-def]
-    if op == "avg":
-        dil = (1, 1)
+    """Max and average pooling, dilated or not, through the device on every backend."""
     assume(all(p < k[a % 2] for a, p in enumerate(pads)))  # ONNX: padding smaller than the window
     x = _rand((2, 3, 7, 6))
     out_hw = tuple(
@@ -75,7 +74,7 @@ def test_pool(backend_rig, k, s, pads, ceil, op, include_pad, dil) -> None:  # t
             _out(x.shape[2 + a], k[a], s[a], pads[a], pads[a + 2], dil[a], False) for a in (0, 1)
         )
     ref = pool_ref(x, k, s, pads, out_hw, op, include_pad, dil)
-    ints = (*k, *s, *pads) + ((*dil,) if op == "max" else (int(include_pad),))
+    ints = (*k, *s, *pads) + ((*dil,) if op == "max" else (int(include_pad), *dil))
     kid = KernelId.MAXPOOL if op == "max" else KernelId.AVGPOOL
     out = backend_rig.run(kid, [x], ref.shape, ints=ints)
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
@@ -131,8 +130,8 @@ def _numpy_kernel(kid: KernelId):  # type: ignore[no-untyped-def]
     ],
 )
 def test_avgpool_dilations(k, s, pads, dil, include_pad, hw, ceil) -> None:  # type: ignore[no-untyped-def]
-    """Dilated average pooling, kernel called directly: the AVGPOOL ABI has no dilation
-    immediates yet, so a blob cannot carry them; the kernel reads them as ints 9-10."""
+    """Dilated average pooling, kernel called directly: dilations are ints 9-10 and default
+    to (1, 1) when a blob leaves them out."""
     x = _rand((2, 3, *hw))
     out_hw = tuple(_out(hw[a], k[a], s[a], pads[a], pads[a + 2], dil[a], ceil) for a in (0, 1))
     if ceil and any((o - 1) * s[a] >= hw[a] + pads[a] for a, o in enumerate(out_hw)):
@@ -154,6 +153,36 @@ def test_avgpool_dilations_onnx_values() -> None:
     out = np.zeros((1, 1, 2, 2), np.float32)
     _numpy_kernel(KernelId.AVGPOOL)([x], [out], (2, 2, 1, 1, 0, 0, 0, 0, 0, 2, 2), ())
     np.testing.assert_array_equal(out[0, 0], [[6.0, 7.0], [10.0, 11.0]])
+
+
+@pytest.mark.parametrize("include_pad", [0, 1])
+def test_avgpool_window_entirely_in_padding_gives_zero(backend_rig, include_pad: int) -> None:  # type: ignore[no-untyped-def]
+    """Pads as large as the window: the corner windows hold no input tap. Without
+    count_include_pad their divisor would be 0; they average to 0 instead of NaN."""
+    x = np.arange(1, 5, dtype=np.float32).reshape(1, 1, 2, 2)
+    ints = (2, 2, 2, 2, 2, 2, 2, 2, include_pad)  # kernel 2, stride 2, pads 2 -> 3x3 output
+    ref = pool_ref(x, (2, 2), (2, 2), (2, 2, 2, 2), (3, 3), "avg", bool(include_pad))
+    with np.errstate(all="raise"):  # the NumPy backend must not divide by zero
+        out = backend_rig.run(KernelId.AVGPOOL, [x], (1, 1, 3, 3), ints=ints)
+    np.testing.assert_array_equal(out, ref.astype(np.float32))
+    assert out[0, 0, 0, 0] == 0.0 and out[0, 0, 1, 1] == 2.5
+
+
+NAN = np.float32("nan")
+
+
+def test_nan_propagates_through_relu_add_relu_and_max_pool(backend_rig) -> None:  # type: ignore[no-untyped-def]
+    """NaN in, NaN out, on every backend (numpy.maximum semantics): ReLU, fused Add+ReLU and
+    max pooling keep a NaN wherever it reaches a result."""
+    x = np.array([[NAN, -1.0, 2.0, -NAN]], np.float32)
+    relu = backend_rig.run(KernelId.RELU, [x], x.shape)
+    np.testing.assert_array_equal(relu, [[NAN, 0.0, 2.0, NAN]])
+    add = backend_rig.run(KernelId.ADD, [x, np.ones_like(x)], x.shape, ints=(1,))
+    np.testing.assert_array_equal(add, [[NAN, 0.0, 3.0, NAN]])
+    img = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    img[0, 0, 0, 1] = NAN  # top-left window only
+    pooled = backend_rig.run(KernelId.MAXPOOL, [img], (1, 1, 2, 2), ints=(2, 2, 2, 2))
+    np.testing.assert_array_equal(pooled[0, 0], [[NAN, 7.0], [13.0, 15.0]])
 
 
 def test_global_avg_pool(backend_rig) -> None:  # type: ignore[no-untyped-def]

@@ -1,5 +1,6 @@
 // NCHW max / average pooling, float32: one thread per output element.
 // Padding is implicit (never read); ceil-mode windows are clipped the same way.
+// NaN propagates through max pooling exactly as with numpy.maximum (fmaxf would drop it).
 // Loaded by stack/kmd/kernels/cupy_backend.py.
 extern "C" __global__ void refstack_maxpool2d_f32(
     const float* x, float* y, long long total, int h, int w, int oh, int ow,
@@ -16,7 +17,8 @@ extern "C" __global__ void refstack_maxpool2d_f32(
         for (int j = 0; j < kw; ++j) {
             const int ix = ox * sw - pl + j * dw;
             if (ix < 0 || ix >= w) continue;
-            m = fmaxf(m, plane[iy * w + ix]);
+            const float v = plane[iy * w + ix];
+            if (v > m || v != v) m = v;  // NaN wins once seen, as numpy.maximum
         }
     }
     y[idx] = m;
@@ -37,5 +39,5 @@ extern "C" __global__ void refstack_avgpool2d_f32(
     const int lo_y = include_pad ? -pt : 0, hi_y = include_pad ? h + pb : h;
     const int lo_x = include_pad ? -pl : 0, hi_x = include_pad ? w + pr : w;
     const int cnt = (min(y0 + kh, hi_y) - max(y0, lo_y)) * (min(x0 + kw, hi_x) - max(x0, lo_x));
-    y[idx] = s / (float)cnt;
+    y[idx] = cnt > 0 ? s / (float)cnt : 0.f;  // a window entirely in padding gives 0
 }
