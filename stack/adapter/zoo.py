@@ -4,13 +4,17 @@
 downsampling residual block with a 1x1 projection, global average pool, classifier);
 ``mlp`` — a multi-layer perceptron (Gemm, MatMul+bias, ReLU, Softmax);
 ``transformer`` — a pre-norm transformer block (LayerNorm, Q/K/V projections, multi-head
-attention MatMuls, Softmax, Dropout, residual Adds, a ReLU feed-forward).
-Used by the whole-model tests and by ``refstack bench model cnn|mlp|transformer``.
+attention MatMuls, Softmax, Dropout, residual Adds, a ReLU feed-forward);
+``resnet50`` — the onnx package's light ResNet-50 graph with seeded random weights
+(:func:`light_model`).
+Used by the whole-model tests and by ``refstack bench model cnn|mlp|transformer|resnet50``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,6 +22,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 17
+#: Scale of the light models' classifier weights: keeps the softmax away from one-hot.
+LIGHT_HEAD_SCALE = 0.03
 
 
 class _Builder:
@@ -159,13 +165,6 @@ def transformer(
     return b.model("transformer_block", [inp], out)
 
 
-BUILTIN: dict[str, Callable[..., onnx.ModelProto]] = {
-    "cnn": cnn,
-    "mlp": mlp,
-    "transformer": transformer,
-}
-
-
 def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
     """Seeded float32 inputs (normal, std 1) matching the model's static input shapes."""
     rng = np.random.default_rng(seed)
@@ -178,3 +177,76 @@ def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray
         dtype = helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type)
         feeds[vi.name] = rng.standard_normal(shape).astype(dtype)
     return feeds
+
+
+def _light_param(rng: np.random.Generator, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A seeded value for one stripped parameter of a light model, chosen by its role."""
+    if len(shape) >= 2:  # conv / fully connected weights: He-normal (the classifier smaller)
+        std = np.sqrt(2.0 / math.prod(shape[1:])) * (LIGHT_HEAD_SCALE if len(shape) == 2 else 1)
+        return rng.normal(0, std, shape)
+    if name.endswith(("_s_0", "_riv_0")):  # batch-norm scale, running variance
+        return rng.uniform(0.5, 1.0, shape)
+    return rng.normal(0, 0.1, shape)  # batch-norm bias, running mean, classifier bias
+
+
+def light_model(file: str, *, seed: int = 0) -> onnx.ModelProto:
+    """A light model of the onnx package's backend test data with seeded random weights.
+
+    The light models (``onnx/backend/test/data/light``) ship their graph without weights:
+    each parameter is a ``ConstantOfShape`` of a shape initializer, a graph input or a
+    placeholder initializer. Here every float parameter becomes a seeded initializer of
+    that shape (He-normal weights, batch-norm statistics in range), so the model runs as a
+    real network whose outputs are not all alike; the one remaining input is the image.
+    """
+    import onnx.backend.test
+
+    path = Path(onnx.backend.test.__file__).parent / "data" / "light" / file
+    if not path.is_file():
+        raise FileNotFoundError(f"no light model {file!r} in the installed onnx package")
+    src = onnx.load(str(path))
+    rng = np.random.default_rng(seed)
+    shapes = {
+        i.name: tuple(int(d) for d in numpy_helper.to_array(i))
+        for i in src.graph.initializer
+        if i.name.endswith("__SHAPE")
+    }
+    params: dict[str, tuple[int, ...]] = {}
+    nodes = []
+    for node in src.graph.node:
+        if node.op_type == "ConstantOfShape" and node.input[0] in shapes:
+            params[node.output[0]] = shapes[node.input[0]]
+        else:
+            nodes.append(node)
+    for init in src.graph.initializer:
+        if init.name not in shapes and init.data_type == TensorProto.FLOAT:
+            params[init.name] = tuple(init.dims)
+    data = src.graph.input[0]
+    placeholders = {i.name for i in src.graph.initializer}
+    for vi in src.graph.input[1:]:
+        if vi.name not in placeholders and vi.type.tensor_type.elem_type == TensorProto.FLOAT:
+            params[vi.name] = tuple(d.dim_value for d in vi.type.tensor_type.shape.dim)
+    used = {name for node in nodes for name in node.input}
+    inits = [
+        numpy_helper.from_array(_light_param(rng, name, shape).astype(np.float32), name)
+        for name, shape in params.items()
+        if name in used
+    ]
+    inits += [i for i in src.graph.initializer if i.name in used and i.name not in params]
+    graph = helper.make_graph(nodes, src.graph.name, [data], list(src.graph.output), inits)
+    model = helper.make_model(graph, opset_imports=list(src.opset_import))
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def resnet50(*, seed: int = 0) -> onnx.ModelProto:
+    """The onnx package's light ResNet-50 (input ``gpu_0/data_0`` [1, 3, 224, 224])."""
+    return light_model("light_resnet50.onnx", seed=seed)
+
+
+BUILTIN: dict[str, Callable[..., onnx.ModelProto]] = {
+    "cnn": cnn,
+    "mlp": mlp,
+    "transformer": transformer,
+    "resnet50": resnet50,
+}

@@ -1,11 +1,15 @@
 """``refstack bench model``: a model through the stack and onnxruntime: time, error, memory plan.
 
-Both run the same inputs in the same process, alternating, after a warm-up; figures are
-medians, and the comparisons are ratios measured in this run (never fixed thresholds).
+Both run the same inputs in the same process, alternating, after a warm-up, with the same
+number of threads (``--threads``: onnxruntime's intra-op threads, the stack's
+``$REFSTACK_THREADS``); figures are medians, and the comparisons are ratios measured in this
+run (never fixed thresholds). ``fixed_run_us`` is the median time of one run of a one-op model
+(the per-run cost that does not depend on the model), beside onnxruntime's.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -18,6 +22,9 @@ import typer
 
 from stack.cli._common import emit_json, fail
 from stack.errors import StackError
+
+#: The stack's thread count, read by the KMD when a device opens.
+THREADS_ENV = "REFSTACK_THREADS"
 
 
 def register(app: typer.Typer) -> None:
@@ -36,8 +43,55 @@ def _median_ms(fn: Callable[[], Any], runs: int) -> tuple[float, float]:
     return statistics.median(wall), statistics.median(cpu)
 
 
+def one_op_model() -> Any:
+    """The smallest model: one Relu on a [1, 16] input (its run time is the fixed cost)."""
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16])
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "one_op", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def _session(model_proto: Any, threads: int) -> Any:
+    """An onnxruntime CPU session with ``threads`` intra-op threads and no spinning workers
+    (both engines share this process: a spinning worker would be charged to the stack)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(
+        model_proto.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+
+
+def fixed_cost(*, threads: int, runs: int = 2000) -> dict[str, float]:
+    """Median µs of one run of :func:`one_op_model` on the stack and on onnxruntime."""
+    from stack.adapter import import_model
+    from stack.compiler import CompiledModel
+
+    proto = one_op_model()
+    feeds = {"x": np.ones((1, 16), np.float32)}
+    session = _session(proto, threads)
+    with CompiledModel(import_model(proto)) as compiled:
+        for _ in range(50):
+            compiled.run(feeds)
+            session.run(None, feeds)
+        stack_ms, _ = _median_ms(lambda: compiled.run(feeds), runs)
+    ort_ms, _ = _median_ms(lambda: session.run(None, feeds), runs)
+    return {
+        "fixed_run_us": round(stack_ms * 1e3, 2),
+        "onnxruntime_fixed_run_us": round(ort_ms * 1e3, 2),
+    }
+
+
 def measure(
-    model_proto: Any, *, runs: int, streams: int, seed: int = 0, int8: int = 0
+    model_proto: Any, *, runs: int, streams: int, seed: int = 0, int8: int = 0, threads: int = 1
 ) -> dict[str, Any]:
     """Run ``model_proto`` on the stack and on onnxruntime; return the figures.
 
@@ -45,24 +99,12 @@ def measure(
     measured input); onnxruntime still runs the float model, so ``max_abs_err`` is the
     quantization error.
     """
-    import onnxruntime as ort
-
     from stack.adapter import import_model
     from stack.adapter.zoo import random_inputs
     from stack.compiler import CompiledModel, CompileOptions, QuantizeOptions
 
     feeds = random_inputs(model_proto, seed)
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    # Same compute resources as the stack (whose kernels run on one BLAS thread), and no
-    # busy-waiting worker that would keep burning CPU during the stack's timed runs and be
-    # charged to them (both engines share this process).
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = ort.InferenceSession(
-        model_proto.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
+    session = _session(model_proto, threads)
     start = time.perf_counter()
     quantize = None
     if int8:
@@ -90,6 +132,7 @@ def measure(
         "inputs": {k: list(v.shape) for k, v in feeds.items()},
         "ops": len(compiled.executable.ops),
         "streams": streams,
+        "threads": threads,
         "int8": bool(int8),
         "runs": runs,
         "compile_load_ms": round(compile_load_ms, 3),
@@ -124,12 +167,15 @@ def _params(spec: str) -> dict[str, int]:
 
 def bench_model(
     model: str = typer.Argument(
-        ..., help="An ONNX model file, or a built-in: cnn, mlp, transformer."
+        ..., help="An ONNX model file, or a built-in: cnn, mlp, transformer, resnet50."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     runs: int = typer.Option(50, "--runs", help="Timed runs per engine."),
     streams: int = typer.Option(1, "--streams", help="Stream lanes for the compiled model."),
     int8: int = typer.Option(0, "--int8", help="Quantize to int8 with N calibration samples."),
+    threads: int = typer.Option(
+        1, "--threads", min=1, help="Threads of each engine (the stack's $REFSTACK_THREADS)."
+    ),
 ) -> None:
     """A model through the stack and onnxruntime: time, error, memory plan."""
     import onnx
@@ -140,7 +186,9 @@ def bench_model(
     try:
         name, _, params = model.partition(":")
         proto = BUILTIN[name](**_params(params)) if name in BUILTIN else load_model(Path(model))
-        figures = measure(proto, runs=runs, streams=streams, int8=int8)
+        os.environ[THREADS_ENV] = str(threads)
+        figures = measure(proto, runs=runs, streams=streams, int8=int8, threads=threads)
+        figures.update(fixed_cost(threads=threads))
     except StackError as err:
         fail(err, as_json=as_json)
     except (OSError, onnx.checker.ValidationError) as err:

@@ -124,7 +124,7 @@ def test_compile_cli_reports_an_unsupported_op(tmp_path: Path) -> None:
 
 def test_bench_model_prints_the_figures() -> None:
     result = subprocess.run(
-        [str(BIN / "refstack"), "bench", "model", "mlp", "--json", "--runs", "3"],
+        [str(BIN / "refstack"), "bench", "model", "mlp", "--json", "--runs", "3", "--threads", "2"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -138,8 +138,11 @@ def test_bench_model_prints_the_figures() -> None:
         "naive_bytes",
         "arena_bytes",
         "lower_bound_bytes",
+        "fixed_run_us",
+        "onnxruntime_fixed_run_us",
     ):
         assert key in fig
+    assert fig["threads"] == 2
     assert fig["max_abs_err"] < 1e-4
     assert fig["lower_bound_bytes"] <= fig["arena_bytes"] <= fig["naive_bytes"]
 
