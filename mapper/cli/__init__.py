@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from mapper import __version__
-from mapper.cli import bench_cmd, check_cmd, ingest_cmd, query_cmd, status_cmd
+from mapper.cli import bench_cmd, check_cmd, impact_cmd, ingest_cmd, query_cmd, status_cmd
 
 HELP = """Map an AI-accelerator software stack: layers, components, interfaces, scenarios.
 
@@ -53,6 +53,7 @@ ingest_cmd.register(app)
 query_cmd.register(app)
 bench_cmd.register(app)
 check_cmd.register(app)
+impact_cmd.register(app)
 
 
 def main() -> None:

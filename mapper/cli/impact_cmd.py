@@ -1,0 +1,78 @@
+"""``stackmap impact``: what a change affects, why (hop by hop), what to rerun and update.
+
+Exit status: 0 on success; 1 with ``--fail-on-unmatched-breaking`` when a breaking interface
+change comes without a change to its contract or doc; 2 when the analysis could not run
+(unknown node, a line inside no definition, an unknown revision, a diff touching only docs).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from mapper.cli._common import emit_json, fail
+from mapper.errors import MapperError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("impact")(impact)
+
+
+def impact(
+    target: str | None = typer.Argument(
+        None, help="A node id, PATH:LINE, a contract entry (umd_kmd.free) or a qualname."
+    ),
+    root: Path = typer.Option(Path("."), "--root", "-C", help="Repository root."),
+    diff: str | None = typer.Option(None, "--diff", help="REV or REV..REV: impact of a diff."),
+    worktree: bool = typer.Option(False, "--worktree", help="Impact of uncommitted changes."),
+    conservative: bool = typer.Option(
+        False,
+        "--conservative/--precise",
+        help="Follow every plausible edge (imports, doc mentions, similarity) instead of "
+        "code evidence only.",
+    ),
+    depth: int | None = typer.Option(None, "--depth", help="Caller levels to follow."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    fmt: str = typer.Option("text", "--format", help="text or markdown."),
+    fail_on_unmatched: bool = typer.Option(
+        False,
+        "--fail-on-unmatched-breaking",
+        help="Exit 1 when a breaking change comes without its contract or doc change.",
+    ),
+) -> None:
+    """Impact of changing a node, a line, a contract entry, a revision range or the worktree.
+
+    Examples: `stackmap impact interface:umd_kmd.free`, `stackmap impact stack/kmd/memory.py:120
+    --conservative`, `stackmap impact --diff main..HEAD --format markdown`.
+    """
+    from mapper.impact import Mode, impact_of, impact_of_diff, open_view
+    from mapper.impact.analyse import unmatched_breaking
+    from mapper.impact.render import render_markdown, render_text
+
+    named = sum(x is not None and x is not False for x in (target, diff, worktree or None))
+    if named != 1:
+        fail("give exactly one of TARGET, --diff REV[..REV] or --worktree", as_json=as_json)
+    if fmt not in ("text", "markdown"):
+        fail(f"unknown format {fmt!r}; known: markdown, text", as_json=as_json)
+    mode = Mode.CONSERVATIVE if conservative else Mode.PRECISE
+    try:
+        view = open_view(root)
+        if target is not None:
+            report = impact_of(view, root, target, mode=mode, depth=depth)
+            paths: tuple[str, ...] = ()
+        else:
+            report = impact_of_diff(view, root, diff, mode=mode, depth=depth)
+            paths = report.diff_paths
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    gaps = unmatched_breaking(report, paths) if paths else []
+    if as_json:
+        emit_json({**report.to_json(), "unmatched_breaking": gaps})
+    elif fmt == "markdown":
+        typer.echo(render_markdown(report, gaps), nl=False)
+    else:
+        typer.echo(render_text(report), nl=False)
+        for gap in gaps:
+            typer.echo(f"warning: {gap}", err=True)
+    raise typer.Exit(1 if gaps and fail_on_unmatched else 0)

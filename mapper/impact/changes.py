@@ -1,0 +1,174 @@
+"""What a revision range (or the working tree) changed: lines per file, and the interface
+changes among them, classified as ``stackmap diff`` classifies them.
+
+Only the files the diff names are read, both sides taken from git (the working tree for the
+newer side of ``--worktree``); the classification reuses :mod:`mapper.versions`' surface items
+and :func:`~mapper.versions.compare_surfaces`, so ``impact`` and ``diff`` never disagree.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from mapper.check.errors import RevisionError
+from mapper.config import StackmapConfig
+from mapper.errors import MapperError
+from mapper.ingest.code import CODE_LANGUAGES, language_for, parse_file
+from mapper.ingest.contracts import parse_contract
+from mapper.model import Language
+from mapper.versions.compare import Change, compare_surfaces
+from mapper.versions.surface import Item, code_items, interface_item, proto_items
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file of a diff: its line ranges on the older and the newer side (inclusive)."""
+
+    path: str
+    status: str  # added | deleted | modified
+    old: tuple[tuple[int, int], ...]
+    new: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DiffSpec:
+    """A revision range: ``new`` None means the working tree."""
+
+    old: str
+    new: str | None
+
+    def label(self) -> str:
+        return f"{self.old}..{self.new or 'worktree'}"
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, timeout=120, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RevisionError(f"git could not run: {exc}") from exc
+
+
+def verify_revision(root: Path, rev: str) -> str:
+    """The commit id of ``rev``; RevisionError naming it when git cannot resolve it."""
+    proc = _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise RevisionError(f"unknown revision {rev!r}", revision=rev)
+    return proc.stdout.decode().strip()
+
+
+def parse_range(root: Path, text: str) -> DiffSpec:
+    """``A..B`` or ``A`` (meaning ``A..HEAD``), both verified."""
+    old, sep, new = text.partition("..")
+    old, new = old.strip(), (new.strip() if sep else "HEAD")
+    if not old or not new:
+        raise RevisionError(f"bad revision range {text!r}; expected REV or REV..REV", revision=text)
+    verify_revision(root, old)
+    verify_revision(root, new)
+    return DiffSpec(old, new)
+
+
+def changed_files(root: Path, spec: DiffSpec) -> list[FileChange]:
+    """Files changed from ``spec.old`` to ``spec.new`` with their changed line ranges."""
+    args = ["diff", "-U0", "--no-color", "--no-renames", "--no-ext-diff", spec.old]
+    if spec.new is not None:
+        args.append(spec.new)
+    proc = _git(root, *args)
+    if proc.returncode != 0:
+        lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RevisionError(f"git diff failed: {lines[-1] if lines else '?'}", revision=spec.old)
+    out: list[FileChange] = []
+    path: str | None = None
+    status = "modified"
+    old: list[tuple[int, int]] = []
+    new: list[tuple[int, int]] = []
+
+    def flush() -> None:
+        if path is not None:
+            out.append(FileChange(path, status, tuple(old), tuple(new)))
+
+    for raw in proc.stdout.decode("utf-8", "replace").splitlines():
+        if raw.startswith("diff --git "):
+            flush()
+            path, status, old, new = None, "modified", [], []
+        elif raw.startswith("+++ "):
+            target = raw[4:]
+            if target != "/dev/null":
+                path = target[2:]
+        elif raw.startswith("--- "):
+            source = raw[4:]
+            if source != "/dev/null":
+                path = source[2:]
+            else:
+                status = "added"
+        elif raw.startswith("deleted file"):
+            status = "deleted"
+        else:
+            hunk = _HUNK.match(raw)
+            if hunk:
+                a, alen = int(hunk[1]), int(hunk[2] if hunk[2] is not None else 1)
+                b, blen = int(hunk[3]), int(hunk[4] if hunk[4] is not None else 1)
+                old.append((a, a + max(alen, 1) - 1))
+                new.append((b, b + max(blen, 1) - 1))
+    flush()
+    return out
+
+
+def _materialise(root: Path, rev: str | None, paths: list[str], dest: Path) -> None:
+    for path in paths:
+        if rev is None:
+            source = root / path
+            if not source.is_file():
+                continue
+            data = source.read_bytes()
+        else:
+            proc = _git(root, "show", f"{rev}:{path}")
+            if proc.returncode != 0:
+                continue  # absent on this side
+            data = proc.stdout
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def _items(tree: Path, config: StackmapConfig, paths: list[str]) -> dict[str, Item]:
+    items: list[Item] = []
+    layers = [layer.id for layer in config.layers]
+    contracts = config.contracts.rstrip("/") + "/"
+    for path in paths:
+        file = tree / path
+        if not file.is_file():
+            continue
+        language = language_for(path)
+        try:
+            if path.startswith(contracts) and path.endswith((".yaml", ".yml")):
+                contract = parse_contract(file.read_text(encoding="utf-8"), path, layers)
+                items.extend(interface_item(spec) for spec in contract.interfaces)
+            elif language is Language.PROTO:
+                items.extend(proto_items(parse_file(tree, path)))
+            elif language in CODE_LANGUAGES and config.layer_of(path) is not None:
+                items.extend(code_items(parse_file(tree, path), tree))
+        except (MapperError, OSError, UnicodeDecodeError):
+            continue  # an unreadable side contributes no items; its lines still count
+    return {item.key: item for item in items}
+
+
+def classify(
+    root: Path, config: StackmapConfig, spec: DiffSpec, files: list[FileChange]
+) -> list[Change]:
+    """Interface changes among ``files`` (breaking first), as ``stackmap diff`` reports them."""
+    paths = [f.path for f in files]
+    with tempfile.TemporaryDirectory(prefix="stackmap-impact-") as tmp:
+        a, b = Path(tmp) / "a", Path(tmp) / "b"
+        a.mkdir()
+        b.mkdir()
+        _materialise(root, spec.old, paths, a)
+        _materialise(root, spec.new, paths, b)
+        return compare_surfaces(_items(a, config, paths), _items(b, config, paths))

@@ -1,0 +1,215 @@
+"""From what the user names (a node id, ``PATH:LINE``, a contract entry, a diff) to the changed
+nodes the walk starts from."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mapper.config import StackmapConfig
+from mapper.errors import MapperError
+from mapper.impact.changes import DiffSpec, FileChange, changed_files, classify
+from mapper.impact.mapview import MapView, Node
+from mapper.impact.records import Changed
+from mapper.ingest.code import CODE_LANGUAGES, language_for
+from mapper.model import Language, NodeKind
+from mapper.versions.compare import Change
+
+_PATH_LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+)$")
+_KINDS = tuple(f"{k.value}:" for k in NodeKind)
+
+
+class ImpactError(MapperError):
+    """Impact could not run on what it was given (exit status 2)."""
+
+
+class UnknownTargetError(ImpactError):
+    """The target names no node on the map."""
+
+
+class NoDefinitionError(ImpactError):
+    """``PATH:LINE`` points at a line inside no definition."""
+
+
+class NothingToAnalyseError(ImpactError):
+    """The diff touches no code, proto or contract file (only docs or other files)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """What a walk starts from: the changed nodes and the description of each change."""
+
+    seeds: tuple[Node, ...]
+    changed: tuple[Changed, ...]
+    diff_paths: tuple[str, ...] = ()  # every file of the diff (empty for a named target)
+
+
+def _changed(node: Node, impact: str = "unclassified", messages: Iterable[str] = ()) -> Changed:
+    return Changed(
+        node.id,
+        node.name,
+        node.kind.value,
+        node.path,
+        node.line,
+        node.layer,
+        impact,
+        tuple(messages),
+    )
+
+
+def resolve(view: MapView, root: Path, text: str) -> Start:
+    """The node a target names: a node id, ``PATH:LINE``, a contract entry or a qualname."""
+    text = text.strip()
+    if text.startswith(_KINDS):
+        node = view.node(text)
+        if node is None:
+            raise UnknownTargetError(_unknown(view, text), target=text)
+        return Start((node,), (_changed(node),))
+    match = _PATH_LINE.match(text)
+    if match:
+        path = _relative(root, match["path"])
+        line = int(match["line"])
+        if view.node(f"file:{path}") is None:
+            raise UnknownTargetError(f"no file {path!r} on the map", path=path, line=line)
+        found = [n for n in view.definitions_at(path, line) if n.kind is not NodeKind.FILE]
+        if not found:
+            raise NoDefinitionError("no definition spans this line", path=path, line=line)
+        return Start((found[0],), (_changed(found[0]),))
+    for candidate in (f"interface:{text}", f"symbol:{text}", f"symbol:proto:{text}"):
+        node = view.node(candidate)
+        if node is not None:
+            return Start((node,), (_changed(node),))
+    raise UnknownTargetError(_unknown(view, text), target=text)
+
+
+def _relative(root: Path, path: str) -> str:
+    candidate = Path(path)
+    if candidate.is_absolute():
+        try:
+            return candidate.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            return candidate.as_posix()
+    return candidate.as_posix().removeprefix("./")
+
+
+def _unknown(view: MapView, text: str) -> str:
+    tail = text.rpartition(":")[2].rpartition(".")[2]
+    near = sorted(n.id for n in view.nodes() if tail and n.id.endswith(("." + tail, ":" + tail)))
+    hint = f"; did you mean {', '.join(near[:5])}?" if near else ""
+    return f"no node {text!r} on the map{hint}"
+
+
+def _analysable(config: StackmapConfig, path: str) -> bool:
+    language = language_for(path)
+    if language in CODE_LANGUAGES or language is Language.PROTO:
+        return True
+    contracts = config.contracts.rstrip("/") + "/"
+    return path.startswith(contracts) and path.endswith((".yaml", ".yml"))
+
+
+def _innermost(view: MapView, path: str, ranges: Iterable[tuple[int, int]]) -> list[Node]:
+    """Per changed range, the definitions it touches that enclose no other touched one."""
+    out: dict[str, Node] = {}
+    for lo, hi in ranges:
+        hits = [n for n in view.nodes_touched(path, [(lo, hi)]) if n.kind is not NodeKind.FILE]
+        spans = {n.id: (n.line or 0, n.attr("end_line") or n.line or 0) for n in hits}
+        for n in hits:
+            a, b = spans[n.id]
+            inner = any(
+                m.id != n.id
+                and a <= spans[m.id][0]
+                and spans[m.id][1] <= b
+                and spans[m.id] != (a, b)
+                for m in hits
+            )
+            if not inner:
+                out.setdefault(n.id, n)
+    return list(out.values())
+
+
+def _node_of_change(view: MapView, change: Change) -> Node | None:
+    name, kind = change.name, change.kind
+    candidates = {
+        "interface": [f"interface:{name}"],
+        "python": [f"symbol:{name}"],
+    }.get(kind)
+    if candidates is None:
+        candidates = [f"symbol:proto:{name}", f"symbol:c:{change.location.path}:{name}"]
+    return next((n for n in map(view.node, candidates) if n is not None), None)
+
+
+def from_diff(view: MapView, root: Path, config: StackmapConfig, spec: DiffSpec) -> Start:
+    """The changed definitions of a revision range (or the working tree), classified."""
+    files = changed_files(root, spec)
+    code = [f for f in files if _analysable(config, f.path)]
+    if not code:
+        touched = ", ".join(f.path for f in files[:5]) or "nothing"
+        raise NothingToAnalyseError(
+            f"the diff {spec.label()} touches no code, proto or contract file ({touched})",
+            revision=spec.label(),
+        )
+    changes = classify(root, config, spec, code)
+    by_node: dict[str, list[Change]] = {}
+    removed: list[Changed] = []
+    for change in changes:
+        node = _node_of_change(view, change)
+        if node is None:
+            where = change.location
+            removed.append(
+                Changed(
+                    None,
+                    change.name,
+                    change.kind,
+                    where.path,
+                    where.line,
+                    config.layer_of(where.path),
+                    change.impact.value,
+                    (change.message,),
+                )
+            )
+        else:
+            by_node.setdefault(node.id, []).append(change)
+    seeds: dict[str, Node] = {}
+    for fc in code:
+        hit = _innermost(view, fc.path, fc.new) if fc.status != "deleted" else []
+        for defined in hit:
+            seeds.setdefault(defined.id, defined)
+        if not hit and fc.status != "deleted":
+            file = view.node(f"file:{fc.path}")
+            if file is not None:
+                seeds.setdefault(file.id, file)
+    for node_id in by_node:
+        found = view.node(node_id)
+        if found is not None:
+            seeds.setdefault(node_id, found)
+    if not seeds and not removed:
+        raise NothingToAnalyseError(
+            f"the diff {spec.label()} touches no definition on the map "
+            f"({', '.join(f.path for f in code[:5])})",
+            revision=spec.label(),
+        )
+    changed = [_described(node, by_node.get(node.id, [])) for node in seeds.values()]
+    order = {"breaking": 0, "compatible": 1, "modified": 2}
+    changed.sort(key=lambda c: (order.get(c.impact, 3), c.path or "", c.line or 0))
+    return Start(tuple(seeds.values()), (*removed, *changed), tuple(f.path for f in files))
+
+
+def _described(node: Node, changes: list[Change]) -> Changed:
+    if not changes:
+        return _changed(node, "modified")
+    impact = "breaking" if any(c.impact.value == "breaking" for c in changes) else "compatible"
+    return _changed(node, impact, (c.message for c in changes))
+
+
+__all__ = [
+    "FileChange",
+    "ImpactError",
+    "NoDefinitionError",
+    "NothingToAnalyseError",
+    "Start",
+    "UnknownTargetError",
+    "from_diff",
+    "resolve",
+]

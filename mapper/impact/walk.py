@@ -1,0 +1,221 @@
+"""The impact walk: from changed nodes, breadth first against the dependency edges.
+
+What depends on a symbol: its callers (``calls`` in), the tests that call it (``covers`` in),
+the interfaces it implements and, through those, the contract entry, the pages and scenario
+steps naming the interface and the components consuming it; the docs naming the symbol.
+``--precise`` follows code evidence (and explicit declarations: contracts, front matter) and
+stops at direct callers; ``--conservative`` also follows imports, doc mentions, similarity and
+declared component dependencies, up to three callers deep.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from mapper.impact.mapview import CODE_EVIDENCE, Edge, EvidenceKind, MapView, Node
+from mapper.impact.records import Affected, Category, Hop, Mode
+from mapper.model import EdgeKind, NodeKind
+
+PRECISE_EVIDENCE = CODE_EVIDENCE | {EvidenceKind.DOC_FRONT_MATTER}
+ALL_EVIDENCE = frozenset(EvidenceKind)
+_E = EdgeKind
+
+
+@dataclass(frozen=True, slots=True)
+class WalkOptions:
+    mode: Mode = Mode.PRECISE
+    depth: int | None = None  # caller levels; None: 1 precise, 3 conservative
+
+    @property
+    def evidence(self) -> frozenset[EvidenceKind]:
+        return PRECISE_EVIDENCE if self.mode is Mode.PRECISE else ALL_EVIDENCE
+
+    @property
+    def max_depth(self) -> int:
+        if self.depth is not None:
+            return max(1, self.depth)
+        return 1 if self.mode is Mode.PRECISE else 3
+
+
+def _hop(edge: Edge, forward: bool) -> Hop:
+    ev = edge.strongest
+    return Hop(
+        edge.source, edge.target, edge.kind.value, ev.kind, ev.path, ev.line, ev.confidence, forward
+    )
+
+
+class _Walk:
+    def __init__(self, view: MapView, options: WalkOptions) -> None:
+        self.view = view
+        self.opts = options
+        self.allowed = options.evidence
+        self.found: dict[str, Affected] = {}
+        self.queue: deque[tuple[Node, tuple[Hop, ...], int, bool]] = deque()
+
+    def edges(self, node_id: str, kind: EdgeKind, direction: str) -> list[Edge]:
+        found = self.view.neighbours(node_id, {kind}, direction, self.allowed)
+        return sorted(found, key=lambda e: (e.source, e.target))
+
+    def add(
+        self,
+        node: Node,
+        category: Category,
+        why: tuple[Hop, ...],
+        *,
+        key: str = "",
+        path: str | None = None,
+        line: int | None = None,
+    ) -> Affected | None:
+        """Record an item unless a path as good or better already reached it."""
+        certainty = 1.0
+        for hop in why:
+            certainty *= hop.confidence
+        item = Affected(
+            key or node.id,
+            node.kind.value,
+            node.name,
+            path if path is not None else node.path,
+            line if line is not None else node.line,
+            node.layer,
+            node.attr("component"),
+            category,
+            why,
+            certainty,
+        )
+        old = self.found.get(item.node)
+        if old is not None and old.rank_key() <= item.rank_key():
+            return None
+        self.found[item.node] = item
+        return item
+
+    def step(
+        self, edge: Edge, forward: bool, why: tuple[Hop, ...]
+    ) -> tuple[Node | None, tuple[Hop, ...]]:
+        other = edge.target if forward else edge.source
+        return self.view.node(other), (*why, _hop(edge, forward))
+
+    def run(self, seeds: Iterable[Node]) -> list[Affected]:
+        seeded = list(seeds)
+        seed_ids = {s.id for s in seeded}
+        for seed in seeded:
+            self.queue.append((seed, (), 0, True))
+        expanded: set[str] = set()
+        while self.queue:
+            node, why, depth, changed = self.queue.popleft()
+            if node.id in expanded:
+                continue
+            expanded.add(node.id)
+            if node.kind is NodeKind.SYMBOL:
+                self.symbol(node, why, depth, changed)
+            elif node.kind is NodeKind.INTERFACE:
+                self.interface(node, why, depth)
+            elif node.kind is NodeKind.FILE:
+                self.file(node, why, depth)
+        return [a for a in self.found.values() if a.node not in seed_ids]
+
+    def symbol(self, node: Node, why: tuple[Hop, ...], depth: int, changed: bool) -> None:
+        for edge in self.edges(node.id, _E.DEFINES, "in"):
+            file, path = self.step(edge, False, why)
+            if file is not None and changed:
+                self.add(file, Category.DEFINITION, path)
+                self.component_tests(file, path)
+        for edge in self.edges(node.id, _E.COVERS, "in"):
+            test, path = self.step(edge, False, why)
+            if test is not None:
+                self.add(test, Category.TEST, path)
+        if changed or self.opts.mode is Mode.CONSERVATIVE:
+            for edge in self.edges(node.id, _E.DESCRIBES, "in"):
+                doc, path = self.step(edge, False, why)
+                if doc is not None:
+                    self.add(doc, Category.DOC, path)
+        if not changed:
+            self.callers(node, why, depth)
+            return
+        if not why:  # a changed class: its members change with it
+            for edge in self.edges(node.id, _E.CONTAINS, "out"):
+                member, path = self.step(edge, True, why)
+                if member is not None and member.kind is NodeKind.SYMBOL:
+                    self.queue.append((member, (), 0, True))
+        for edge in self.edges(node.id, _E.IMPLEMENTS, "out"):
+            iface, path = self.step(edge, True, why)
+            if iface is not None and self.add(iface, Category.INTERFACE, path):
+                self.queue.append((iface, path, depth, True))
+        self.callers(node, why, depth)
+
+    def component_tests(self, file: Node, why: tuple[Hop, ...]) -> None:
+        """Tests covering the component that holds a changed file: to rerun."""
+        for edge in self.edges(file.id, _E.CONTAINS, "in"):
+            comp, path = self.step(edge, False, why)
+            if comp is None or comp.kind is not NodeKind.COMPONENT:
+                continue
+            for cover in self.edges(comp.id, _E.COVERS, "in"):
+                test, tpath = self.step(cover, False, path)
+                if test is not None:
+                    self.add(test, Category.RERUN, tpath)
+
+    def callers(self, node: Node, why: tuple[Hop, ...], depth: int) -> None:
+        if depth >= self.opts.max_depth:
+            return
+        for edge in self.edges(node.id, _E.CALLS, "in"):
+            caller, path = self.step(edge, False, why)
+            if caller is None:
+                continue
+            category = Category.CALLER
+            if caller.kind is NodeKind.COMPONENT:  # a declared dependency (front matter)
+                category = Category.CONSUMER
+            if self.add(caller, category, path) and caller.kind is NodeKind.SYMBOL:
+                self.queue.append((caller, path, depth + 1, False))
+        if self.opts.mode is Mode.CONSERVATIVE and node.path:
+            file = self.view.node(f"file:{node.path}")
+            if file is not None:
+                self.file(file, why, depth)
+
+    def interface(self, node: Node, why: tuple[Hop, ...], depth: int) -> None:
+        for edge in self.edges(node.id, _E.IMPLEMENTS, "in"):
+            impl, path = self.step(edge, False, why)
+            if impl is not None and self.add(impl, Category.IMPLEMENTATION, path):
+                self.queue.append((impl, path, depth, True))
+        for edge in self.edges(node.id, _E.DEFINES, "in"):
+            contract, path = self.step(edge, False, why)
+            if contract is not None:
+                self.add(
+                    contract, Category.CONTRACT, path, key=f"contract:{node.name}", line=node.line
+                )
+        for edge in self.edges(node.id, _E.DESCRIBES, "in"):
+            doc, path = self.step(edge, False, why)
+            if doc is not None:
+                self.add(doc, Category.DOC, path)
+        for edge in self.edges(node.id, _E.STEP, "in"):
+            scenario, path = self.step(edge, False, why)
+            if scenario is not None:
+                hop = path[-1]
+                self.add(
+                    scenario,
+                    Category.SCENARIO_STEP,
+                    path,
+                    key=f"{scenario.id}#{hop.line}",
+                    line=hop.line,
+                )
+        for edge in self.edges(node.id, _E.CONSUMES, "in"):
+            comp, path = self.step(edge, False, why)
+            if comp is not None and comp.kind is NodeKind.COMPONENT:
+                self.add(comp, Category.CONSUMER, path)
+
+    def file(self, node: Node, why: tuple[Hop, ...], depth: int) -> None:
+        """A changed file with no changed definition, or (conservative) a changed symbol's
+        file: the files importing it."""
+        if depth >= self.opts.max_depth:
+            return
+        for edge in self.edges(node.id, _E.IMPORTS, "in"):
+            importer, path = self.step(edge, False, why)
+            added = importer is not None and self.add(importer, Category.IMPORTER, path)
+            if added and importer is not None and self.opts.mode is Mode.CONSERVATIVE:
+                self.queue.append((importer, path, depth + 1, False))
+
+
+def walk(view: MapView, seeds: Iterable[Node], options: WalkOptions) -> list[Affected]:
+    """Everything the change of ``seeds`` affects, ranked most certain first."""
+    found = _Walk(view, options).run(seeds)
+    return sorted(found, key=Affected.rank_key)
