@@ -17,6 +17,7 @@ from mapper.errors import MapperError
 
 def register(app: typer.Typer) -> None:
     app.command("impact")(impact)
+    app.add_typer(eval_app, name="eval")
 
 
 def impact(
@@ -76,3 +77,42 @@ def impact(
         for gap in gaps:
             typer.echo(f"warning: {gap}", err=True)
     raise typer.Exit(1 if gaps and fail_on_unmatched else 0)
+
+
+eval_app = typer.Typer(help="Evaluations of the map's answers on real material.",
+                       no_args_is_help=True)
+
+
+@eval_app.command("impact")
+def eval_impact(
+    repo: Path = typer.Argument(Path("."), help="A git repository with a stackmap.toml."),
+    commits: int = typer.Option(20, "--commits", help="Most cases (signature changes) to score."),
+    rev: str = typer.Option("HEAD", "--rev", help="Mine the history of this revision."),
+    config: Path | None = typer.Option(
+        None, "--config", help="A stackmap.toml for revisions without one (default: REPO's)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Impact's recall and precision on commits that change a signature and its call sites,
+    beside the name-matching and reverse-import baselines measured in the same run."""
+    from mapper.config import load_config
+    from mapper.impact.evaluate import METHODS, evaluate
+
+    try:
+        base = None
+        if config is not None:
+            from dataclasses import replace
+
+            base = replace(load_config(config.parent), root=repo.resolve())
+        result = evaluate(repo, max(1, commits), config=base, rev=rev)
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json(result)
+        return
+    typer.echo(f"{result['cases']} case(s) in {result['seconds']} s")
+    for truth, methods in result["overall"].items():
+        for method in METHODS:
+            micro = methods[method]["micro"]
+            typer.echo(f"  truth={truth:8} {method:12} recall {micro['recall']:.2f}  "
+                       f"precision {micro['precision']:.2f}")

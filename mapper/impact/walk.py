@@ -167,10 +167,11 @@ class _Walk:
                 category = Category.CONSUMER
             if self.add(caller, category, path) and caller.kind is NodeKind.SYMBOL:
                 self.queue.append((caller, path, depth + 1, False))
-        if self.opts.mode is Mode.CONSERVATIVE and node.path:
-            file = self.view.node(f"file:{node.path}")
-            if file is not None:
-                self.file(file, why, depth)
+        if self.opts.mode is Mode.CONSERVATIVE:
+            for edge in self.edges(node.id, _E.DEFINES, "in"):
+                file, path = self.step(edge, False, why)
+                if file is not None:
+                    self.file(file, path, depth)
 
     def interface(self, node: Node, why: tuple[Hop, ...], depth: int) -> None:
         for edge in self.edges(node.id, _E.IMPLEMENTS, "in"):

@@ -1,0 +1,205 @@
+"""``stackmap eval impact``: impact's predictions against what real commits changed.
+
+For each mined case (:mod:`mapper.impact.mining`) the parent commit is ingested into a
+temporary store (one work tree reused, so each ingest parses only what changed), impact runs
+on the changed definition, and its ranked files are compared with the files the commit
+changed, beside two baselines measured on the same map in the same run:
+
+- ``name``: every file of the parent naming the definition's short name (``git grep -w``);
+- ``imports``: the defining file and the reverse-import closure of it on the map.
+
+Two truths per case: ``all``, every file the commit changed that existed at the parent, and
+``related``, those among them whose changed lines name the definition (plus its own file).
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from mapper.config import StackmapConfig, load_config
+from mapper.errors import ConfigError
+from mapper.impact.analyse import impact_of
+from mapper.impact.mapview import MapView, open_view
+from mapper.impact.mining import Case, mine
+from mapper.impact.records import Mode
+from mapper.model import EdgeKind
+
+METHODS = ("precise", "conservative", "name", "imports")
+TRUTHS = ("all", "related")
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    tp: int
+    predicted: int
+    truth: int
+
+    @property
+    def recall(self) -> float:
+        return self.tp / self.truth if self.truth else 1.0
+
+    @property
+    def precision(self) -> float:
+        return self.tp / self.predicted if self.predicted else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "recall": round(self.recall, 4),
+            "precision": round(self.precision, 4),
+            "tp": self.tp,
+            "predicted": self.predicted,
+            "truth": self.truth,
+        }
+
+
+def _score(predicted: set[str], truth: set[str]) -> Score:
+    return Score(len(predicted & truth), len(predicted), len(truth))
+
+
+def _export(root: Path, rev: str, tree: Path) -> None:
+    """Lay ``rev`` out in ``tree``, keeping its map store (so the next ingest is incremental)."""
+    for child in tree.iterdir():
+        if child.name != ".stackmap-eval":
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+    proc = subprocess.run(
+        ["git", "-C", str(root), "archive", "--format=tar", rev],
+        capture_output=True,
+        timeout=300,
+        check=True,
+    )
+    with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
+        tar.extractall(tree, filter="data")
+
+
+def _config_for(tree: Path, fallback: StackmapConfig) -> StackmapConfig:
+    try:
+        config = load_config(tree)
+    except ConfigError:
+        config = replace(fallback, root=tree)
+    return replace(config, store=".stackmap-eval")
+
+
+def _name_baseline(root: Path, rev: str, qualname: str) -> set[str]:
+    short = qualname.rpartition(".")[2]
+    proc = subprocess.run(
+        ["git", "-C", str(root), "grep", "-l", "-w", "-F", short, rev, "--"],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    prefix = f"{rev}:"
+    return {p.removeprefix(prefix) for p in proc.stdout.decode().splitlines() if p}
+
+
+def _import_closure(view: MapView, path: str) -> set[str]:
+    seen = {path}
+    todo = [f"file:{path}"]
+    while todo:
+        for edge in view.neighbours(todo.pop(), {EdgeKind.IMPORTS}, "in"):
+            node = view.node(edge.source)
+            if node is not None and node.path and node.path not in seen:
+                seen.add(node.path)
+                todo.append(edge.source)
+    return seen
+
+
+def _one(root: Path, view: MapView, tree: Path, case: Case) -> dict[str, Any]:
+    predicted: dict[str, set[str]] = {}
+    for mode in (Mode.PRECISE, Mode.CONSERVATIVE):
+        report = impact_of(view, tree, f"symbol:{case.qualname}", mode=mode)
+        predicted[mode.value] = {f.path for f in report.files} | {case.path}
+    predicted["name"] = _name_baseline(root, case.parent, case.qualname)
+    predicted["imports"] = _import_closure(view, case.path)
+    truths = {"all": set(case.changed), "related": set(case.related)}
+    return {
+        "commit": case.commit[:12],
+        "subject": case.subject,
+        "symbol": case.qualname,
+        "how": list(case.messages),
+        "truth": {k: sorted(v) for k, v in truths.items()},
+        "predicted": {k: sorted(v) for k, v in predicted.items()},
+        "scores": {
+            t: {m: _score(predicted[m], truths[t]).to_json() for m in METHODS} for t in TRUTHS
+        },
+    }
+
+
+def _overall(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for t in TRUTHS:
+        out[t] = {}
+        for m in METHODS:
+            scores = [c["scores"][t][m] for c in cases]
+            tp = sum(s["tp"] for s in scores)
+            pred = sum(s["predicted"] for s in scores)
+            truth = sum(s["truth"] for s in scores)
+            n = len(scores) or 1
+            out[t][m] = {
+                "micro": _score_of(tp, pred, truth),
+                "macro": {
+                    "recall": round(sum(s["recall"] for s in scores) / n, 4),
+                    "precision": round(sum(s["precision"] for s in scores) / n, 4),
+                },
+            }
+    return out
+
+
+def _score_of(tp: int, predicted: int, truth: int) -> dict[str, Any]:
+    return Score(tp, predicted, truth).to_json()
+
+
+def evaluate(
+    repo: Path,
+    commits: int,
+    *,
+    config: StackmapConfig | None = None,
+    rev: str = "HEAD",
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Mine up to ``commits`` cases from ``repo`` and score impact and the baselines on each.
+
+    ``config`` is the map configuration for revisions that carry no ``stackmap.toml`` of their
+    own (default: the repository's current one). Synchronous; progress lines go to
+    ``progress``. Raises ConfigError without any configuration, RevisionError when git fails.
+    """
+    from mapper.ingest import ingest
+
+    say = progress or (lambda line: print(line, file=sys.stderr))
+    repo = repo.resolve()
+    base = config or load_config(repo)
+    started = time.perf_counter()
+    results: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="stackmap-eval-") as tmp:
+        tree = Path(tmp) / "tree"
+        tree.mkdir()
+        for case in mine(repo, base, commits, rev):
+            say(f"{case.commit[:12]} {case.qualname}")
+            _export(repo, case.parent, tree)
+            cfg = _config_for(tree, base)
+            ingest(tree, cfg, embed=False, progress=False)
+            view = open_view(tree, cfg)
+            if view.node(f"symbol:{case.qualname}") is None:
+                skipped.append({"commit": case.commit[:12], "symbol": case.qualname,
+                                "reason": "not on the parent's map"})
+                continue
+            results.append(_one(repo, view, tree, case))
+    return {
+        "repo": str(repo),
+        "rev": rev,
+        "cases": len(results),
+        "skipped": skipped,
+        "overall": _overall(results),
+        "per_commit": results,
+        "seconds": round(time.perf_counter() - started, 2),
+    }

@@ -1,0 +1,141 @@
+"""``stackmap impact`` from the command line: diffs, the working tree, formats, bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from mapper.ingest import ingest
+
+STACKMAP = Path(sys.executable).parent / "stackmap"
+Edit = Callable[[Path, str, str, str], None]
+Commit = Callable[[Path, str], None]
+
+
+def run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(STACKMAP), "impact", "--root", str(repo), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def repo(stack: Path, tmp_path: Path) -> Path:
+    """A private copy of the fixture repository (history and map included)."""
+    dest = tmp_path / "stack"
+    shutil.copytree(stack, dest)
+    return dest
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["symbol:fx.nowhere"], "error: no node 'symbol:fx.nowhere' on the map"),
+        (["fx/kmd/device.py:1"], "error: fx/kmd/device.py:1: no definition spans this line"),
+        (["--diff", "v0..HEAD"], "error: unknown revision 'v0'"),
+        ([], "error: give exactly one of TARGET, --diff REV[..REV] or --worktree"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(stack: Path, args: list[str], message: str) -> None:
+    proc = run(stack, *args)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [message]
+    assert proc.stdout == ""
+
+
+def test_a_docs_only_diff_is_refused(repo: Path, edit: Edit, commit: Commit) -> None:
+    edit(repo, "knowledge_base/kmd/device.md", "# KMD device memory", "# KMD device memory (v2)")
+    commit(repo, "docs")
+    proc = run(repo, "--diff", "HEAD~1..HEAD")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "error: the diff HEAD~1..HEAD touches no code, proto or contract file "
+        "(knowledge_base/kmd/device.md)"
+    )
+
+
+def test_breaking_diff_without_contract_change_fails_in_ci(
+    repo: Path, edit: Edit, commit: Commit
+) -> None:
+    edit(repo, "fx/kmd/device.py", "align: int = 256) -> int:", "align: int, pad: int) -> int:")
+    edit(
+        repo,
+        "fx/umd/session.py",
+        "self.device.alloc(len(blob))",
+        "self.device.alloc(len(blob), 256, 0)",
+    )
+    commit(repo, "alloc takes its alignment and padding")
+    ingest(repo, embed=False, progress=False)
+    proc = run(repo, "--diff", "HEAD~1..HEAD", "--json", "--fail-on-unmatched-breaking")
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    alloc = next(c for c in data["changed"] if c["node"] == "symbol:fx.kmd.device.Device.alloc")
+    assert alloc["impact"] == "breaking"
+    assert alloc["how"] == [
+        "python fx.kmd.device.Device.alloc: new required parameter 'pad'",
+        "python fx.kmd.device.Device.alloc: parameter 'align' lost its default 256",
+    ]
+    assert data["unmatched_breaking"] == [
+        "breaking change of symbol:fx.kmd.device.Device.alloc without a change to "
+        "contracts/umd_kmd.yaml, knowledge_base/kmd/device.md, knowledge_base/umd/session.md"
+    ]
+    assert data["diff_files"] == ["fx/kmd/device.py", "fx/umd/session.py"]
+    markdown = run(repo, "--diff", "HEAD~1..HEAD", "--format", "markdown")
+    assert markdown.returncode == 0
+    assert markdown.stdout.startswith("## Impact of `HEAD~1..HEAD` (precise)\n")
+    assert "> breaking change of symbol:fx.kmd.device.Device.alloc without a change" in (
+        markdown.stdout
+    )
+
+
+def test_breaking_diff_with_its_contract_change_passes(
+    repo: Path, edit: Edit, commit: Commit
+) -> None:
+    edit(repo, "fx/kmd/device.py", "align: int = 256) -> int:", "align: int) -> int:")
+    edit(
+        repo,
+        "contracts/umd_kmd.yaml",
+        "{name: align, type: int, default: 256}",
+        "{name: align, type: int}",
+    )
+    commit(repo, "alloc: the alignment is required")
+    ingest(repo, embed=False, progress=False)
+    proc = run(repo, "--diff", "HEAD~1", "--json", "--fail-on-unmatched-breaking")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    impacts = {c["node"]: c["impact"] for c in data["changed"]}
+    assert impacts["symbol:fx.kmd.device.Device.alloc"] == "breaking"
+    assert impacts["interface:umd_kmd.alloc"] == "breaking"
+    assert data["unmatched_breaking"] == []
+
+
+def test_worktree_change_is_classified(repo: Path, edit: Edit) -> None:
+    edit(
+        repo,
+        "fx/kmd/device.py",
+        "def free(self, va: int) -> None:",
+        "def free(self, va: int, sync: bool = True) -> None:",
+    )
+    ingest(repo, embed=False, progress=False)
+    proc = run(repo, "--worktree", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [(c["node"], c["impact"], c["how"]) for c in data["changed"]] == [
+        (
+            "symbol:fx.kmd.device.Device.free",
+            "compatible",
+            ["python fx.kmd.device.Device.free: new optional parameter 'sync'"],
+        )
+    ]
+    assert [f["path"] for f in data["files"]][:2] == ["fx/kmd/device.py", "fx/umd/session.py"]
+    text = run(repo, "--worktree")
+    assert "compatible   symbol:fx.kmd.device.Device.free  fx/kmd/device.py:8" in text.stdout

@@ -1,0 +1,62 @@
+"""``stackmap eval impact`` on a fixture history with one signature change and its call site."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from mapper.impact.evaluate import evaluate
+
+
+def test_one_case_scored_beside_both_baselines(
+    stack: Path,
+    tmp_path: Path,
+    edit: Callable[[Path, str, str, str], None],
+    commit: Callable[[Path, str], None],
+) -> None:
+    repo = tmp_path / "stack"
+    shutil.copytree(stack, repo)
+    edit(
+        repo,
+        "fx/umd/session.py",
+        "def submit(self, blob: bytes, *, wait: bool = False)",
+        "def submit(self, blob: bytes, *, wait: bool)",
+    )
+    edit(
+        repo,
+        "fx/runtime/engine.py",
+        "self.session.submit(blob, wait=True)",
+        "self.session.submit(blob, wait=False)",
+    )
+    edit(repo, "knowledge_base/kmd/device.md", "# KMD device memory", "# KMD memory")
+    commit(repo, "submit: wait is required")
+    lines: list[str] = []
+    result = evaluate(repo, 5, progress=lines.append)
+    assert result["cases"] == 1 and result["skipped"] == []
+    case = result["per_commit"][0]
+    assert case["symbol"] == "fx.umd.session.Session.submit"
+    assert lines == [f"{case['commit']} fx.umd.session.Session.submit"]
+    assert case["truth"] == {
+        "all": ["fx/runtime/engine.py", "fx/umd/session.py", "knowledge_base/kmd/device.md"],
+        "related": ["fx/runtime/engine.py", "fx/umd/session.py"],
+    }
+    assert case["predicted"]["name"] == [
+        "contracts/runtime_umd.yaml",
+        "fx/runtime/engine.py",
+        "fx/umd/session.py",
+        "knowledge_base/runtime/engine.md",
+        "knowledge_base/scenarios/submit.md",
+        "knowledge_base/umd/session.md",
+    ]
+    assert case["predicted"]["imports"] == ["fx/runtime/engine.py", "fx/umd/session.py"]
+    related = case["scores"]["related"]
+    assert related["precise"] == {
+        "recall": 1.0,
+        "precision": round(2 / 7, 4),
+        "tp": 2,
+        "predicted": 7,
+        "truth": 2,
+    }
+    assert related["imports"]["recall"] == 1.0 and related["imports"]["precision"] == 1.0
+    assert result["overall"]["related"]["precise"]["micro"]["recall"] == 1.0
