@@ -79,8 +79,9 @@ def impact(
     raise typer.Exit(1 if gaps and fail_on_unmatched else 0)
 
 
-eval_app = typer.Typer(help="Evaluations of the map's answers on real material.",
-                       no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Evaluations of the map's answers on real material.", no_args_is_help=True
+)
 
 
 @eval_app.command("impact")
@@ -114,5 +115,7 @@ def eval_impact(
     for truth, methods in result["overall"].items():
         for method in METHODS:
             micro = methods[method]["micro"]
-            typer.echo(f"  truth={truth:8} {method:12} recall {micro['recall']:.2f}  "
-                       f"precision {micro['precision']:.2f}")
+            typer.echo(
+                f"  truth={truth:8} {method:12} recall {micro['recall']:.2f}  "
+                f"precision {micro['precision']:.2f}"
+            )

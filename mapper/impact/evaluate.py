@@ -190,8 +190,13 @@ def evaluate(
             ingest(tree, cfg, embed=False, progress=False)
             view = open_view(tree, cfg)
             if view.node(f"symbol:{case.qualname}") is None:
-                skipped.append({"commit": case.commit[:12], "symbol": case.qualname,
-                                "reason": "not on the parent's map"})
+                skipped.append(
+                    {
+                        "commit": case.commit[:12],
+                        "symbol": case.qualname,
+                        "reason": "not on the parent's map",
+                    }
+                )
                 continue
             results.append(_one(repo, view, tree, case))
     return {
