@@ -22,8 +22,6 @@ Figures are microseconds (medians of ``n`` runs); the seed's figures and the goa
 from __future__ import annotations
 
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -100,57 +98,45 @@ def over_grpc(n: int = 1000, batch: int = 64) -> dict[str, float]:
     from stack.umd.service import umd_pb2 as pb
     from stack.umd.service.client import UmdClient
     from stack.umd.service.convert import request_to_proto
+    from stack.umd.service.serve import child_server
 
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "stack.umd.service", "--port", "0", "--backend", "numpy"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        port = int(line.strip().split("=")[1])
-        with UmdClient(f"127.0.0.1:{port}") as c:
-            req = _gemm(c.alloc)
-            sid = c.session()
-            echo = pb.EchoRequest(payload=b"")
-            only = request_to_proto(req, sid)
-            only.translate_only = True
-            full = request_to_proto(req, sid)
-            # a batch like a model's layers: same shapes (cache hits), distinct outputs
-            ys = [c.alloc(req.outputs[0].byte_size) for _ in range(batch - 1)]
-            reqs = [req] + [
-                OpRequest(req.op, req.inputs, (replace(req.outputs[0], addr=y),), req.attrs)
-                for y in ys
-            ]
-            stub = c.stub
-            transport = {
-                "grpc_echo_us_p50": lambda: stub.Echo(echo, timeout=5),
-                "grpc_translate_us_p50": lambda: stub.TranslateOp(only, timeout=5),
-            }
-            interleaved(transport, min(200, n))  # warm up channel, server threads and caches
-            out = interleaved(transport, n)
-            m = max(20, n // 5)
-            rtt = interleaved(
-                {
-                    "single_op_rtt_us": lambda: c.translate(req, submit=False),
-                    "batch": lambda: c.translate_batch(reqs, submit=False),
-                },
-                m,
-            )
-            out["single_op_rtt_us"] = rtt["single_op_rtt_us"]
-            out["batch64_per_op_us"] = rtt["batch"] / batch
-            # the same with submission: the NumPy "device" then runs in the server's process
-            out["grpc_translate_submit_us_p50"] = p50(lambda: stub.TranslateOp(full, timeout=5), n)
-            c.wait_fence(c.translate(req, submit=True).fence_value, 60)
-            out["single_op_submit_rtt_us"] = p50(lambda: c.translate(req), n)
-            c.wait_fence(c.translate(req, submit=True).fence_value, 60)
-            per = p50(lambda: c.translate_batch(reqs), max(10, n // 20)) / batch
-            out["batch64_submit_per_op_us"] = per
-            c.wait_fence(c.translate(req, submit=True).fence_value, 60)
-    finally:
-        proc.terminate()
-        proc.wait(30)
+    with child_server("--backend", "numpy") as target, UmdClient(target) as c:
+        req = _gemm(c.alloc)
+        sid = c.session()
+        echo = pb.EchoRequest(payload=b"")
+        only = request_to_proto(req, sid)
+        only.translate_only = True
+        full = request_to_proto(req, sid)
+        # a batch like a model's layers: same shapes (cache hits), distinct outputs
+        ys = [c.alloc(req.outputs[0].byte_size) for _ in range(batch - 1)]
+        reqs = [req] + [
+            OpRequest(req.op, req.inputs, (replace(req.outputs[0], addr=y),), req.attrs) for y in ys
+        ]
+        stub = c.stub
+        transport = {
+            "grpc_echo_us_p50": lambda: stub.Echo(echo, timeout=5),
+            "grpc_translate_us_p50": lambda: stub.TranslateOp(only, timeout=5),
+        }
+        interleaved(transport, min(200, n))  # warm up channel, server threads and caches
+        out = interleaved(transport, n)
+        m = max(20, n // 5)
+        rtt = interleaved(
+            {
+                "single_op_rtt_us": lambda: c.translate(req, submit=False),
+                "batch": lambda: c.translate_batch(reqs, submit=False),
+            },
+            m,
+        )
+        out["single_op_rtt_us"] = rtt["single_op_rtt_us"]
+        out["batch64_per_op_us"] = rtt["batch"] / batch
+        # the same with submission: the NumPy "device" then runs in the server's process
+        out["grpc_translate_submit_us_p50"] = p50(lambda: stub.TranslateOp(full, timeout=5), n)
+        c.wait_fence(c.translate(req, submit=True).fence_value, 60)
+        out["single_op_submit_rtt_us"] = p50(lambda: c.translate(req), n)
+        c.wait_fence(c.translate(req, submit=True).fence_value, 60)
+        per = p50(lambda: c.translate_batch(reqs), max(10, n // 20)) / batch
+        out["batch64_submit_per_op_us"] = per
+        c.wait_fence(c.translate(req, submit=True).fence_value, 60)
     return out
 
 

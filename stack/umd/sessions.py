@@ -4,6 +4,11 @@ A session created with a keepalive timeout expires when nothing touched it (a ca
 KeepAlive) for that long; the reaper thread then closes it, which destroys its KMD context and
 so frees everything it held. The reaper scans every ``timeout / 4`` (at least every 50 ms, at
 most every 1 s) and starts with the first session that has a timeout.
+
+A session for which ``busy(key)`` is true (the service sets it: a call of the session is in
+flight) does not expire. A scan that wakes more than one interval late (the process was stalled,
+so KeepAlives may sit unread in the transport) expires nobody: a busy server never expires a
+client that kept its promise.
 """
 
 from __future__ import annotations
@@ -39,7 +44,9 @@ class SessionManager:
         self._reaper: threading.Thread | None = None
         self._stop = threading.Event()
         self._interval = 1.0
+        self._last_scan: float | None = None
         self.expired_count = 0
+        self.busy: Callable[[int], bool] = lambda key: False
 
     def create(self, keepalive_timeout_s: float | None = None) -> UmdSession:
         with self._lock:
@@ -60,6 +67,11 @@ class SessionManager:
             raise SessionNotFoundError(key)
         return session
 
+    def find(self, key: int) -> UmdSession | None:
+        """The live session ``key``, or None (no error)."""
+        session = self._sessions.get(key)
+        return None if session is None or session.closed else session
+
     def destroy(self, key: int) -> None:
         with self._lock:
             session = self._sessions.pop(key, None)
@@ -79,8 +91,9 @@ class SessionManager:
     def reap(self, now: float | None = None) -> int:
         """Close every expired session now; returns how many."""
         now = time.monotonic() if now is None else now
+        busy = self.busy
         with self._lock:
-            dead = [k for k, s in self._sessions.items() if s.expired(now)]
+            dead = [k for k, s in self._sessions.items() if s.expired(now) and not busy(k)]
             victims = [self._sessions.pop(k) for k in dead]
         for s in victims:
             log.info(
@@ -102,7 +115,14 @@ class SessionManager:
 
     def _run(self) -> None:
         while not self._stop.wait(self._interval):
-            self.reap()
+            now = time.monotonic()
+            late = self._last_scan is not None and now - self._last_scan > 2 * self._interval
+            self._last_scan = now
+            if late:  # stalled: let the KeepAlives queued meanwhile arrive first
+                for s in self.live():
+                    s.touch()
+                continue
+            self.reap(now)
 
     def close(self) -> None:
         """Stop the reaper and close every session."""

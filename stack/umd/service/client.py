@@ -23,7 +23,7 @@ import grpc
 import numpy as np
 
 from stack.kmd.dtypes import DType
-from stack.umd.errors import NotFoundError
+from stack.umd.errors import NotFoundError, UmdTimeoutError
 from stack.umd.ops import OpRequest, TensorDesc
 from stack.umd.service import transfer
 from stack.umd.service import umd_pb2 as pb
@@ -325,13 +325,22 @@ class UmdClient:
         return [RemoteTranslated.from_proto(x) for x in r.responses]
 
     def wait_fence(self, value: int, timeout_s: float = 30.0) -> None:
-        """Block until the session queue's fence reaches ``value`` (the call's deadline follows)."""
-        ms = int(timeout_s * 1000)
-        self._call(
-            "WaitFence",
-            lambda s: pb.WaitFenceRequest(session_id=s, fence_value=value, timeout_ms=ms),
-            timeout_s + self.policy.timeout_s,
-        )
+        """Block until the session queue's fence reaches ``value`` (UmdTimeoutError after
+        ``timeout_s``). The server caps one wait (``max_wait_s``); longer waits are repeated."""
+        end = time.monotonic() + timeout_s
+        while True:
+            left = end - time.monotonic()
+            ms = max(1, int(left * 1000))
+
+            def make(s: int, ms: int = ms) -> pb.WaitFenceRequest:
+                return pb.WaitFenceRequest(session_id=s, fence_value=value, timeout_ms=ms)
+
+            try:
+                self._call("WaitFence", make, left + self.policy.timeout_s)
+                return
+            except UmdTimeoutError:
+                if time.monotonic() >= end - 0.001:
+                    raise
 
     def keepalive(self) -> None:
         self._call("KeepAlive", lambda s: pb.KeepAliveRequest(session_id=s))
@@ -346,7 +355,9 @@ class UmdClient:
             if sid is None:
                 continue
             try:
-                self.stub.KeepAlive(pb.KeepAliveRequest(session_id=sid), timeout=interval_s)
+                self.stub.KeepAlive(
+                    pb.KeepAliveRequest(session_id=sid), timeout=max(1.0, interval_s)
+                )
             except grpc.RpcError as err:  # the next real call recovers; nothing to do here
                 log.debug("KeepAlive: %s", err.code())
 

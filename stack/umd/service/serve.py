@@ -7,11 +7,15 @@ The bound port is printed on stdout as ``port=N`` once serving (data on stdout, 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
+import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 
+from stack.umd.errors import TransportError
 from stack.umd.service.server import ServerConfig, UmdServer
 
 
@@ -27,6 +31,30 @@ def serve(config: ServerConfig) -> None:
     while not stop.wait(0.5):
         pass
     server.stop()
+
+
+@contextlib.contextmanager
+def child_server(*extra: str) -> Iterator[str]:
+    """A server in a child process (its own GIL) on a free loopback port: yields its
+    ``127.0.0.1:PORT``; SIGTERM (graceful shutdown) when the block ends. ``extra``: arguments."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stack.umd.service", "--port", "0", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        if not line.startswith("port="):
+            raise TransportError(f"the UMD server did not start: {line!r}")
+        yield f"127.0.0.1:{int(line.split('=')[1])}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,8 +1,11 @@
 """The gRPC server around :class:`TranslatorService`: reflection, health, limits, graceful stop.
 
 ``UmdServer.stop()`` is the graceful shutdown SIGTERM triggers (:mod:`stack.umd.service.serve`):
-health turns NOT_SERVING, new calls get UNAVAILABLE for ``drain_s`` while calls in flight
-finish, then the server stops (``grace_s`` more for stragglers) and the sessions are closed.
+health turns NOT_SERVING, new calls get UNAVAILABLE, waits in flight end at once with
+UNAVAILABLE, other calls in flight get ``drain_s`` to finish, then the server stops (``grace_s``
+more for stragglers) and the sessions are closed. Worker threads are bounded by admission
+(:mod:`stack.umd.service.admission`): waits can hold at most ``max_waits`` of the
+``max_workers`` threads, one client at most ``per_client``, so the rest always serve others.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent import futures
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -19,6 +22,7 @@ from grpc_reflection.v1alpha import reflection
 from stack.umd.driver import Umd
 from stack.umd.service import umd_pb2 as pb
 from stack.umd.service import umd_pb2_grpc as pb_grpc
+from stack.umd.service.admission import Limits
 from stack.umd.service.servicer import TranslatorService
 
 log = logging.getLogger(__name__)
@@ -37,8 +41,8 @@ class ServerConfig:
     keepalive_time_s: float = 10.0
     keepalive_timeout_s: float = 30.0
     session_timeout_s: float = 30.0
-    max_workers: int = 16
-    max_inflight: int = 256
+    max_workers: int = 32
+    limits: Limits = field(default_factory=Limits)
     drain_s: float = 0.5
     grace_s: float = 5.0
     backend: str | None = None
@@ -65,7 +69,7 @@ class UmdServer:
         self.service = TranslatorService(
             self.umd,
             session_timeout_s=self.config.session_timeout_s,
-            max_inflight=self.config.max_inflight,
+            limits=self.config.limits,
         )
         self.health = health.HealthServicer()
         self._server = grpc.server(
@@ -98,9 +102,8 @@ class UmdServer:
             if self._stopped.is_set():
                 return
             self.health.enter_graceful_shutdown()
-            self.service.draining = True
+            self.service.shutting_down.set()
             self.service.wait_idle(self.config.drain_s)
-            self._stopped.wait(self.config.drain_s)
             grace = self.config.grace_s if grace_s is None else grace_s
             self._server.stop(grace).wait()
             self.service.shm.close_all()

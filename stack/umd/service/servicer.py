@@ -1,14 +1,17 @@
 """The ``InstructionTranslator`` servicer: each RPC of ``contracts/umd.proto`` on a :class:`Umd`.
 
-Every handler touches its session (KeepAlive semantics: any call keeps a session alive), maps
-:class:`~stack.errors.UmdError` to its status code (:mod:`stack.umd.service.status`) and counts
-itself against ``max_inflight`` (RESOURCE_EXHAUSTED beyond it). While the server drains for
-shutdown, new calls get UNAVAILABLE and calls already running finish.
+Every handler is admitted first (:mod:`stack.umd.service.admission`: per-server, per-client,
+per-session and wait-slot limits, RESOURCE_EXHAUSTED beyond them), touches its session on the
+way in and out (KeepAlive semantics: any call keeps a session alive, and a session with a call
+in flight never expires), and maps :class:`~stack.errors.UmdError` to its status code
+(:mod:`stack.umd.service.status`). While the server drains for shutdown, new calls get
+UNAVAILABLE and waits in flight end with UNAVAILABLE; other calls already running finish.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 import time
 import zlib
@@ -20,32 +23,58 @@ import grpc
 
 from stack.errors import UmdError
 from stack.umd.driver import Umd
-from stack.umd.errors import InvalidRequestError
+from stack.umd.errors import (
+    InvalidRequestError,
+    SharedMemoryError,
+    TransportError,
+    UmdTimeoutError,
+)
 from stack.umd.service import umd_pb2 as pb
 from stack.umd.service import umd_pb2_grpc as pb_grpc
+from stack.umd.service.admission import Admission, Admitted, Limits
 from stack.umd.service.convert import RequestDecoder, fill_response, response_for
 from stack.umd.service.shm import ShmRegistry
 from stack.umd.service.status import abort
-from stack.umd.session import UmdSession
+from stack.umd.session import Ticket, UmdSession
 
+log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 _OK = pb.Status(code=0)
 _DEFAULT_CHUNK = 1 << 20
 _MAX_CHUNK = 4 << 20
+_DEFAULT_WAIT_S = 30.0
+_WAIT_SLICE_S = 0.05
+
+
+def _waits(request: Any) -> bool:
+    """True for a request that blocks on a fence by design."""
+    if isinstance(request, pb.WaitFenceRequest):
+        return True
+    return bool(getattr(request, "wait", False)) and not getattr(request, "translate_only", True)
 
 
 def rpc(fn: F) -> F:
-    """Wrap a unary handler: in-flight accounting, drain refusal, UmdError → status code."""
+    """Wrap a unary handler: admission, drain refusal, touch, UmdError → status code.
+
+    An exception that is not a UmdError is a server bug: it is logged with its traceback and
+    answered INTERNAL (never UNKNOWN, never the traceback to the client).
+    """
 
     @functools.wraps(fn)
     def wrapper(self: TranslatorService, request: Any, context: grpc.ServicerContext) -> Any:
-        self._enter(context)
+        sid = getattr(request, "session_id", 0)
+        ticket = self._enter(context, sid, _waits(request))
         try:
             return fn(self, request, context)
         except UmdError as exc:
             abort(context, exc)
+        except grpc.RpcError:  # the caller went away mid-stream: nobody to answer
+            raise
+        except Exception:  # a server bug: logged, answered INTERNAL (handlers never abort)
+            log.exception("%s failed", fn.__name__)
+            context.abort(grpc.StatusCode.INTERNAL, f"{fn.__name__}: internal error (logged)")
         finally:
-            self._leave()
+            self._leave(ticket, sid)
 
     return wrapper  # type: ignore[return-value]
 
@@ -58,40 +87,48 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
         umd: Umd,
         *,
         session_timeout_s: float = 30.0,
-        max_inflight: int = 256,
+        limits: Limits | None = None,
         replay_window: int = 1024,
     ) -> None:
         self.umd = umd
         self.session_timeout_s = session_timeout_s
-        self.max_inflight = max_inflight
+        self.admission = Admission(limits or Limits())
         self.replay_window = replay_window
         self.shm = ShmRegistry()
         self.decoder = RequestDecoder()
         self.start_ms = int(time.time() * 1000)
-        self.draining = False
-        self._inflight = 0
-        self._idle = threading.Condition()
+        self.shutting_down = threading.Event()
         self._replay: dict[int, OrderedDict[int, Any]] = {}
+        umd.sessions.busy = self.admission.busy
+
+    @property
+    def draining(self) -> bool:
+        return self.shutting_down.is_set()
 
     # -- plumbing -------------------------------------------------------------------------
-    def _enter(self, context: grpc.ServicerContext) -> None:
-        with self._idle:
-            if self.draining:
-                context.abort(grpc.StatusCode.UNAVAILABLE, "server is shutting down")
-            if self._inflight >= self.max_inflight:
-                context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many calls in flight")
-            self._inflight += 1
+    def _enter(self, context: grpc.ServicerContext, sid: int, waits: bool) -> Admitted:
+        if self.shutting_down.is_set():
+            context.abort(grpc.StatusCode.UNAVAILABLE, "server is shutting down")
+        try:
+            ticket = self.admission.enter(context.peer(), sid, waits)
+        except UmdError as exc:
+            abort(context, exc)
+        self._touch(sid)
+        return ticket
 
-    def _leave(self) -> None:
-        with self._idle:
-            self._inflight -= 1
-            if self._inflight == 0:
-                self._idle.notify_all()
+    def _leave(self, ticket: Admitted, sid: int) -> None:
+        self._touch(sid)
+        self.admission.leave(ticket)
+
+    def _touch(self, sid: int) -> None:
+        if sid:
+            session = self.umd.sessions.find(sid)
+            if session is not None:
+                session.touch()
 
     def wait_idle(self, timeout_s: float) -> bool:
         """Block until no call is in flight (True) or the timeout passes (False)."""
-        with self._idle:
-            return self._idle.wait_for(lambda: self._inflight == 0, timeout_s)
+        return self.admission.wait_idle(timeout_s)
 
     def _session(self, session_id: int) -> UmdSession:
         session = self.umd.sessions.get(session_id)
@@ -118,10 +155,30 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
     def _forget(self, key: int) -> None:
         self._replay.pop(key, None)
 
-    def _timeout(self, ms: int, context: grpc.ServicerContext) -> float:
-        timeout = ms / 1000 if ms else 30.0
+    def _wait(
+        self, session: UmdSession, ticket: Ticket, ms: int, context: grpc.ServicerContext
+    ) -> None:
+        """Wait for a fence in slices, at most ``max_wait_s`` (whatever ``ms`` asks), ending
+        early when the caller goes away (DEADLINE_EXCEEDED) or the server shuts down
+        (UNAVAILABLE)."""
+        cap = self.admission.limits.max_wait_s
+        asked = ms / 1000 if ms else _DEFAULT_WAIT_S
         remaining = context.time_remaining()
-        return timeout if remaining is None else max(0.0, min(timeout, remaining))
+        limit = min(asked, cap) if remaining is None else max(0.0, min(asked, cap, remaining))
+        end = time.monotonic() + limit
+        while True:
+            left = end - time.monotonic()
+            try:
+                session.wait(ticket, max(0.0, min(_WAIT_SLICE_S, left)))
+                return
+            except UmdTimeoutError:
+                if self.shutting_down.is_set():
+                    raise TransportError("server is shutting down") from None
+                if left <= _WAIT_SLICE_S or not context.is_active():
+                    raise UmdTimeoutError(
+                        f"fence {ticket.value} not reached within {limit:g} s"
+                        + (f" (waits are capped at {cap:g} s)" if asked > cap else "")
+                    ) from None
 
     # -- sessions -------------------------------------------------------------------------
     @rpc
@@ -160,7 +217,7 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
             ticket = session.submit(0, [t])
             fence = ticket.value
             if request.wait:
-                session.wait(ticket, self._timeout(0, context))
+                self._wait(session, ticket, 0, context)
         response = response_for(t, request.request_id, latency, fence)
         self._remember(session, request.request_id, response)
         return response
@@ -182,7 +239,7 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
             ticket = session.submit(0, done)
             fence = ticket.value
             if request.wait:
-                session.wait(ticket, self._timeout(0, context))
+                self._wait(session, ticket, 0, context)
         per_op = latency // len(done)
         response = pb.BatchOpResponse(fence_value=fence, translate_latency_us=latency)
         response.status.code = 0
@@ -195,9 +252,7 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
     @rpc
     def WaitFence(self, request: pb.WaitFenceRequest, context: Any) -> pb.Status:
         session = self._session(request.session_id)
-        session.wait(
-            session.ticket(0, request.fence_value), self._timeout(request.timeout_ms, context)
-        )
+        self._wait(session, session.ticket(0, request.fence_value), request.timeout_ms, context)
         return _OK
 
     # -- memory and data ------------------------------------------------------------------
@@ -228,9 +283,7 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
                     "chunks of one stream must share session and tensor", field="session_id"
                 )
             if zlib.crc32(chunk.payload) != chunk.checksum:
-                context.abort(
-                    grpc.StatusCode.DATA_LOSS, f"chunk at offset {chunk.offset}: checksum mismatch"
-                )
+                raise SharedMemoryError(f"chunk at offset {chunk.offset}: checksum mismatch")
             session.write(base, chunk.payload, chunk.offset)
             received += len(chunk.payload)
             chunks += 1
@@ -244,7 +297,7 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
     def ReadTensorData(
         self, request: pb.ReadTensorRequest, context: Any
     ) -> Iterator[pb.TensorChunk]:
-        self._enter(context)
+        ticket = self._enter(context, request.session_id, False)
         try:
             session = self._session(request.session_id)
             step = min(request.chunk_size or _DEFAULT_CHUNK, _MAX_CHUNK)
@@ -252,7 +305,7 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
         except UmdError as exc:
             abort(context, exc)
         finally:
-            self._leave()
+            self._leave(ticket, request.session_id)
         for off in range(0, len(data), step):
             payload = data[off : off + step]
             yield pb.TensorChunk(

@@ -6,15 +6,24 @@ session (:meth:`ShmRegistry.open`) and returns its name and size; the client map
 CRC32 the client sent, then copies region → device memory), or asks for an export (device →
 region, CRC32 returned for the client to check). Regions belong to their session: destroying or
 expiring the session unlinks them.
+
+Regions are named ``refstack_umd_<server pid>_<token>_<n>``: when a server dies with its
+resource tracker (kill -9 of the process group), its regions stay in ``/dev/shm``; the next
+server reclaims them (:func:`reclaim_orphans`: every region of this naming whose pid is no
+longer alive is unlinked).
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
+import os
+import secrets
 import threading
 import zlib
 from multiprocessing import resource_tracker, shared_memory
+from pathlib import Path
 
 from stack.umd.errors import (
     InvalidRequestError,
@@ -23,6 +32,43 @@ from stack.umd.errors import (
     SharedMemoryError,
 )
 from stack.umd.session import UmdSession
+
+log = logging.getLogger(__name__)
+PREFIX = "refstack_umd_"
+SHM_DIR = Path("/dev/shm")
+_names = itertools.count(1)
+
+
+def region_name(token: str) -> str:
+    """A fresh region name carrying this process's pid (see the module docstring)."""
+    return f"{PREFIX}{os.getpid()}_{token}_{next(_names)}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # somebody else's live process
+        return True
+    return True
+
+
+def reclaim_orphans(directory: Path = SHM_DIR) -> list[str]:
+    """Unlink the regions of servers that are no longer running; returns their names."""
+    if not directory.is_dir():
+        return []
+    reclaimed = []
+    for path in directory.glob(f"{PREFIX}*"):
+        pid = path.name[len(PREFIX) :].split("_", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            reclaimed.append(path.name)
+    if reclaimed:
+        log.warning("reclaimed %d shared-memory regions of a dead server", len(reclaimed))
+    return reclaimed
 
 
 class ShmRegistry:
@@ -34,6 +80,8 @@ class ShmRegistry:
         self._regions: dict[tuple[int, int], shared_memory.SharedMemory] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._token = secrets.token_hex(3)
+        self.reclaimed = reclaim_orphans()
 
     def open(self, session: UmdSession, nbytes: int) -> tuple[int, str, int]:
         """Create a region of ``nbytes`` for ``session``; returns (region id, name, size)."""
@@ -45,7 +93,10 @@ class ShmRegistry:
             if len(self._regions) >= self.max_regions:
                 raise ResourceExhaustedError(f"{self.max_regions} shared-memory regions open")
             region_id = next(self._ids)
-        shm = shared_memory.SharedMemory(create=True, size=nbytes)
+        try:
+            shm = shared_memory.SharedMemory(region_name(self._token), create=True, size=nbytes)
+        except OSError as exc:  # /dev/shm full or limited
+            raise ResourceExhaustedError(f"cannot create a {nbytes}-byte region: {exc}") from None
         with self._lock:
             first = not any(k[0] == session.key for k in self._regions)
             self._regions[(session.key, region_id)] = shm

@@ -178,7 +178,10 @@ class InstructionTranslatorServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WaitFence(self, request, context):
-        """Block until the session's queue fence reaches fence_value (or fails / times out).
+        """Block until the session's queue fence reaches fence_value (or fails / times out). One wait
+        lasts at most the server's cap (10 s by default) whatever timeout_ms says; it ends early
+        when the caller goes away or the server shuts down. A session never expires while one of
+        its calls is in flight.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from stack.umd.service.client import RetryPolicy, UmdClient
 from stack.umd.service.server import ServerConfig, UmdServer
+
+
+def _poll(condition: Callable[[], bool], deadline_s: float = 30.0) -> bool:
+    """Poll ``condition`` every 20 ms until it holds (True) or the generous deadline passes."""
+    deadline = time.monotonic() + deadline_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+@pytest.fixture
+def poll() -> Callable[..., bool]:
+    """The polling helper: ``assert poll(lambda: <the condition asserted next>)``."""
+    return _poll
 
 
 @pytest.fixture

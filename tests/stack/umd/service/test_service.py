@@ -19,6 +19,7 @@ from stack.umd import DType, OpKind, OpRequest, TensorDesc
 from stack.umd.errors import InvalidRequestError, NotFoundError
 from stack.umd.service import umd_pb2 as pb
 from stack.umd.service import umd_pb2_grpc as pb_grpc
+from stack.umd.service.admission import Limits
 from stack.umd.service.client import UmdClient
 from stack.umd.service.convert import request_to_proto
 from stack.umd.service.server import SERVICE_NAME, ServerConfig, UmdServer
@@ -149,21 +150,11 @@ def test_replayed_request_id_is_not_submitted_twice(client: UmdClient) -> None:
     assert stub.TranslateOp(m, timeout=5).fence_value == 2
 
 
-def _poll(condition: Callable[[], bool], deadline_s: float = 30.0) -> bool:
-    """Poll ``condition`` every 20 ms until it holds (True) or the generous deadline passes."""
-    deadline = time.monotonic() + deadline_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
 def _live(srv: UmdServer, session_id: int) -> bool:
     return any(s.key == session_id for s in srv.umd.sessions.live())
 
 
-def test_keepalive_expiry_over_grpc_frees_memory() -> None:
+def test_keepalive_expiry_over_grpc_frees_memory(poll: Callable[..., bool]) -> None:
     srv = UmdServer(ServerConfig(port=0, backend="numpy"))
     srv.start()
     try:
@@ -171,7 +162,7 @@ def test_keepalive_expiry_over_grpc_frees_memory() -> None:
         s = stub.CreateSession(pb.CreateSessionRequest(keepalive_timeout_ms=200), timeout=5)
         stub.AllocMemory(pb.AllocRequest(session_id=s.session_id, nbytes=4096), timeout=5)
         assert srv.umd.device.stats().allocations == 1
-        assert _poll(lambda: srv.umd.device.stats().allocations == 0)
+        assert poll(lambda: srv.umd.device.stats().allocations == 0)
         assert srv.umd.device.stats().allocations == 0
         with pytest.raises(grpc.RpcError) as info:
             stub.KeepAlive(pb.KeepAliveRequest(session_id=s.session_id), timeout=5)
@@ -344,7 +335,7 @@ def test_max_message_size_is_configurable() -> None:
         default.stop()
 
 
-def test_keepalive_keeps_a_session_alive() -> None:
+def test_keepalive_keeps_a_session_alive(poll: Callable[..., bool]) -> None:
     srv = UmdServer(ServerConfig(port=0, backend="numpy"))
     srv.start()
     try:
@@ -358,7 +349,7 @@ def test_keepalive_keeps_a_session_alive() -> None:
             stub.KeepAlive(pb.KeepAliveRequest(session_id=live.session_id), timeout=5)
             return not _live(srv, idle.session_id) and time.monotonic() - start > 4.0
 
-        assert _poll(idle_gone_after_two_live_timeouts)
+        assert poll(idle_gone_after_two_live_timeouts)
         stub.KeepAlive(pb.KeepAliveRequest(session_id=live.session_id), timeout=5)
         with pytest.raises(grpc.RpcError) as info:
             stub.KeepAlive(pb.KeepAliveRequest(session_id=idle.session_id), timeout=5)
@@ -412,7 +403,9 @@ def test_client_free_releases_device_memory(client: UmdClient, server: UmdServer
         )
 
 
-def test_background_keepalive_holds_the_session(server: UmdServer) -> None:
+def test_background_keepalive_holds_the_session(
+    server: UmdServer, poll: Callable[..., bool]
+) -> None:
     target = f"127.0.0.1:{server.port}"
     with (
         UmdClient(target, keepalive_timeout_ms=2000, keepalive_interval_s=0.1) as kept,
@@ -422,7 +415,7 @@ def test_background_keepalive_holds_the_session(server: UmdServer) -> None:
         va = idle.alloc(64)
         idle.write(va, b"\x07" * 64)
         start = time.monotonic()
-        assert _poll(lambda: not _live(server, i) and time.monotonic() - start > 4.0)
+        assert poll(lambda: not _live(server, i) and time.monotonic() - start > 4.0)
         assert kept.session() == k
         server.umd.sessions.get(k)  # still live after two of its timeouts
         assert idle.read(va, 64) == b"\x07" * 64  # expired meanwhile; recovered transparently
@@ -430,7 +423,7 @@ def test_background_keepalive_holds_the_session(server: UmdServer) -> None:
 
 
 def test_calls_beyond_max_inflight_are_resource_exhausted() -> None:
-    srv = UmdServer(ServerConfig(port=0, backend="numpy", max_inflight=1))
+    srv = UmdServer(ServerConfig(port=0, backend="numpy", limits=Limits(max_inflight=1)))
     srv.start()
     try:
         stub = pb_grpc.InstructionTranslatorStub(grpc.insecure_channel(f"127.0.0.1:{srv.port}"))
@@ -450,7 +443,7 @@ def test_calls_beyond_max_inflight_are_resource_exhausted() -> None:
         t.start()
         assert inside.wait(10)
         deadline = time.monotonic() + 10
-        while srv.service._inflight < 1 and time.monotonic() < deadline:
+        while srv.service.admission.inflight < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
         with pytest.raises(grpc.RpcError) as info:
             stub.KeepAlive(pb.KeepAliveRequest(session_id=sid), timeout=5)
