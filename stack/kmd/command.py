@@ -11,6 +11,8 @@ from typing import Any
 
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
+from stack.kmd.kernels import parallel
+from stack.kmd.kernels.parallel import WorkerPool
 from stack.kmd.memory import Allocation
 
 KernelFn = Callable[[list[Any], list[Any], tuple[int, ...], tuple[float, ...]], None]
@@ -58,9 +60,11 @@ def execute(
     synchronize: Callable[[], None],
     ctx: int,
     qid: int,
+    pool: WorkerPool | None = None,
 ) -> FaultRecord | None:
     """Run ``cmd`` of queue ``qid``: wait for its fences (ended by ``cancel``), apply an injected
-    fault, else run the launches and synchronise the backend; the fault, or None."""
+    fault, else run the launches (with ``pool`` bound for grid splits) and synchronise the
+    backend; the fault, or None."""
 
     def record(kind: FaultKind, message: str, address: int | None = None) -> FaultRecord:
         return fault_record(cmd, ctx, qid, kind, message, address)
@@ -81,6 +85,7 @@ def execute(
         bad = max((a.end for a in cmd.allocs), default=0) + 8
         return record(FaultKind.BAD_ADDRESS, f"access to 0x{bad:x}", bad)
     launch = None
+    previous = parallel.bind(pool)
     try:
         for launch in cmd.launches:
             launch.call()
@@ -89,6 +94,8 @@ def execute(
         name = launch.kernel if launch is not None else None
         msg = f"{type(exc).__name__}: {exc}"
         return fault_record(cmd, ctx, qid, FaultKind.KERNEL, msg, None, name)
+    finally:
+        parallel.bind(previous)
     return None
 
 

@@ -19,9 +19,10 @@ import numpy as np
 from stack.kmd import ioctl as io
 from stack.kmd.driver import Driver
 from stack.kmd.dtypes import DType
-from stack.kmd.errors import DeviceClosedError
+from stack.kmd.errors import DeviceClosedError, InvalidArgumentError
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.ioctl import Ioctl, KmdStats
+from stack.kmd.kernels import parallel
 from stack.kmd.kernels.registry import select_backend
 from stack.kmd.validate import validate
 
@@ -29,13 +30,24 @@ from stack.kmd.validate import validate
 class KmdDevice:
     """One simulated device: its contexts, memory, queues and fences, and a kernel backend."""
 
-    def __init__(self, backend: str | None = None, *, memory_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        backend: str | None = None,
+        *,
+        memory_limit: int | None = None,
+        threads: int | None = None,
+    ) -> None:
         """Open the device. ``backend``: "numpy" | "cupy" | None = auto ($REFSTACK_BACKEND,
-        else CuPy when a GPU is usable, else NumPy). BackendUnavailableError /
+        else CuPy when a GPU is usable, else NumPy). ``threads``: compute threads a launch may
+        be split over (None: $REFSTACK_THREADS, default 1). BackendUnavailableError /
         UnknownKernelError when the named backend cannot run."""
         impl = select_backend(backend)
         self.backend: str = impl.name
-        self._driver: Driver | None = Driver(impl, memory_limit or impl.memory_limit())
+        self.threads: int = threads if threads is not None else parallel.threads_from_env()
+        if self.threads < 1:
+            raise InvalidArgumentError(f"threads must be >= 1, got {threads}", field="threads")
+        limit = memory_limit or impl.memory_limit()
+        self._driver: Driver | None = Driver(impl, limit, self.threads)
         d = self._driver
         self._dispatch: dict[Ioctl, Callable[[Any], Any]] = {
             Ioctl.CREATE_CONTEXT: d.create_context,
@@ -207,6 +219,7 @@ class KmdDevice:
             return
         for ctx in self._driver.context_ids():
             self.destroy_context(ctx)
+        self._driver.pool.close()
         self._driver = None
 
     def __enter__(self) -> KmdDevice:

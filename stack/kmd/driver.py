@@ -21,6 +21,7 @@ from stack.kmd.errors import (
     InvalidHandleError,
 )
 from stack.kmd.fence import TimelineFence
+from stack.kmd.kernels.parallel import WorkerPool
 from stack.kmd.kernels.registry import KernelBackend
 from stack.kmd.memory import AddressSpace
 from stack.kmd.queue import CommandQueue
@@ -39,8 +40,9 @@ class Context:
 class Driver:
     """Contexts, memory, queues and fences of one device."""
 
-    def __init__(self, backend: KernelBackend, memory_limit: int) -> None:
+    def __init__(self, backend: KernelBackend, memory_limit: int, threads: int = 1) -> None:
         self.backend = backend
+        self.pool = WorkerPool(threads)
         self.space = AddressSpace(memory_limit)
         self.planner = Planner(backend)
         self._lock = threading.Lock()
@@ -139,7 +141,11 @@ class Driver:
             c = self._ctx(a.ctx)
             qid = next(self._ids)
             self._queues[qid] = CommandQueue(
-                qid, a.ctx, release=self._release, synchronize=self.backend.synchronize
+                qid,
+                a.ctx,
+                release=self._release,
+                synchronize=self.backend.synchronize,
+                pool=self.pool,
             )
             c.queues.add(qid)
             return qid

@@ -26,6 +26,7 @@ from stack.kmd.command import Command, blocked, execute, fault_record
 from stack.kmd.errors import InvalidHandleError, QueueFaultedError, QueueFullError
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
+from stack.kmd.kernels.parallel import WorkerPool
 
 POLL_S = 0.001  # ring poll period of a worker whose queue was used recently
 HOT_S = 0.05  # after this long without a submit, the worker sleeps until the doorbell rings
@@ -41,6 +42,7 @@ class CommandQueue:
         *,
         release: Callable[[Command], None],
         synchronize: Callable[[], None],
+        pool: WorkerPool | None = None,
         capacity: int = 1024,
         submit_timeout_s: float = 30.0,
     ) -> None:
@@ -48,6 +50,7 @@ class CommandQueue:
         self.fault: FaultRecord | None = None
         self.submitted = self.completed = self.faults = 0
         self._release, self._synchronize = release, synchronize
+        self._pool = pool
         self._submit_timeout_s = submit_timeout_s
         self._ring: list[Command | None] = [None] * capacity
         self._rptr = self._wptr = 0
@@ -275,7 +278,9 @@ class CommandQueue:
         return None
 
     def _execute(self, cmd: Command, injected: FaultKind | None) -> FaultRecord | None:
-        return execute(cmd, injected, self._cancel, self._synchronize, self.ctx, self.qid)
+        return execute(
+            cmd, injected, self._cancel, self._synchronize, self.ctx, self.qid, self._pool
+        )
 
     def _record(self, cmd: Command, kind: FaultKind, message: str) -> FaultRecord:
         return fault_record(cmd, self.ctx, self.qid, kind, message)

@@ -44,6 +44,24 @@ def test_model_matches_onnxruntime(name: str, streams: int) -> None:
                 np.testing.assert_allclose(ours[key], ref, rtol=1e-3, atol=1e-4)
 
 
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_model_outputs_agree_with_one_and_two_threads(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$REFSTACK_THREADS=2 splits launches over two threads; the outputs stay the same."""
+    model = BUILTIN[name]()
+    feeds = random_inputs(model, 3)
+    outputs = {}
+    for threads in (1, 2):
+        monkeypatch.setenv("REFSTACK_THREADS", str(threads))
+        with CompiledModel(import_model(model)) as compiled:
+            assert compiled.runtime.umd.device.threads == threads
+            outputs[threads] = compiled.run(feeds)
+    for key, ref in _reference(model, feeds).items():
+        np.testing.assert_allclose(outputs[1][key], ref, rtol=1e-3, atol=1e-4)
+        np.testing.assert_allclose(outputs[2][key], outputs[1][key], rtol=1e-5, atol=1e-5)
+
+
 def test_cnn_memory_plan_reuses_memory() -> None:
     with CompiledModel(import_model(cnn())) as compiled:
         fig = compiled.result.memory_figures()

@@ -16,7 +16,10 @@ Here everything that depends only on the shapes and attributes is computed once 
 * ``GATHER`` (strided): one ``take`` with a cached flat index from X (or its padded copy) into
   the column matrix, one matmul written straight into Y.
 
-Bias and ReLU follow in place. Groups are a batched matmul over the group axis in every method.
+Bias and ReLU follow while each range of output channels is still in cache. With a worker
+pool bound (:mod:`stack.kmd.kernels.parallel`) a single-image, ungrouped convolution splits the
+copies by input channel and the product and its epilogue by output channel over the threads.
+Groups are a batched matmul over the group axis in every method.
 Other dtypes than float32/float64, or non-contiguous views, go to the generic kernel.
 """
 
@@ -28,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from stack.kmd.kernels import conv, scratch
+from stack.kmd.kernels import conv, parallel, scratch
 from stack.kmd.kernels.elementwise import relu_
 
 _FAST = (np.dtype(np.float32), np.dtype(np.float64))
@@ -206,36 +209,70 @@ def run(p: ConvPlan, x: Any, w: Any, bias: Any, y: Any, relu: bool) -> None:
 
 def _run(wk: _Work, x: Any, w: Any, bias: Any, y: Any, relu: int) -> None:
     p = wk.plan
-    method = p.method
-    if method is Method.POINTWISE:
-        np.matmul(w.reshape(wk.w_shape), x.reshape(wk.x_shape), out=y.reshape(wk.y_shape))
-    elif method is Method.WIDE:
-        np.copyto(wk.interior, x)
-        np.copyto(wk.cols_taps, wk.window)
-        np.matmul(w.reshape(wk.w_shape), wk.cols, out=wk.wide)
-        if bias is not None:
-            np.add(wk.crop, bias.reshape(1, -1, 1, 1), out=y)
-        elif relu:
-            np.maximum(wk.crop, 0, out=y)
-            return
-        else:
-            np.copyto(y, wk.crop)
-        if relu:
-            relu_(np, y, y)
+    if p.method is Method.POINTWISE:
+        _product(wk, w, x.reshape(wk.x_shape), y.reshape(wk.y_shape), y, bias, relu)
         return
+    if p.method is Method.WIDE:
+        _im2col(wk.interior, x, wk.cols_taps, wk.window)
+        _product(wk, w, wk.cols, wk.wide, y, bias, relu)
+        return
+    if wk.interior is not None:
+        _im2col(wk.interior, x, None, None)
+        source = wk.source
     else:
-        if wk.interior is not None:
-            np.copyto(wk.interior, x)
-            source = wk.source
+        source = x.reshape(wk.x_shape)
+    index: Any = p.index
+    if source.ndim == 1:
+        rows = index.shape[0]
+
+        def take(lo: int, hi: int) -> None:
+            np.take(source, index[lo:hi], out=wk.take_out[lo:hi], mode="wrap")
+
+        parallel.split(rows, index.size, take)
+    else:
+        np.take(source, index, axis=1, out=wk.take_out, mode="wrap")
+    _product(wk, w, wk.cols, y.reshape(wk.y_shape), y, bias, relu)
+
+
+def _im2col(interior: Any, x: Any, cols_taps: Any, window: Any) -> None:
+    """Copy X into the padded plane (and, WIDE, the taps into the columns), per channel range."""
+
+    def copy(lo: int, hi: int) -> None:
+        np.copyto(interior[:, lo:hi], x[:, lo:hi])
+        if cols_taps is not None:
+            np.copyto(cols_taps[:, lo:hi], window[:, lo:hi])
+
+    work = x.size if cols_taps is None else cols_taps.size
+    parallel.split(x.shape[1], work, copy)
+
+
+def _product(wk: _Work, w: Any, cols: Any, out: Any, y: Any, bias: Any, relu: int) -> None:
+    """``out = W @ cols``, then bias and ReLU into Y, per range of output channels (one range
+    when batched or grouped). WIDE: ``out`` is the wide product, cropped into Y."""
+    p = wk.plan
+    wm = w.reshape(wk.w_shape)
+    crop = wk.crop
+    single = wm.ndim == 2
+    b4 = bias.reshape(1, -1, 1, 1) if bias is not None else None
+
+    def part(lo: int, hi: int) -> None:
+        if single:
+            np.matmul(wm[lo:hi], cols, out=out[lo:hi])
         else:
-            source = x.reshape(wk.x_shape)
-        index: Any = p.index
-        if source.ndim == 1:
-            np.take(source, index, out=wk.take_out, mode="wrap")
-        else:
-            np.take(source, index, axis=1, out=wk.take_out, mode="wrap")
-        np.matmul(w.reshape(wk.w_shape), wk.cols, out=y.reshape(wk.y_shape))
-    if bias is not None:
-        np.add(y, bias.reshape(1, -1, 1, 1), out=y)
-    if relu:
-        relu_(np, y, y)
+            np.matmul(wm, cols, out=out)
+        ys = y[:, lo:hi]
+        src = crop[:, lo:hi] if crop is not None else ys
+        if b4 is not None:
+            np.add(src, b4[:, lo:hi], out=ys)
+        elif src is not ys:
+            if relu:
+                np.maximum(src, 0, out=ys)
+                return
+            np.copyto(ys, src)
+        if relu:
+            relu_(np, ys, ys)
+
+    if single:
+        parallel.split(p.m, p.m * p.k * p.cols, part)
+    else:
+        part(0, p.m)
