@@ -40,6 +40,23 @@ class RoleConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class CConfig:
+    """``[c]``: what C/C++/CUDA parsing needs beyond the built-in macro set
+    (:mod:`mapper.ingest.cmacros`): macros to strip (annotations), to strip with their
+    arguments, whose argument at an index is a type, iteration macros, declarator macros,
+    text substitutions, include paths (repo-relative) and generated-code globs."""
+
+    strip: tuple[str, ...] = ()
+    strip_calls: tuple[str, ...] = ()
+    type_args: tuple[tuple[str, int], ...] = ()
+    loops: tuple[str, ...] = ()
+    declarators: tuple[str, ...] = ()
+    define: tuple[tuple[str, str], ...] = ()
+    include_paths: tuple[str, ...] = ()
+    generated: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class StackmapConfig:
     root: Path
     name: str
@@ -52,6 +69,8 @@ class StackmapConfig:
     store: str
     vector_store: str
     classify_threshold: float
+    python_roots: tuple[str, ...] = ()  # folders a Python package path starts below ("src")
+    c: CConfig = CConfig()
 
     def layer_of(self, path: str) -> str | None:
         """The first layer (top to bottom) one of whose globs matches the repo-relative path."""
@@ -199,6 +218,9 @@ def _build(root: Path, file: str, table: Any, layers_raw: Any, roles_raw: Any) -
     except (TypeError, ValueError) as exc:
         raise ConfigError("classify_threshold must be a number", path=file) from exc
     ignore = _strs(table.get("ignore"), "ignore", file)
+    c_table = table.get("c", {})
+    if not isinstance(c_table, dict):
+        raise ConfigError("[stackmap.c] must be a table", path=file)
     return StackmapConfig(
         root=root,
         name=str(table.get("name", root.name)),
@@ -211,4 +233,37 @@ def _build(root: Path, file: str, table: Any, layers_raw: Any, roles_raw: Any) -
         store=str(table.get("store", ".stackmap")),
         vector_store=str(table.get("vector_store", "embedded")),
         classify_threshold=threshold,
+        python_roots=_strs(table.get("python_roots"), "python_roots", file),
+        c=_c_config(c_table, file),
+    )
+
+
+def _c_config(table: dict[str, Any], file: str) -> CConfig:
+    known = set(CConfig.__slots__)
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(f"unknown [stackmap.c] keys {unknown}; known: {sorted(known)}", path=file)
+    type_args = table.get("type_args", {})
+    define = table.get("define", {})
+    if not isinstance(type_args, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in type_args.values()
+    ):
+        raise ConfigError("[stackmap.c] type_args maps macro names to argument indexes", path=file)
+    if not isinstance(define, dict) or not all(isinstance(v, str) for v in define.values()):
+        raise ConfigError("[stackmap.c] define maps macro names to replacement text", path=file)
+    if any("\n" in v for v in define.values()):
+        raise ConfigError("[stackmap.c] define replacements must fit on one line", path=file)
+
+    def words(key: str) -> tuple[str, ...]:
+        return _strs(table.get(key), f"c.{key}", file)
+
+    return CConfig(
+        strip=words("strip"),
+        strip_calls=words("strip_calls"),
+        type_args=tuple(sorted(type_args.items())),
+        loops=words("loops"),
+        declarators=words("declarators"),
+        define=tuple(sorted(define.items())),
+        include_paths=words("include_paths"),
+        generated=words("generated"),
     )

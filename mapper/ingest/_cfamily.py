@@ -6,10 +6,12 @@ import re
 
 import tree_sitter as ts
 
+from mapper.ingest import _cbindings
 from mapper.ingest.treesitter import end_line, line, matches, text
 from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
 
-_IOCTL = re.compile(r"^\s*_IO(R|W|WR)?\s*\(")
+# _IO/_IOR/_IOW/_IOWR and wrappers named so (DRM_IOWR, AMDKFD_IOWR)
+_IOCTL = re.compile(r"^\s*\w*_IO(R|W|WR)?\s*\(")
 _INT = re.compile(r"^\s*\(?\s*(-?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+))[uUlL]*\s*\)?\s*$")
 _SCOPES = ("namespace_definition", "class_specifier", "struct_specifier")
 _WRAPPERS = ("pointer_declarator", "reference_declarator", "parenthesized_declarator")
@@ -50,6 +52,22 @@ def extract(
             target = _callee(caps["name"][0])
             scope = _enclosing_function(node, cpp)
             refs.append(Reference("call", target, Location(path, line(node)), scope, language))
+        elif "reference.use" in caps or "reference.dispatch" in caps:
+            name = caps["name"][0]
+            scope = _enclosing_function(name, cpp)
+            make = _cbindings.use if "reference.use" in caps else _cbindings.dispatch
+            refs.append(make(path, name, scope, language))
+        elif "reference.table" in caps:
+            table = caps["reference.table"][0]
+            refs.extend(_cbindings.table(path, table, caps["name"][0], language))
+        elif "definition.slot" in caps:
+            slot = _cbindings.slot(path, caps["definition.slot"][0], caps["name"][0], language)
+            if slot is not None:
+                symbols.setdefault(slot.qualname, slot)
+        elif "reference.inherit" in caps:
+            cls = caps["reference.inherit"][0]
+            qual = "::".join([*_prefix(cls, cpp), text(caps["name"][0])])
+            refs.extend(_cbindings.inherit(path, cls, qual, caps["bases"][0], language))
         elif "reference.include" in caps:
             node = caps["reference.include"][0]
             target = text(caps["name"][0]).strip().strip('"<>')
@@ -163,6 +181,8 @@ def _function(
     decl = _function_declarator(name_node)
     if decl is None:
         return None
+    if (decl.child_by_field_name("declarator") or decl).type == "parenthesized_declarator":
+        return None  # a function-pointer field: a slot (_cbindings.slot)
     if node.type == "declaration" and any(p.type == "compound_statement" for p in _ancestors(node)):
         return None  # a local prototype inside a function body
     ident = decl.child_by_field_name("declarator")

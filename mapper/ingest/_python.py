@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import re
 from bisect import bisect_right
 from collections.abc import Callable
 
@@ -12,6 +13,9 @@ import tree_sitter as ts
 from mapper.ingest._python_imports import imports_of
 from mapper.ingest.treesitter import captures, text
 from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
+
+# NAME = _IOWR(…) / AMDKFD_IOWR(…): an ioctl number mirrored in Python (ctypes autogen)
+_IOCTL_VALUE = re.compile(r"^\w*_IO(?:R|W|WR)?\(")
 
 _DEFS = ("class_definition", "function_definition")
 _MAX_VALUE = 200
@@ -88,7 +92,7 @@ def extract(
         if qual not in symbols:
             symbols[qual] = Symbol(
                 qual,
-                SymbolKind.CONSTANT,
+                SymbolKind.IOCTL if value and _IOCTL_VALUE.match(value) else SymbolKind.CONSTANT,
                 Language.PYTHON,
                 where(node.start_point[0]),
                 value=value,

@@ -17,6 +17,7 @@ from typing import Any
 
 from mapper.config import StackmapConfig, glob_regex
 from mapper.graph import MapGraph
+from mapper.ingest.bindings import add_bindings, arg_struct
 from mapper.ingest.build_tests import add_tests
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.contracts import ContractFile
@@ -208,6 +209,7 @@ def build_code(config: StackmapConfig, inputs: Inputs, graph: MapGraph) -> Resol
         owner[path] = _add_file(config, graph, inputs.code[path], declared)
     for path in sorted(inputs.code):
         _add_references(graph, resolver, inputs.code[path], owner)
+    add_bindings(graph, resolver, [inputs.code[path] for path in sorted(inputs.code)])
     for path in sorted(inputs.tests):
         add_tests(graph, resolver, inputs.tests[path])
     _component_dependencies(graph)
@@ -269,6 +271,8 @@ def _add_file(
             "component": comp,
         }
         record.update(symbol_attrs(sym))
+        if sym.kind is SymbolKind.IOCTL:
+            record["arg_struct"] = arg_struct(sym.value)
         graph.put_node(node_id, record)
         graph.link(file_id, node_id, EdgeKind.DEFINES, prov_def)
         if sym.kind in _PARENT_KINDS:

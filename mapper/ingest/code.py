@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from mapper.errors import IngestError, UnknownNameError
-from mapper.ingest import treesitter
+from mapper.ingest import cmacros, treesitter
+from mapper.ingest.cmacros import MacroSet
 from mapper.model import Language, Reference, Symbol
 
 _EXTENSIONS: dict[str, Language] = {
@@ -91,8 +92,17 @@ def sniff_language(path: str, source: bytes) -> Language | None:
     return language
 
 
-def python_module(path: str) -> str:
-    """``stack/kmd/device.py`` → ``stack.kmd.device``; ``pkg/__init__.py`` → ``pkg``."""
+def python_module(path: str, roots: tuple[str, ...] = ()) -> str:
+    """``stack/kmd/device.py`` → ``stack.kmd.device``; ``pkg/__init__.py`` → ``pkg``.
+
+    A leading ``src/`` is dropped, and so is the longest of ``roots`` (configured source
+    roots such as ``python`` or ``user``) the path starts with.
+    """
+    for root in sorted(roots, key=len, reverse=True):
+        prefix = root.strip("/") + "/"
+        if path.startswith(prefix):
+            path = path[len(prefix) :]
+            break
     parts = list(PurePosixPath(path).with_suffix("").parts)
     if parts and parts[0] == "src" and len(parts) > 1:
         parts = parts[1:]
@@ -108,19 +118,30 @@ def parse_source(
     module: str | None = None,
     *,
     detail: bool = True,
+    macros: MacroSet | None = None,
 ) -> ParsedFile:
     """Extract symbols and references from ``source`` (never raises on syntax errors).
 
     ``detail=False`` leaves out what the map never uses of a test file (the ingest reads
     test files so): Python signatures, docstrings, import references and module-level calls. Raises
     UnknownNameError for a language tree-sitter does not handle here (proto, Markdown, YAML
-    have their own parsers).
+    have their own parsers). C/C++/CUDA source is first passed through
+    :func:`mapper.ingest.cmacros.rewrite` with ``macros`` (the built-in set when None), which
+    keeps every line where it is.
     """
     if language not in CODE_LANGUAGES:
         raise UnknownNameError("code language", str(language), [str(x) for x in CODE_LANGUAGES])
+    if language is not Language.PYTHON:
+        source = cmacros.rewrite(source, macros if macros is not None else cmacros.BUILTIN)
     tree = treesitter.parse(language, source)
     warnings: list[str] = []
     bad = treesitter.error_lines(tree.root_node)
+    if bad and language is not Language.PYTHON:
+        # conditionals cutting through an expression: retry with the first branches only
+        pruned = treesitter.parse(language, cmacros.first_branches(source))
+        pruned_bad = treesitter.error_lines(pruned.root_node)
+        if len(pruned_bad) < len(bad) or (len(pruned_bad) == len(bad) < 5 and pruned_bad > bad):
+            tree, bad = pruned, pruned_bad
     if bad:
         lines = ", ".join(str(n) for n in bad)
         warnings.append(f"{path}: syntax errors near line(s) {lines}; symbols are partial")

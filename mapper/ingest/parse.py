@@ -11,11 +11,13 @@ from typing import Any
 
 from mapper.config import StackmapConfig
 from mapper.errors import ContractError, IngestError
-from mapper.ingest.code import parse_source, sniff_language
+from mapper.ingest.cmacros import macro_set
+from mapper.ingest.code import parse_source, python_module, sniff_language
 from mapper.ingest.contracts import parse_contract
 from mapper.ingest.docs import parse_markdown_text
 from mapper.ingest.proto import parse_proto
 from mapper.ingest.scan import Category, SourceFile
+from mapper.model import Language
 
 
 def parse_one(config: StackmapConfig, entry: SourceFile) -> tuple[Any, str | None]:
@@ -31,7 +33,13 @@ def parse_one(config: StackmapConfig, entry: SourceFile) -> tuple[Any, str | Non
         language = sniff_language(entry.path, entry.data) or entry.language
         # test symbols are not map nodes: their signatures and docstrings are never shown
         detail = entry.category is not Category.TEST
-        return parse_source(entry.path, entry.data, language, detail=detail), None
+        module = (
+            python_module(entry.path, config.python_roots) if language is Language.PYTHON else None
+        )
+        macros = macro_set(config.c)
+        return parse_source(
+            entry.path, entry.data, language, module, detail=detail, macros=macros
+        ), None
     except (ContractError, IngestError) as exc:
         where = f" (line {exc.line})" if exc.line is not None else ""
         return None, f"{exc.message}{where}"

@@ -35,7 +35,15 @@ Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
 
 def _config_key(config: StackmapConfig) -> str:
-    fields = (config.layers, config.contracts, config.docs, config.tests, config.ignore)
+    fields = (
+        config.layers,
+        config.contracts,
+        config.docs,
+        config.tests,
+        config.ignore,
+        config.python_roots,
+        config.c,
+    )
     return hashlib.blake2b(repr(fields).encode(), digest_size=12).hexdigest()
 
 

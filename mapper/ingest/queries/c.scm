@@ -7,6 +7,10 @@
 (declaration
   declarator: (function_declarator) @name) @definition.function
 
+(declaration
+  declarator: (pointer_declarator
+    declarator: (function_declarator)) @name) @definition.function
+
 (struct_specifier
   name: (type_identifier) @name
   body: (field_declaration_list)) @definition.struct
@@ -38,3 +42,27 @@
 
 (preproc_include
   path: (_) @name) @reference.include
+
+; --- how layers bind in drivers (mapper/ingest/_cbindings.py) ---
+; an upper-case name passed to a call: a candidate ioctl/constant use, resolved when building
+(argument_list
+  (identifier) @name
+  (#match? @name "^[A-Z][A-Z0-9]*_[A-Z0-9_]+$")) @reference.use
+
+; switch (cmd) { case NAME: … } — the enclosing function dispatches NAME
+(case_statement
+  value: (identifier) @name) @reference.dispatch
+
+; struct T v = { .slot = fn, fn, … } — function-pointer tables (and ioctl tables)
+(init_declarator
+  value: (initializer_list) @name) @reference.table
+
+; function-pointer fields: the slots of an ops table
+(field_declaration
+  declarator: (function_declarator
+    declarator: (parenthesized_declarator) @name)) @definition.slot
+
+(field_declaration
+  declarator: (pointer_declarator
+    declarator: (function_declarator
+      declarator: (parenthesized_declarator) @name))) @definition.slot

@@ -8,6 +8,10 @@
 (declaration
   declarator: (function_declarator) @name) @definition.function
 
+(declaration
+  declarator: (pointer_declarator
+    declarator: (function_declarator)) @name) @definition.function
+
 (field_declaration_list
   (field_declaration
     declarator: (function_declarator) @name) @definition.function)
@@ -46,3 +50,32 @@
 
 (preproc_include
   path: (_) @name) @reference.include
+
+; --- how layers bind in drivers (mapper/ingest/_cbindings.py) ---
+; an upper-case name passed to a call: a candidate ioctl/constant use, resolved when building
+(argument_list
+  (identifier) @name
+  (#match? @name "^[A-Z][A-Z0-9]*_[A-Z0-9_]+$")) @reference.use
+
+; switch (cmd) { case NAME: … } — the enclosing function dispatches NAME
+(case_statement
+  value: (identifier) @name) @reference.dispatch
+
+; struct T v = { .slot = fn, fn, … } — function-pointer tables (and ioctl tables)
+(init_declarator
+  value: (initializer_list) @name) @reference.table
+
+; function-pointer fields: the slots of an ops table
+(field_declaration
+  declarator: (function_declarator
+    declarator: (parenthesized_declarator) @name)) @definition.slot
+
+(field_declaration
+  declarator: (pointer_declarator
+    declarator: (function_declarator
+      declarator: (parenthesized_declarator) @name))) @definition.slot
+
+; class D : public B — overrides are resolved when building
+(class_specifier
+  name: (_) @name
+  (base_class_clause) @bases) @reference.inherit

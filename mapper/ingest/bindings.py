@@ -1,0 +1,306 @@
+"""Resolve how layers bind in driver code: ioctl uses and dispatch, ops-table slots, overrides.
+
+Input: the parse facts of :mod:`mapper.ingest._cbindings` (``use``, ``dispatch``, ``bind``,
+``inherit`` references and ``FIELD`` slot symbols), Python calls to ioctl constants, and the
+:class:`~mapper.ingest.resolve.Resolver`. Output: :class:`Binding` records, each one source
+node id → target node id with the location that shows it. Pure and deterministic.
+
+- An **ioctl** is named by its number's macro (``AMDKFD_IOC_CREATE_QUEUE``,
+  ``DRM_IOCTL_AMDGPU_CS``); its definition is the C ``#define`` when the repository has one,
+  else a Python mirror (ctypes autogen). A use is an ioctl name passed to a call in C, a call
+  of a Python mirror (``kfd.AMDKFD_IOC_CREATE_QUEUE(fd, …)``), or the use of a request-number
+  macro an ioctl is built from (``DRM_AMDGPU_CS`` inside ``DRM_IOWR(DRM_COMMAND_BASE +
+  DRM_AMDGPU_CS, …)``, as libdrm's ``drmCommandWrite`` calls do). A dispatch is a ``case``
+  label or an ioctl-table entry naming it; its source is the switching function or the handler.
+- A **slot** is a function-pointer field ``Struct::field``. A ``bind`` (designated or
+  positional initializer) makes the function an implementation of the slot; a call through a
+  member (``ops->submit(…)``, ``backend->iface.graph_compute(…)``) calls the slot when exactly
+  one struct in the repository has a function-pointer field of that name.
+- An **override** is a C++ method of a class whose (transitive) base defines a method of the
+  same name.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from mapper.graph import MapGraph
+from mapper.ingest.code import ParsedFile
+from mapper.ingest.resolve import Resolver
+from mapper.model import EdgeKind, Language, Location, Provenance, Reference, Symbol, SymbolKind
+
+_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+_ARG_STRUCT = re.compile(r",\s*(?:(?:struct|union)\s+)?(\w+)\s*\)\s*$")
+_NOT_ALIASES = frozenset({"DRM_COMMAND_BASE", "DRM_IOCTL_BASE"})
+
+
+class BindingKind(enum.StrEnum):
+    IOCTL_USE = "ioctl_use"  # using function → ioctl
+    IOCTL_DISPATCH = "ioctl_dispatch"  # dispatching function or handler → ioctl
+    IOCTL_MIRROR = "ioctl_mirror"  # Python mirror constant → C ioctl
+    SLOT_BIND = "slot_bind"  # function → the slot it fills
+    SLOT_CALL = "slot_call"  # caller → the slot it calls through
+    OVERRIDE = "override"  # derived method → base method
+    IOCTL_ROUTE = "ioctl_route"  # using function → a function the kernel dispatches it to
+    SLOT_ROUTE = "slot_route"  # caller through a slot → a function bound to that slot
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    kind: BindingKind
+    source: str  # node id
+    target: str  # node id
+    location: Location
+    name: str  # the ioctl, slot or method name as written at the location
+
+
+#: the edge each binding becomes (until the graph has ``overrides``/``registers`` edges, an
+#: override and a slot binding are ``implements`` edges whose ``binding`` attribute says which)
+EDGES: Mapping[BindingKind, tuple[EdgeKind, float]] = {
+    BindingKind.IOCTL_USE: (EdgeKind.CALLS, 1.0),
+    BindingKind.IOCTL_DISPATCH: (EdgeKind.IMPLEMENTS, 1.0),
+    BindingKind.IOCTL_MIRROR: (EdgeKind.IMPLEMENTS, 0.9),
+    BindingKind.SLOT_BIND: (EdgeKind.IMPLEMENTS, 1.0),
+    BindingKind.SLOT_CALL: (EdgeKind.CALLS, 0.8),
+    BindingKind.OVERRIDE: (EdgeKind.IMPLEMENTS, 1.0),
+    BindingKind.IOCTL_ROUTE: (EdgeKind.CALLS, 0.9),
+    BindingKind.SLOT_ROUTE: (EdgeKind.CALLS, 0.7),
+}
+
+
+def add_bindings(graph: MapGraph, resolver: Resolver, parsed: Iterable[ParsedFile]) -> int:
+    """Add one edge per resolved binding (the first location of a pair is kept); the count."""
+    added = 0
+    for b in resolve(parsed, resolver):
+        kind, confidence = EDGES[b.kind]
+        prov = Provenance.TREE_SITTER if confidence >= 0.9 else Provenance.INFERRED
+        where = b.location
+        extra = (("binding", b.kind.value), ("name", b.name))
+        key = f"{kind.value}:{b.kind.value}"
+        added += graph.link(
+            b.source, b.target, kind, prov, confidence, where.path, where.line, key=key, extra=extra
+        )
+    return added
+
+
+def arg_struct(value: str | None) -> str | None:
+    """The argument struct of an ioctl number's definition (its last macro argument)."""
+    if not value:
+        return None
+    found = _ARG_STRUCT.search(value)
+    return found.group(1) if found else None
+
+
+def resolve(parsed: Iterable[ParsedFile], resolver: Resolver) -> list[Binding]:
+    """Every binding the facts show, sorted by location then kind."""
+    files = list(parsed)
+    index = _Index(files, resolver)
+    out: list[Binding] = []
+    for pf in files:
+        out.extend(index.file_bindings(pf))
+    out.extend(index.mirrors())
+    out.extend(index.overrides(files))
+    out.extend(_routes(out))
+    return sorted(set(out), key=lambda b: (b.location.path, b.location.line or 0, b.kind, b.target))
+
+
+class _Index:
+    def __init__(self, files: list[ParsedFile], resolver: Resolver) -> None:
+        self.resolver = resolver
+        self.ioctls: dict[str, Symbol] = {}  # name → canonical definition (C first)
+        self.py_ioctls: dict[str, list[Symbol]] = defaultdict(list)
+        self.slots: dict[str, list[Symbol]] = defaultdict(list)  # field name → slot symbols
+        self.positional: dict[tuple[str, int], Symbol] = {}
+        for pf in files:
+            for sym in pf.symbols:
+                if sym.kind is SymbolKind.IOCTL:
+                    name = sym.qualname.rpartition(".")[2]
+                    if sym.language is Language.PYTHON:
+                        self.py_ioctls[name].append(sym)
+                    else:
+                        self.ioctls.setdefault(name, sym)
+                elif sym.kind is SymbolKind.FIELD and sym.language is not Language.PYTHON:
+                    owner, _, field = sym.qualname.rpartition("::")
+                    self.slots[field].append(sym)
+                    if sym.value and sym.value.startswith("#"):
+                        self.positional[(owner, int(sym.value[1:]))] = sym
+        for name, syms in self.py_ioctls.items():  # a C definition wins over a mirror
+            self.ioctls.setdefault(name, syms[0])
+        self.aliases = self._aliases()
+
+    def _aliases(self) -> dict[str, str]:
+        """Request-number macro → the one ioctl built from it."""
+        seen: dict[str, set[str]] = defaultdict(set)
+        for name, sym in self.ioctls.items():
+            if sym.language is Language.PYTHON or not sym.value:
+                continue
+            head = sym.value.split("(", 1)
+            for ident in _NAME.findall(head[1] if len(head) == 2 else ""):
+                if ident not in _NOT_ALIASES and ident != name and ident not in self.ioctls:
+                    seen[ident].add(name)
+        return {alias: next(iter(names)) for alias, names in seen.items() if len(names) == 1}
+
+    def ioctl(self, name: str) -> Symbol | None:
+        sym = self.ioctls.get(name)
+        if sym is None and name in self.aliases:
+            sym = self.ioctls.get(self.aliases[name])
+        return sym
+
+    def file_bindings(self, pf: ParsedFile) -> Iterable[Binding]:
+        python = pf.language is Language.PYTHON
+        prefix = "symbol:" if python else f"symbol:c:{pf.path}:"
+        for ref in pf.references:
+            if ref.scope is None:
+                continue
+            if python:
+                if ref.kind == "call":
+                    yield from self._python_use(pf, ref, prefix)
+                continue
+            kind = ref.kind
+            if kind == "use" or kind == "dispatch":
+                sym = self.ioctl(ref.target)
+                if sym is None:
+                    continue
+                bkind = BindingKind.IOCTL_USE if kind == "use" else BindingKind.IOCTL_DISPATCH
+                source = self._function(ref.scope, pf.path) if kind == "dispatch" else None
+                src = source.node_id if source is not None else prefix + ref.scope
+                yield Binding(bkind, src, sym.node_id, ref.location, ref.target)
+            elif kind == "bind":
+                yield from self._bind(pf, ref)
+            elif kind == "call" and ("->" in ref.target or "." in ref.target):
+                yield from self._slot_call(ref, prefix)
+
+    def _python_use(self, pf: ParsedFile, ref: Reference, prefix: str) -> Iterable[Binding]:
+        found = self.resolver.call(pf, ref)
+        if found is None or found[0].kind is not SymbolKind.IOCTL:
+            return
+        name = found[0].qualname.rpartition(".")[2]
+        canonical = self.ioctls.get(name, found[0])
+        yield Binding(
+            BindingKind.IOCTL_USE, prefix + (ref.scope or ""), canonical.node_id, ref.location, name
+        )
+
+    def _function(self, name: str, prefer: str) -> Symbol | None:
+        found = self.resolver.c_symbol(name, prefer=prefer)
+        return found[0] if found is not None else None
+
+    def _bind(self, pf: ParsedFile, ref: Reference) -> Iterable[Binding]:
+        owner, _, field = (ref.scope or "").rpartition("::")
+        if field.startswith("#"):
+            slot = self.positional.get((owner, int(field[1:])))
+        else:
+            slot = next((s for s in self.slots.get(field, []) if s.qualname == ref.scope), None)
+        function = self._function(ref.target, pf.path)
+        if slot is None or function is None or function.kind is SymbolKind.FIELD:
+            return
+        name = slot.qualname
+        yield Binding(BindingKind.SLOT_BIND, function.node_id, slot.node_id, ref.location, name)
+
+    def _slot_call(self, ref: Reference, prefix: str) -> Iterable[Binding]:
+        member = re.split(r"->|\.", ref.target)[-1]
+        slots = self.slots.get(member, [])
+        if len(slots) == 1:
+            yield Binding(
+                BindingKind.SLOT_CALL,
+                prefix + (ref.scope or ""),
+                slots[0].node_id,
+                ref.location,
+                ref.target,
+            )
+
+    def mirrors(self) -> Iterable[Binding]:
+        for name, syms in self.py_ioctls.items():
+            canonical = self.ioctls[name]
+            if canonical.language is Language.PYTHON:
+                continue
+            for sym in syms:
+                yield Binding(
+                    BindingKind.IOCTL_MIRROR, sym.node_id, canonical.node_id, sym.location, name
+                )
+
+    def overrides(self, files: list[ParsedFile]) -> Iterable[Binding]:
+        methods: dict[str, dict[str, Symbol]] = defaultdict(dict)  # class → name → method
+        classes: dict[str, list[str]] = defaultdict(list)  # last name → class qualnames
+        for pf in files:
+            for sym in pf.symbols:
+                if sym.language is Language.PYTHON or sym.language is Language.PROTO:
+                    continue
+                if sym.kind is SymbolKind.METHOD and "::" in sym.qualname:
+                    owner, _, name = sym.qualname.rpartition("::")
+                    methods[owner].setdefault(name, sym)
+                elif sym.kind in (SymbolKind.CLASS, SymbolKind.STRUCT):
+                    classes[sym.qualname.rpartition("::")[2]].append(sym.qualname)
+        bases: dict[str, list[str]] = defaultdict(list)
+        for pf in files:
+            for ref in pf.references:
+                if ref.kind == "inherit" and ref.scope:
+                    base = _base_class(ref.scope, ref.target, classes)
+                    if base is not None:
+                        bases[ref.scope].append(base)
+        for derived in sorted(bases):
+            for name, method in sorted(methods.get(derived, {}).items()):
+                base_method = _inherited(derived, name, bases, methods)
+                if base_method is not None:
+                    yield Binding(
+                        BindingKind.OVERRIDE,
+                        method.node_id,
+                        base_method.node_id,
+                        method.location,
+                        method.qualname,
+                    )
+
+
+def _routes(found: list[Binding]) -> list[Binding]:
+    """Through an ioctl or a slot: each use → each function that provides it, at the use."""
+    providers: dict[str, set[str]] = defaultdict(set)
+    for b in found:
+        if b.kind is BindingKind.IOCTL_DISPATCH or b.kind is BindingKind.SLOT_BIND:
+            providers[b.target].add(b.source)
+    routes = []
+    for b in found:
+        if b.kind is BindingKind.IOCTL_USE or b.kind is BindingKind.SLOT_CALL:
+            kind = (
+                BindingKind.IOCTL_ROUTE
+                if b.kind is BindingKind.IOCTL_USE
+                else BindingKind.SLOT_ROUTE
+            )
+            for target in sorted(providers.get(b.target, ())):
+                routes.append(Binding(kind, b.source, target, b.location, b.name))
+    return routes
+
+
+def _base_class(derived: str, written: str, classes: Mapping[str, list[str]]) -> str | None:
+    """The class a base name written in ``derived``'s declaration refers to."""
+    candidates = classes.get(written.rpartition("::")[2], [])
+    if written in candidates:
+        return written
+    outer = derived.split("::")[:-1]
+    for cut in range(len(outer), -1, -1):
+        full = "::".join([*outer[:cut], written])
+        if full in candidates and full != derived:
+            return full
+    suffix = [c for c in candidates if c.endswith("::" + written) and c != derived]
+    return suffix[0] if len(suffix) == 1 else None
+
+
+def _inherited(
+    cls: str,
+    name: str,
+    bases: Mapping[str, list[str]],
+    methods: Mapping[str, Mapping[str, Symbol]],
+) -> Symbol | None:
+    queue, seen = list(bases.get(cls, [])), {cls}
+    while queue:
+        current = queue.pop(0)
+        if current in seen:
+            continue
+        seen.add(current)
+        found = methods.get(current, {}).get(name)
+        if found is not None:
+            return found
+        queue.extend(bases.get(current, []))
+    return None

@@ -1,0 +1,331 @@
+"""Macros tree-sitter cannot see through, rewritten before a C/C++/CUDA file is parsed.
+
+tree-sitter parses C without a preprocessor, so kernel- and library-style code — ``void __user
+*p``, ``GGML_API int f(void);``, ``container_of(w, struct kfd_dev, work)``,
+``list_for_each_entry(pos, head, list) { … }`` — reads as syntax errors, and a prototype behind
+an export macro reads as a call. :func:`rewrite` turns such macro uses into plain C of the same
+meaning for the map, **keeping every line where it is** (a rewrite never adds or removes a
+newline; columns may move), so every location the parser reports is the original's.
+
+The rules (built-in sets below, extended per repository from ``[c]`` in ``stackmap.toml``):
+
+- ``strip``: annotation identifiers removed (``__user``, ``__iomem``, ``GGML_API``; any
+  ``UPPER_API``/``_EXPORT``/``_CALL``-style name is an export macro too);
+- ``strip_calls``: function-like annotations removed with their arguments
+  (``__aligned(8)``, ``__printf(1, 2)``, ``__acquires(lock)``);
+- ``type_args``: a macro whose argument at a given index is a type (``container_of`` at 1,
+  ``min_t`` at 0) gets a ``0`` in that place, so the use stays a call with its other arguments;
+- ``loops``: ``for_each``-style iteration macros (any name containing ``for_each``) become a
+  ``while`` over their arguments, so the block after them parses;
+- ``declarators``: ``DECLARE_*``/``DEFINE_*`` macros (and ``LIST_HEAD``) declare the names
+  they are given: ``DECLARE_BITMAP(map, N);`` becomes ``int map, N;``;
+- ``define``: ``NAME = replacement`` text substitutions, for whatever else a repository needs.
+
+An anonymous bit-field (``uint32_t:1;``) gets a placeholder name. Rewriting is textual: it
+also touches comments and strings, which the map never reads as code.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from mapper.config import CConfig
+
+
+def _words(names: str) -> tuple[str, ...]:
+    return tuple(names.split())
+
+
+KERNEL_STRIP = _words(
+    "__user __iomem __rcu __percpu __force __bitwise __kernel __safe __nocast __must_check "
+    "__init __exit __initdata __exitdata __initconst __devinit __devexit __read_mostly "
+    "__ro_after_init __always_inline __maybe_unused __always_unused __cold __hot __weak "
+    "__pure __noreturn __packed __used __visible __latent_entropy __randomize_layout "
+    "__noclone __flatten __attribute_const__ __cacheline_aligned __cacheline_aligned_in_smp "
+    "__must_hold_rcu noinline noinline_for_stack asmlinkage __sched __iomem_ptr __user_ptr "
+    "__deprecated __malloc __noinline __nocfi __naked __ref __refdata __meminit __cpuinit "
+    "__private __counted_by __nonstring __free_pages_ok __lockfunc __fastcall __stdcall "
+    "__cdecl __declspec_dllexport __restrict __restrict__ __inline __inline__ __extension__"
+)
+LIBRARY_STRIP = _words(
+    "GGML_API GGML_CALL GGML_BACKEND_API LLAMA_API GGML_RESTRICT GGML_UNUSED_VAR "
+    "CUDA_CALLABLE __host__ __device__ __forceinline__ __noinline__ __managed__ __constant__ "
+    "__shared__ GGML_NORETURN RESTRICT GGML_CUDA_RESTRICT EXTERN_C WINAPI APIENTRY CALLBACK "
+    "DLLEXPORT DLLIMPORT"
+)
+KERNEL_STRIP_CALLS = _words(
+    "__aligned __printf __scanf __acquires __releases __must_hold __section __cond_lock "
+    "__alloc_size __assume_aligned __malloc_like __diagnose_as __attribute_format "
+    "__declspec __free __cleanup __counted_by_ptr __compiletime_error __no_sanitize __GGML_ATTR "
+    "GGML_ATTRIBUTE_FORMAT GGML_BACKEND_DL_IMPL __launch_bounds__ __align__ alignas _Alignas"
+)
+KERNEL_TYPE_ARGS: Mapping[str, int] = {
+    "container_of": 1,
+    "container_of_const": 1,
+    "list_entry": 1,
+    "list_first_entry": 1,
+    "list_last_entry": 1,
+    "list_first_entry_or_null": 1,
+    "list_next_entry": -1,
+    "hlist_entry": 1,
+    "rb_entry": 1,
+    "min_t": 0,
+    "max_t": 0,
+    "clamp_t": 0,
+    "clamp_val": -1,
+    "sizeof_field": 0,
+    "typeof_member": 0,
+    "kmalloc_obj": 0,
+    "va_arg": 1,
+    "offsetof": 0,
+    "__same_type": -1,
+    "READ_ONCE": -1,
+}
+KERNEL_DECLARATORS = _words(
+    "LIST_HEAD HLIST_HEAD LLIST_HEAD DEVICE_ATTR DEVICE_ATTR_RO DEVICE_ATTR_RW DEVICE_ATTR_WO "
+    "INTERVAL_TREE_DEFINE MODULE_DEVICE_TABLE"
+)
+
+_EXPORT_LIKE = r"[A-Z][A-Z0-9]*_(?:API|EXPORT|EXPORTS|CALL|PUBLIC|DLL|EXTERN|INLINE|DEPRECATED_API)"
+_LOOP_LIKE = r"[A-Za-z0-9_]*for_each[A-Za-z0-9_]*"
+_DECL_LIKE = r"(?:DECLARE|DEFINE)_[A-Z0-9_]+"
+_BITFIELD = re.compile(
+    r"(?m)^([ \t]*)((?:unsigned\s+|signed\s+)?(?:int|long|short|char|bool|_Bool|[us](?:8|16|32|64)"
+    r"|__[us](?:8|16|32|64)|[A-Za-z_]\w*_t))(\s*:\s*\d+\s*;)"
+)
+_CAPS_LOOP = re.compile(r"(?m)^([ \t]+)([A-Z][A-Z0-9_]*[A-Z0-9])(?=\s*\()")
+_RENAMED = {"offsetof": "offsetof_"}
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True, slots=True)
+class MacroSet:
+    """Which macro uses :func:`rewrite` turns into plain C (see the module docstring)."""
+
+    strip: frozenset[str] = frozenset()
+    strip_calls: frozenset[str] = frozenset()
+    type_args: tuple[tuple[str, int], ...] = ()
+    loops: frozenset[str] = frozenset()
+    declarators: frozenset[str] = frozenset()
+    define: tuple[tuple[str, str], ...] = ()
+    _pattern: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+
+    def extended(
+        self,
+        *,
+        strip: Iterable[str] = (),
+        strip_calls: Iterable[str] = (),
+        type_args: Mapping[str, int] | None = None,
+        loops: Iterable[str] = (),
+        declarators: Iterable[str] = (),
+        define: Mapping[str, str] | None = None,
+    ) -> MacroSet:
+        """This set plus the given names (a repository's ``[c]`` configuration)."""
+        return MacroSet(
+            self.strip | frozenset(strip),
+            self.strip_calls | frozenset(strip_calls),
+            tuple({**dict(self.type_args), **dict(type_args or {})}.items()),
+            self.loops | frozenset(loops),
+            self.declarators | frozenset(declarators),
+            tuple({**dict(self.define), **dict(define or {})}.items()),
+        )
+
+    def pattern(self) -> re.Pattern[str]:
+        """One regex finding every identifier a rule applies to (compiled once per set)."""
+        if self._pattern is None:
+            names = sorted(
+                self.strip
+                | self.strip_calls
+                | self.loops
+                | self.declarators
+                | {n for n, _ in self.type_args}
+                | {n for n, _ in self.define},
+                key=lambda n: (-len(n), n),
+            )
+            alternatives = [re.escape(n) for n in names]
+            alternatives += [_EXPORT_LIKE, _LOOP_LIKE, _DECL_LIKE]
+            pattern = re.compile(r"(?<![\w.>])(?:" + "|".join(alternatives) + r")(?!\w)")
+            object.__setattr__(self, "_pattern", pattern)
+            return pattern
+        return self._pattern
+
+
+BUILTIN = MacroSet(
+    frozenset(KERNEL_STRIP + LIBRARY_STRIP),
+    frozenset(KERNEL_STRIP_CALLS),
+    tuple(KERNEL_TYPE_ARGS.items()),
+    frozenset(),
+    frozenset(KERNEL_DECLARATORS),
+)
+
+
+@functools.lru_cache(maxsize=16)
+def macro_set(config: CConfig) -> MacroSet:
+    """The built-in set extended with a repository's ``[stackmap.c]`` configuration."""
+    return BUILTIN.extended(
+        strip=config.strip,
+        strip_calls=config.strip_calls,
+        type_args=dict(config.type_args),
+        loops=config.loops,
+        declarators=config.declarators,
+        define=dict(config.define),
+    )
+
+
+def rewrite(source: bytes, macros: MacroSet = BUILTIN) -> bytes:
+    """``source`` with the set's macro uses rewritten; every newline stays where it was."""
+    text = source.decode("utf-8", errors="replace")
+    pattern = macros.pattern()
+    if all(p.search(text) is None for p in (pattern, _BITFIELD, _CAPS_LOOP)):
+        return source
+    type_args = dict(macros.type_args)
+    defines = dict(macros.define)
+    out: list[str] = []
+    pos = 0
+    for match in pattern.finditer(text):
+        start, end = match.span()
+        if start < pos or _in_directive(text, start):
+            continue
+        name = match.group(0)
+        out.append(text[pos:start])
+        pos, replacement = _apply(text, name, end, macros, type_args, defines)
+        out.append(replacement)
+    out.append(text[pos:])
+    rewritten = _BITFIELD.sub(_name_bitfield, "".join(out))
+    return _CAPS_LOOP.sub(_caps_loop, rewritten).encode("utf-8")
+
+
+def _caps_loop(match: re.Match[str]) -> str:
+    """An indented ``UPPER_CASE(args) {`` is an iteration macro: a ``while`` over its args."""
+    args = _call_args(match.string, match.end(2))
+    if args is None:
+        return match.group(0)
+    close, _ = args
+    after = match.string[close + 1 : close + 40].lstrip(" \t")
+    return match.group(1) + "while " if after.startswith("{") else match.group(0)
+
+
+def _apply(
+    text: str,
+    name: str,
+    end: int,
+    macros: MacroSet,
+    type_args: Mapping[str, int],
+    defines: Mapping[str, str],
+) -> tuple[int, str]:
+    """(where the untouched text resumes, what replaces ``text[start:that]``)."""
+    if name in defines:
+        return end, defines[name]
+    args = _call_args(text, end)
+    if name in macros.strip or (args is None and _is_export_like(name)):
+        return end, ""
+    if args is None:
+        return end, name
+    close, parts = args
+    raw = text[end : close + 1]
+    if name in macros.strip_calls:
+        return close + 1, _newlines(raw)
+    if name in type_args:
+        index = type_args[name]
+        if -len(parts) <= index < len(parts):
+            parts = list(parts)
+            parts[index] = "0" + _newlines(parts[index])
+        # the grammar reads offsetof's first argument as a type: renamed, it is a plain call
+        return close + 1, f"{_RENAMED.get(name, name)}({','.join(parts)})"
+    if name in macros.loops or re.fullmatch(_LOOP_LIKE, name):
+        return close + 1, f"while ({','.join(parts)})"
+    if name in macros.declarators or re.fullmatch(_DECL_LIKE, name):
+        names = [p for p in parts if _IDENT.fullmatch(p.strip())]
+        return close + 1, "int " + ",".join(names or ["_"]) + _newlines(raw)
+    return end, name
+
+
+def _is_export_like(name: str) -> bool:
+    return re.fullmatch(_EXPORT_LIKE, name) is not None
+
+
+def _in_directive(text: str, start: int) -> bool:
+    """Whether ``start`` lies on a ``#`` line (macro definitions keep their text)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return text[line_start:start].lstrip().startswith("#")
+
+
+def _call_args(text: str, end: int) -> tuple[int, list[str]] | None:
+    """(index of the closing paren, the top-level arguments) when ``(`` follows ``end``."""
+    i = end
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if i >= len(text) or text[i] != "(":
+        return None
+    depth, parts, current_start = 0, [], i + 1
+    j = i
+    while j < len(text):
+        ch = text[j]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                parts.append(text[current_start:j])
+                return j, parts
+        elif ch == "," and depth == 1:
+            parts.append(text[current_start:j])
+            current_start = j + 1
+        elif ch in "\"'":
+            j = _skip_literal(text, j)
+        j += 1
+    return None
+
+
+def _skip_literal(text: str, i: int) -> int:
+    quote, j = text[i], i + 1
+    while j < len(text) and text[j] != quote and text[j] != "\n":
+        j += 2 if text[j] == "\\" else 1
+    return j
+
+
+def _newlines(raw: str) -> str:
+    return "\n" * raw.count("\n")
+
+
+def _name_bitfield(match: re.Match[str]) -> str:
+    indent, typ, rest = match.groups()
+    return f"{indent}{typ} _{rest}"
+
+
+_DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
+
+
+def first_branches(source: bytes) -> bytes:
+    """``source`` with only the first branch of each ``#if``/``#ifdef`` kept (``#if 0`` blocks
+    and every ``#elif``/``#else`` branch become blank lines, as do the directives themselves).
+
+    For code whose conditionals cut through an expression or an initializer, which
+    tree-sitter cannot parse with both branches present; lines stay where they are.
+    """
+    lines = source.decode("utf-8", errors="replace").split("\n")
+    out: list[str] = []
+    stack: list[bool] = []  # per open conditional: is the current branch kept?
+    continued = False
+    for raw in lines:
+        if continued:  # a continuation line of a directive
+            continued = raw.rstrip().endswith("\\")
+            out.append("")
+            continue
+        match = _DIRECTIVE.match(raw)
+        if match is None:
+            out.append(raw if all(stack) else "")
+            continue
+        continued = raw.rstrip().endswith("\\")
+        word, rest = match.groups()
+        if word in ("if", "ifdef", "ifndef"):
+            stack.append(not (word == "if" and rest.strip() in ("0", "(0)")))
+        elif word in ("elif", "else") and stack:
+            stack[-1] = False
+        elif word == "endif" and stack:
+            stack.pop()
+        out.append("")
+    return "\n".join(out).encode("utf-8")

@@ -1,0 +1,185 @@
+"""Foreign stacks from extracts of real driver code (fixtures/foreign/, see its README):
+ioctls from a Python user-space driver to a C kernel driver, an ops table of function
+pointers, C++ virtual overrides, and a header behind export macros."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mapper.graph import MapGraph
+from mapper.ingest import IngestReport, ingest, load_map
+from tests.mapper.conftest import FIXTURES
+
+FOREIGN = FIXTURES / "foreign"
+KFD_H = "symbol:c:kernel/include/uapi/linux/kfd_ioctl.h:"
+CHARDEV = "symbol:c:kernel/drivers/gpu/drm/amd/amdkfd/kfd_chardev.c:"
+CHARDEV_PATH = "kernel/drivers/gpu/drm/amd/amdkfd/kfd_chardev.c"
+OPS = "symbol:tinygrad.runtime.ops_amd.KFDIface."
+AUTOGEN = "symbol:tinygrad.runtime.autogen.kfd."
+IMPL_H = "symbol:c:ggml/src/ggml-backend-impl.h:ggml_backend_i::"
+CORE = "symbol:c:ggml/src/ggml-backend.cpp:"
+BLAS = "symbol:c:ggml/src/ggml-blas/ggml-blas.cpp:"
+
+
+def _built(name: str, tmp_path: Path) -> tuple[IngestReport, MapGraph]:
+    root = tmp_path / name
+    shutil.copytree(FOREIGN / name, root)
+    return ingest(root, embed=False, progress=False), load_map(root)
+
+
+def _bindings(g: MapGraph) -> set[tuple[str, str, str, str, int]]:
+    return {(a["binding"], s, t, a["path"], a["line"]) for s, t, a in g.edges() if a.get("binding")}
+
+
+@pytest.fixture
+def kfd(tmp_path: Path) -> tuple[IngestReport, MapGraph]:
+    return _built("kfd", tmp_path)
+
+
+@pytest.fixture
+def ggml(tmp_path: Path) -> tuple[IngestReport, MapGraph]:
+    return _built("ggml", tmp_path)
+
+
+def test_kfd_ioctls_link_user_space_uses_to_kernel_dispatch(
+    kfd: tuple[IngestReport, MapGraph],
+) -> None:
+    report, g = kfd
+    assert report.skips == () and report.files == {"code": 4}
+    assert all(not a["warnings"] for _, a in g.nodes() if a["kind"] == "file")
+    ops = "user/tinygrad/runtime/ops_amd.py"
+    autogen = "user/tinygrad/runtime/autogen/kfd.py"
+    assert _bindings(g) == {
+        (
+            "ioctl_dispatch",
+            CHARDEV + "kfd_ioctl_get_version",
+            KFD_H + "AMDKFD_IOC_GET_VERSION",
+            CHARDEV_PATH,
+            86,
+        ),
+        (
+            "ioctl_dispatch",
+            CHARDEV + "kfd_ioctl_create_queue",
+            KFD_H + "AMDKFD_IOC_CREATE_QUEUE",
+            CHARDEV_PATH,
+            89,
+        ),
+        (
+            "ioctl_dispatch",
+            CHARDEV + "kfd_ioctl_destroy_queue",
+            KFD_H + "AMDKFD_IOC_DESTROY_QUEUE",
+            CHARDEV_PATH,
+            92,
+        ),
+        ("ioctl_use", OPS + "__init__", KFD_H + "AMDKFD_IOC_GET_VERSION", ops, 14),
+        ("ioctl_use", OPS + "create_queue", KFD_H + "AMDKFD_IOC_CREATE_QUEUE", ops, 18),
+        ("ioctl_route", OPS + "__init__", CHARDEV + "kfd_ioctl_get_version", ops, 14),
+        ("ioctl_route", OPS + "create_queue", CHARDEV + "kfd_ioctl_create_queue", ops, 18),
+        (
+            "ioctl_mirror",
+            AUTOGEN + "AMDKFD_IOC_GET_VERSION",
+            KFD_H + "AMDKFD_IOC_GET_VERSION",
+            autogen,
+            42,
+        ),
+        (
+            "ioctl_mirror",
+            AUTOGEN + "AMDKFD_IOC_CREATE_QUEUE",
+            KFD_H + "AMDKFD_IOC_CREATE_QUEUE",
+            autogen,
+            43,
+        ),
+        (
+            "ioctl_mirror",
+            AUTOGEN + "AMDKFD_IOC_DESTROY_QUEUE",
+            KFD_H + "AMDKFD_IOC_DESTROY_QUEUE",
+            autogen,
+            44,
+        ),
+    }
+    ioctls = {n: a["arg_struct"] for n, a in g.nodes() if a.get("symbol_kind") == "ioctl"}
+    assert {n: s for n, s in ioctls.items() if n.startswith(KFD_H)} == {
+        KFD_H + "AMDKFD_IOC_GET_VERSION": "kfd_ioctl_get_version_args",
+        KFD_H + "AMDKFD_IOC_CREATE_QUEUE": "kfd_ioctl_create_queue_args",
+        KFD_H + "AMDKFD_IOC_DESTROY_QUEUE": "kfd_ioctl_destroy_queue_args",
+    }
+
+
+def test_kfd_kernel_driver_is_no_hole_once_its_ioctls_are_used(
+    kfd: tuple[IngestReport, MapGraph],
+) -> None:
+    report, _ = kfd
+    assert sorted((h.node, h.missing) for h in report.holes) == [
+        ("component:kernel.include", ("downstream",)),
+        ("component:user.tinygrad", ("upstream",)),
+    ]
+
+
+def test_ggml_ops_table_slots_calls_through_them_and_overrides(
+    ggml: tuple[IngestReport, MapGraph],
+) -> None:
+    report, g = ggml
+    assert report.skips == () and report.files == {"code": 7}
+    assert all(not a["warnings"] for _, a in g.nodes() if a["kind"] == "file")
+    core, blas = "ggml/src/ggml-backend.cpp", "ggml/src/ggml-blas/ggml-blas.cpp"
+    amx = "ggml/src/ggml-cpu/amx/amx.cpp"
+    traits = "symbol:c:ggml/src/ggml-cpu/traits.h:ggml::cpu::tensor_traits::"
+    derived = "symbol:c:ggml/src/ggml-cpu/amx/amx.cpp:ggml::cpu::amx::tensor_traits::"
+    assert _bindings(g) == {
+        ("slot_call", CORE + "ggml_backend_name", IMPL_H + "get_name", core, 8),
+        ("slot_call", CORE + "ggml_backend_free", IMPL_H + "free", core, 16),
+        (
+            "slot_call",
+            CORE + "ggml_backend_graph_compute_async",
+            IMPL_H + "graph_compute",
+            core,
+            22,
+        ),
+        ("slot_route", CORE + "ggml_backend_name", BLAS + "ggml_backend_blas_get_name", core, 8),
+        ("slot_route", CORE + "ggml_backend_free", BLAS + "ggml_backend_blas_free", core, 16),
+        (
+            "slot_route",
+            CORE + "ggml_backend_graph_compute_async",
+            BLAS + "ggml_backend_blas_graph_compute",
+            core,
+            22,
+        ),
+        ("slot_bind", BLAS + "ggml_backend_blas_get_name", IMPL_H + "get_name", blas, 23),
+        ("slot_bind", BLAS + "ggml_backend_blas_free", IMPL_H + "free", blas, 24),
+        ("slot_bind", BLAS + "ggml_backend_blas_graph_compute", IMPL_H + "graph_compute", blas, 35),
+        ("override", derived + "work_size", traits + "work_size", amx, 7),
+        ("override", derived + "compute_forward", traits + "compute_forward", amx, 12),
+    }
+    slots = sorted(n for n, a in g.nodes() if a.get("symbol_kind") == "field")
+    assert len(slots) == 16 and slots[0] == IMPL_H + "cpy_tensor_async"
+
+
+def test_header_behind_export_macros_declares_and_never_calls(
+    ggml: tuple[IngestReport, MapGraph],
+) -> None:
+    report, g = ggml
+    header = "ggml/include/ggml-backend.h"
+    declared = sorted(
+        (a["name"], a["symbol_kind"])
+        for n, a in g.nodes()
+        if a["kind"] == "symbol" and a["path"] == header
+    )
+    assert declared == [
+        ("GGML_BACKEND_API", "macro"),
+        ("ggml_backend_free", "function"),
+        ("ggml_backend_graph_compute_async", "function"),
+        ("ggml_backend_name", "function"),
+    ]
+    calls = {(s, t) for s, t, a in g.edges() if a["kind"] == "calls" and a["path"] == header}
+    assert calls == set()
+    loader = "symbol:c:src/llama-model-loader.cpp:llama_release_upload_backend"
+    assert [t for s, t, a in g.edges() if s == loader and a["kind"] == "calls"] == [
+        CORE + "ggml_backend_free"
+    ]
+    assert sorted((h.node, h.missing) for h in report.holes) == [
+        ("component:backends.ggml-cpu", ("upstream",)),
+        ("component:llama.llama-model-loader", ("upstream",)),
+    ]
