@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 
 from mapper.cli._common import emit_json, fail
+from mapper.cli.bench_cmd import bench_app
 from mapper.errors import MapperError
 
 
@@ -119,3 +120,24 @@ def eval_impact(
                 f"  truth={truth:8} {method:12} recall {micro['recall']:.2f}  "
                 f"precision {micro['precision']:.2f}"
             )
+
+
+@bench_app.command("impact")
+def bench_impact(
+    root: Path = typer.Argument(Path("."), help="Repository root (with an ingested map)."),
+    repeat: int = typer.Option(5, "--repeat", help="Runs per figure."),
+    files: int = typer.Option(10, "--files", help="Code files the timed diff touches at least."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Impact latency on the warm map: one interface (p50/p95) and a diff of ~10 files."""
+    from mapper.impact.bench import bench_impact as run
+
+    try:
+        result = run(root, repeat=max(1, repeat), files=max(1, files))
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json(result)
+        return
+    for key, value in result.items():
+        typer.echo(f"{key}: {value}")

@@ -10,6 +10,8 @@ changed, beside two baselines measured on the same map in the same run:
 
 Two truths per case: ``all``, every file the commit changed that existed at the parent, and
 ``related``, those among them whose changed lines name the definition (plus its own file).
+Truths and predictions are both taken over the files and pages on the parent's map (a file
+no map holds, such as a change log, is listed per case as ``unmapped``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from mapper.impact.analyse import impact_of
 from mapper.impact.mapview import MapView, open_view
 from mapper.impact.mining import Case, mine
 from mapper.impact.records import Mode
-from mapper.model import EdgeKind
+from mapper.model import EdgeKind, NodeKind
 
 METHODS = ("precise", "conservative", "name", "imports")
 TRUTHS = ("all", "related")
@@ -89,8 +91,20 @@ def _config_for(tree: Path, fallback: StackmapConfig) -> StackmapConfig:
     return replace(config, store=".stackmap-eval")
 
 
+def _short(qualname: str) -> str:
+    """The name call sites write: a constructor is called by its class's name."""
+    parts = qualname.split(".")
+    return parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
+
+
+def _mapped(view: MapView) -> set[str]:
+    """Paths of the files and pages on the map: what any of the methods can name."""
+    kinds = (NodeKind.FILE, NodeKind.DOC)
+    return {n.path for kind in kinds for n in view.nodes(kind) if n.path}
+
+
 def _name_baseline(root: Path, rev: str, qualname: str) -> set[str]:
-    short = qualname.rpartition(".")[2]
+    short = _short(qualname)
     proc = subprocess.run(
         ["git", "-C", str(root), "grep", "-l", "-w", "-F", short, rev, "--"],
         capture_output=True,
@@ -114,14 +128,17 @@ def _import_closure(view: MapView, path: str) -> set[str]:
 
 
 def _one(root: Path, view: MapView, tree: Path, case: Case) -> dict[str, Any]:
+    mapped = _mapped(view)
     predicted: dict[str, set[str]] = {}
     for mode in (Mode.PRECISE, Mode.CONSERVATIVE):
         report = impact_of(view, tree, f"symbol:{case.qualname}", mode=mode)
         predicted[mode.value] = {f.path for f in report.files} | {case.path}
     predicted["name"] = _name_baseline(root, case.parent, case.qualname)
     predicted["imports"] = _import_closure(view, case.path)
-    truths = {"all": set(case.changed), "related": set(case.related)}
+    predicted = {k: v & mapped for k, v in predicted.items()}
+    truths = {"all": set(case.changed) & mapped, "related": set(case.related) & mapped}
     return {
+        "unmapped": sorted(set(case.changed) - mapped),
         "commit": case.commit[:12],
         "subject": case.subject,
         "symbol": case.qualname,

@@ -16,6 +16,7 @@ from pathlib import Path
 from mapper.check.errors import RevisionError
 from mapper.config import StackmapConfig
 from mapper.impact.changes import DiffSpec, changed_files, classify
+from mapper.ingest.code import CODE_LANGUAGES, language_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,12 +84,13 @@ def mine(root: Path, config: StackmapConfig, limit: int, rev: str = "HEAD") -> I
             if change.name in seen:
                 continue
             seen.add(change.name)
-            short = change.name.rpartition(".")[2]
+            parts = change.name.split(".")
+            short = parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
             name = re.compile(rf"\b{re.escape(short)}\b")
             own = change.location.path
             related = tuple(p for p in existing if p == own or name.search(lines.get(p, "")))
-            if not any(p != own for p in related):
-                continue  # no call site elsewhere was updated
+            if not any(p != own and language_for(p) in CODE_LANGUAGES for p in related):
+                continue  # no call site in another code file was updated
             messages = tuple(c.message for c in signature if c.name == change.name)
             yield Case(commit, parent, subject, change.name, own, messages, existing, related)
             found += 1

@@ -23,6 +23,7 @@ class Category(enum.StrEnum):
     CALLER = "caller"  # code that calls a changed (or affected) symbol
     IMPLEMENTATION = "implementation"  # the code implementing a changed interface
     INTERFACE = "interface"  # an interface a changed symbol implements
+    OVERRIDE = "override"  # a base method or an override of a changed method
     CONSUMER = "consumer"  # a component consuming a changed interface
     IMPORTER = "importer"  # a file importing a changed file
     TEST = "test"  # a test calling a changed symbol: a call site, and a test to rerun

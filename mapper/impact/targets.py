@@ -101,7 +101,7 @@ def _unknown(view: MapView, text: str) -> str:
     return f"no node {text!r} on the map{hint}"
 
 
-def _analysable(config: StackmapConfig, path: str) -> bool:
+def analysable(config: StackmapConfig, path: str) -> bool:
     language = language_for(path)
     if language in CODE_LANGUAGES or language is Language.PROTO:
         return True
@@ -143,7 +143,7 @@ def _node_of_change(view: MapView, change: Change) -> Node | None:
 def from_diff(view: MapView, root: Path, config: StackmapConfig, spec: DiffSpec) -> Start:
     """The changed definitions of a revision range (or the working tree), classified."""
     files = changed_files(root, spec)
-    code = [f for f in files if _analysable(config, f.path)]
+    code = [f for f in files if analysable(config, f.path)]
     if not code:
         touched = ", ".join(f.path for f in files[:5]) or "nothing"
         raise NothingToAnalyseError(

@@ -21,6 +21,8 @@ from mapper.model import EdgeKind, NodeKind
 PRECISE_EVIDENCE = CODE_EVIDENCE | {EvidenceKind.DOC_FRONT_MATTER}
 ALL_EVIDENCE = frozenset(EvidenceKind)
 _E = EdgeKind
+# Method overriding, where the map records it (``EdgeKind("overrides")`` on newer maps).
+_OVERRIDES: EdgeKind | None = EdgeKind._value2member_map_.get("overrides")  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +140,12 @@ class _Walk:
                 member, path = self.step(edge, True, why)
                 if member is not None and member.kind is NodeKind.SYMBOL:
                     self.queue.append((member, (), 0, True))
+        if _OVERRIDES is not None:  # the base method and its other overrides change too
+            for forward in (True, False):
+                for edge in self.edges(node.id, _OVERRIDES, "out" if forward else "in"):
+                    other, path = self.step(edge, forward, why)
+                    if other is not None and self.add(other, Category.OVERRIDE, path):
+                        self.queue.append((other, path, depth, True))
         for edge in self.edges(node.id, _E.IMPLEMENTS, "out"):
             iface, path = self.step(edge, True, why)
             if iface is not None and self.add(iface, Category.INTERFACE, path):
@@ -158,6 +166,25 @@ class _Walk:
     def callers(self, node: Node, why: tuple[Hop, ...], depth: int) -> None:
         if depth >= self.opts.max_depth:
             return
+        callees = [(node, why)]
+        if node.name.endswith(".__init__"):  # constructing the class calls its __init__
+            for edge in self.edges(node.id, _E.CONTAINS, "in"):
+                owner, path = self.step(edge, False, why)
+                if owner is not None and owner.kind is NodeKind.SYMBOL:
+                    callees.append((owner, path))
+                    for cover in self.edges(owner.id, _E.COVERS, "in"):
+                        test, tpath = self.step(cover, False, path)
+                        if test is not None:
+                            self.add(test, Category.TEST, tpath)
+        for callee, via in callees:
+            self.callers_of(callee, via, depth)
+        if self.opts.mode is Mode.CONSERVATIVE:
+            for edge in self.edges(node.id, _E.DEFINES, "in"):
+                file, path = self.step(edge, False, why)
+                if file is not None:
+                    self.file(file, path, depth)
+
+    def callers_of(self, node: Node, why: tuple[Hop, ...], depth: int) -> None:
         for edge in self.edges(node.id, _E.CALLS, "in"):
             caller, path = self.step(edge, False, why)
             if caller is None:
@@ -167,11 +194,6 @@ class _Walk:
                 category = Category.CONSUMER
             if self.add(caller, category, path) and caller.kind is NodeKind.SYMBOL:
                 self.queue.append((caller, path, depth + 1, False))
-        if self.opts.mode is Mode.CONSERVATIVE:
-            for edge in self.edges(node.id, _E.DEFINES, "in"):
-                file, path = self.step(edge, False, why)
-                if file is not None:
-                    self.file(file, path, depth)
 
     def interface(self, node: Node, why: tuple[Hop, ...], depth: int) -> None:
         for edge in self.edges(node.id, _E.IMPLEMENTS, "in"):

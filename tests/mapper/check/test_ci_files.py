@@ -43,3 +43,17 @@ def test_pre_commit_hook_is_local_and_runs_the_check() -> None:
     assert all(repo["repo"] == "local" for repo in config["repos"])
     local = [h["id"] for repo in config["repos"] for h in repo["hooks"]]
     assert "stackmap-check" in local
+
+
+def test_pull_request_impact_workflow() -> None:
+    flow = yaml.safe_load((ROOT / "ci" / "pr-impact.yml").read_text(encoding="utf-8"))
+    assert set(flow.get("on", flow.get(True))) == {"pull_request"}
+    steps = flow["jobs"]["impact"]["steps"]
+    runs = "\n".join(s.get("run", "") for s in steps)
+    assert "stackmap ingest . --no-embed" in runs
+    assert '--diff "${base}..HEAD" --format markdown' in runs
+    assert "--fail-on-unmatched-breaking" in runs and "GITHUB_STEP_SUMMARY" in runs
+    checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["fetch-depth"] == 0
+    copy = ROOT / ".github" / "workflows" / "pr-impact.yml"
+    assert copy.read_bytes() == (ROOT / "ci" / "pr-impact.yml").read_bytes()

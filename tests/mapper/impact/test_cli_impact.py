@@ -139,3 +139,25 @@ def test_worktree_change_is_classified(repo: Path, edit: Edit) -> None:
     assert [f["path"] for f in data["files"]][:2] == ["fx/kmd/device.py", "fx/umd/session.py"]
     text = run(repo, "--worktree")
     assert "compatible   symbol:fx.kmd.device.Device.free  fx/kmd/device.py:8" in text.stdout
+
+
+def test_bench_prints_figures_for_every_interface_and_a_diff(
+    repo: Path, edit: Edit, commit: Commit
+) -> None:
+    edit(repo, "fx/kmd/device.py", "return nbytes + align", "return align + nbytes")
+    edit(repo, "fx/umd/session.py", "return va\n", "return int(va)\n")
+    commit(repo, "two files")
+    ingest(repo, embed=False, progress=False)
+    proc = subprocess.run(
+        [str(STACKMAP), "bench", "impact", str(repo), "--json", "--repeat", "2", "--files", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["interfaces"] == 9 and data["repeat"] == 2
+    assert (data["diff_range"], data["diff_files"]) == ("HEAD~1..HEAD", 2)
+    for key in ("interface_p50_ms", "interface_p95_ms", "diff_best_s", "map_load_s"):
+        assert data[key] > 0
