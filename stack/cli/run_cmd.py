@@ -57,6 +57,9 @@ def run_model(
     inputs: list[str] = typer.Option([], "--input", help="NAME=FILE.npy, once per input."),
     output_dir: Path = typer.Option(Path("out"), "--output-dir", help="Where outputs go."),
     backend: str | None = typer.Option(None, "--backend", help="numpy | cupy (default: auto)."),
+    umd: str | None = typer.Option(
+        None, "--umd", help="HOST:PORT of a `refstack umd serve` to run on (default: in process)."
+    ),
     streams: int = typer.Option(2, "--streams", min=1, help="Device streams per model."),
     timeout_s: float = typer.Option(60.0, "--timeout", help="Seconds one run may take."),
     repeat: int = typer.Option(1, "--repeat", min=1, help="Runs to time (median reported)."),
@@ -64,13 +67,16 @@ def run_model(
 ) -> None:
     """Run an Executable through runtime → UMD → KMD and write each output as .npy.
 
+    With ``--umd HOST:PORT`` the UMD is a `refstack umd serve` service reached over gRPC (large
+    tensors through its shared-memory side channel); otherwise it runs in process.
+
     Each output goes to DIR/<output name>.npy, the name reduced to file-safe characters.
     """
     try:
         arrays = _read_inputs(inputs)
         exe = read_executable(executable)
         started = time.perf_counter()
-        with Runtime(backend, streams=streams) as runtime:
+        with Runtime(backend, streams=streams, umd=umd) as runtime:
             model = runtime.load(exe)
             loaded = time.perf_counter()
             run_ms = []
@@ -79,7 +85,7 @@ def run_model(
                 outputs = model.run(arrays, timeout_s=timeout_s)
                 run_ms.append((time.perf_counter() - begin) * 1e3)
             stats = model.last_stats
-            used_backend = runtime.umd.device.backend
+            used_backend = runtime.umd.backend
     except StackError as err:
         fail(err, as_json=as_json)
     try:

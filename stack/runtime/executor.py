@@ -20,7 +20,8 @@ from stack.runtime.executable import Executable
 from stack.runtime.inputs import check_inputs
 from stack.runtime.loader import DeviceImage
 from stack.runtime.recovery import DEVICE_FAULTS, RecoveryPolicy
-from stack.umd import Ticket, Translated, UmdSession
+from stack.umd import Ticket, Translated
+from stack.umd.protocol import SessionApi
 
 #: Fault kinds that only echo a fault elsewhere (a failed dependency, a reset queue).
 _SECONDARY = frozenset({"DEPENDENCY", "RESET"})
@@ -59,7 +60,7 @@ class LoadedModel:
 
     def __init__(
         self,
-        session: UmdSession,
+        session: SessionApi,
         image: DeviceImage,
         policy: RecoveryPolicy,
         on_close: Callable[[LoadedModel], None] | None = None,
@@ -97,7 +98,7 @@ class LoadedModel:
         return tuple(t.name for t in self._image.exe.output_tensors)
 
     @property
-    def session(self) -> UmdSession:
+    def session(self) -> SessionApi:
         """The model's UMD session (for tools and fault-injection tests; do not close it)."""
         return self._session
 

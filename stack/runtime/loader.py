@@ -24,7 +24,8 @@ from stack.errors import UmdError
 from stack.runtime.errors import ModelLoadError
 from stack.runtime.executable import Executable, OpRecord, Segment, TensorInfo
 from stack.runtime.scheduler import Schedule, build_schedule
-from stack.umd import OpRequest, TensorDesc, Translated, UmdSession
+from stack.umd import OpRequest, TensorDesc, Translated
+from stack.umd.protocol import SessionApi
 
 #: Alignment of every buffer the runtime allocates (covers every planned tensor alignment).
 BUFFER_ALIGN = 256
@@ -78,7 +79,7 @@ class DeviceImage:
         return self.io_base + t.offset
 
 
-def _alloc(session: UmdSession, nbytes: int, what: str) -> int:
+def _alloc(session: SessionApi, nbytes: int, what: str) -> int:
     try:
         return session.alloc(max(nbytes, 1), BUFFER_ALIGN)
     except UmdError as exc:
@@ -97,7 +98,7 @@ def _request(image_addr: Any, exe: Executable, op: OpRecord) -> OpRequest:
     )
 
 
-def build_image(session: UmdSession, exe: Executable, n_streams: int) -> DeviceImage:
+def build_image(session: SessionApi, exe: Executable, n_streams: int) -> DeviceImage:
     """Allocate, upload and translate ``exe`` in ``session`` (which the caller owns and closes,
     freeing everything allocated here, also when this raises ModelLoadError)."""
     arenas = tuple(

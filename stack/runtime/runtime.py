@@ -12,6 +12,7 @@ from stack.runtime.executor import LoadedModel
 from stack.runtime.loader import build_image, read_executable
 from stack.runtime.recovery import DEFAULT_POLICY, RecoveryPolicy
 from stack.umd import Umd
+from stack.umd.protocol import UmdApi
 
 
 class Runtime:
@@ -19,7 +20,10 @@ class Runtime:
 
     ``backend`` picks the kernel backend ("numpy", "cupy", None = auto); ``streams`` is how
     many device streams each model may use (the Executable's lanes are folded onto them);
-    ``recovery`` is the fault policy of every model loaded here.
+    ``recovery`` is the fault policy of every model loaded here. ``umd``: the UMD to run on —
+    None (an in-process :class:`Umd` on ``backend``, owned and closed here), ``"HOST:PORT"`` (a
+    UMD service, through :class:`~stack.umd.service.remote.RemoteUmd`; ``backend`` is then the
+    server's) or any :class:`~stack.umd.protocol.UmdApi` (not closed here).
 
     Contract: :meth:`load` is synchronous — constants are uploaded and every op translated
     before it returns. Each model gets its own UMD session and owns its memory; :meth:`close`
@@ -34,10 +38,20 @@ class Runtime:
         *,
         streams: int = 2,
         recovery: RecoveryPolicy | None = None,
+        umd: UmdApi | str | None = None,
     ) -> None:
         if streams < 1:
             raise ValueError("streams must be at least 1")
-        self.umd = Umd(backend)
+        self._owns_umd = not isinstance(umd, UmdApi)
+        self.umd: UmdApi
+        if umd is None:
+            self.umd = Umd(backend)
+        elif isinstance(umd, str):
+            from stack.umd.service.remote import RemoteUmd
+
+            self.umd = RemoteUmd(umd)
+        else:
+            self.umd = umd
         self.streams = streams
         self.recovery = recovery or DEFAULT_POLICY
         self._models: set[LoadedModel] = set()
@@ -77,7 +91,8 @@ class Runtime:
             models = list(self._models)
         for model in models:
             model.close()
-        self.umd.close()
+        if self._owns_umd:
+            self.umd.close()
 
     def __enter__(self) -> Runtime:
         return self

@@ -37,6 +37,11 @@ class Umd:
         self.sessions = SessionManager(self._new_session, max_sessions=max_sessions)
         self.closed = False
 
+    @property
+    def backend(self) -> str:
+        """The kernel backend executing the blobs (``numpy`` | ``cupy``)."""
+        return self.device.backend
+
     def _new_session(self, key: int, keepalive_timeout_s: float | None) -> UmdSession:
         return UmdSession(key, self.device, self.pipeline, self.cache, keepalive_timeout_s)
 

@@ -78,6 +78,8 @@ class UmdClient:
     server (0: the server's default); ``keepalive_interval_s``: if set, a background thread
     sends KeepAlive that often (otherwise an idle session expires, and the next call recovers
     it like after a restart). ``journal``: keep written data to replay after a recovery.
+    ``recover=False``: a lost session raises SessionNotFoundError instead of being recovered
+    (for callers holding device addresses inside blobs, such as the runtime).
     Lifetime: :meth:`close` destroys the session and closes the channel.
     """
 
@@ -92,6 +94,7 @@ class UmdClient:
         keepalive_timeout_ms: int = 0,
         keepalive_interval_s: float | None = None,
         journal: bool = True,
+        recover: bool = True,
     ) -> None:
         self.target = target
         self.policy = policy or RetryPolicy()
@@ -99,6 +102,8 @@ class UmdClient:
         self.chunk_size = chunk_size
         self.keepalive_timeout_ms = keepalive_timeout_ms
         self.journal = journal
+        self.recover = recover
+        self.backend = ""
         self.channel = grpc.insecure_channel(
             target,
             options=[
@@ -162,7 +167,7 @@ class UmdClient:
             try:
                 return fn(sid)
             except NotFoundError as exc:
-                if recovered or "no session" not in exc.message:
+                if recovered or not self.recover or "no session" not in exc.message:
                     raise
                 recovered = True
                 self._recover(sid)
@@ -181,6 +186,7 @@ class UmdClient:
             "CreateSession", pb.CreateSessionRequest(keepalive_timeout_ms=self.keepalive_timeout_ms)
         )
         self.session_id = info.session_id
+        self.backend = info.backend
 
     def _recover(self, lost: int) -> None:
         """Recreate the session after a server restart: memory, data, address map."""
@@ -324,7 +330,7 @@ class UmdClient:
         r = self._call("TranslateOpsBatch", make)
         return [RemoteTranslated.from_proto(x) for x in r.responses]
 
-    def wait_fence(self, value: int, timeout_s: float = 30.0) -> None:
+    def wait_fence(self, value: int, timeout_s: float = 30.0, stream: int = 0) -> None:
         """Block until the session queue's fence reaches ``value`` (UmdTimeoutError after
         ``timeout_s``). The server caps one wait (``max_wait_s``); longer waits are repeated."""
         end = time.monotonic() + timeout_s
@@ -333,7 +339,9 @@ class UmdClient:
             ms = max(1, int(left * 1000))
 
             def make(s: int, ms: int = ms) -> pb.WaitFenceRequest:
-                return pb.WaitFenceRequest(session_id=s, fence_value=value, timeout_ms=ms)
+                return pb.WaitFenceRequest(
+                    session_id=s, fence_value=value, timeout_ms=ms, stream=stream
+                )
 
             try:
                 self._call("WaitFence", make, left + self.policy.timeout_s)

@@ -1,184 +1,35 @@
 """The ``InstructionTranslator`` servicer: each RPC of ``contracts/umd.proto`` on a :class:`Umd`.
 
-Every handler is admitted first (:mod:`stack.umd.service.admission`: per-server, per-client,
-per-session and wait-slot limits, RESOURCE_EXHAUSTED beyond them), touches its session on the
-way in and out (KeepAlive semantics: any call keeps a session alive, and a session with a call
-in flight never expires), and maps :class:`~stack.errors.UmdError` to its status code
-(:mod:`stack.umd.service.status`). While the server drains for shutdown, new calls get
-UNAVAILABLE and waits in flight end with UNAVAILABLE; other calls already running finish.
+Admission, touch, replay, waits and the error mapping every handler shares are in
+:mod:`stack.umd.service.calls`.
 """
 
 from __future__ import annotations
 
-import functools
-import logging
-import threading
 import time
 import zlib
-from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
-
-import grpc
+from collections.abc import Iterator
+from typing import Any
 
 from stack.errors import UmdError
-from stack.umd.driver import Umd
-from stack.umd.errors import (
-    InvalidRequestError,
-    SharedMemoryError,
-    TransportError,
-    UmdTimeoutError,
-)
+from stack.kmd.kernels.ids import KernelId
+from stack.umd.errors import InvalidRequestError, SharedMemoryError
+from stack.umd.pipeline import Translated
 from stack.umd.service import umd_pb2 as pb
 from stack.umd.service import umd_pb2_grpc as pb_grpc
-from stack.umd.service.admission import Admission, Admitted, Limits
-from stack.umd.service.convert import RequestDecoder, fill_response, response_for
-from stack.umd.service.shm import ShmRegistry
+from stack.umd.service.calls import ServiceBase, rpc
+from stack.umd.service.convert import fill_response, response_for
 from stack.umd.service.status import abort
-from stack.umd.session import Ticket, UmdSession
+from stack.umd.session import UmdSession
 
-log = logging.getLogger(__name__)
-F = TypeVar("F", bound=Callable[..., Any])
 _OK = pb.Status(code=0)
 _DEFAULT_CHUNK = 1 << 20
 _MAX_CHUNK = 4 << 20
-_DEFAULT_WAIT_S = 30.0
-_WAIT_SLICE_S = 0.05
+_MAX_BLOBS = 1 << 16
 
 
-def _waits(request: Any) -> bool:
-    """True for a request that blocks on a fence by design."""
-    if isinstance(request, pb.WaitFenceRequest):
-        return True
-    return bool(getattr(request, "wait", False)) and not getattr(request, "translate_only", True)
-
-
-def rpc(fn: F) -> F:
-    """Wrap a unary handler: admission, drain refusal, touch, UmdError → status code.
-
-    An exception that is not a UmdError is a server bug: it is logged with its traceback and
-    answered INTERNAL (never UNKNOWN, never the traceback to the client).
-    """
-
-    @functools.wraps(fn)
-    def wrapper(self: TranslatorService, request: Any, context: grpc.ServicerContext) -> Any:
-        sid = getattr(request, "session_id", 0)
-        ticket = self._enter(context, sid, _waits(request))
-        try:
-            return fn(self, request, context)
-        except UmdError as exc:
-            abort(context, exc)
-        except grpc.RpcError:  # the caller went away mid-stream: nobody to answer
-            raise
-        except Exception:  # a server bug: logged, answered INTERNAL (handlers never abort)
-            log.exception("%s failed", fn.__name__)
-            context.abort(grpc.StatusCode.INTERNAL, f"{fn.__name__}: internal error (logged)")
-        finally:
-            self._leave(ticket, sid)
-
-    return wrapper  # type: ignore[return-value]
-
-
-class TranslatorService(pb_grpc.InstructionTranslatorServicer):
-    """Serves one :class:`Umd`; sessions get ``session_timeout_s`` unless they ask otherwise."""
-
-    def __init__(
-        self,
-        umd: Umd,
-        *,
-        session_timeout_s: float = 30.0,
-        limits: Limits | None = None,
-        replay_window: int = 1024,
-    ) -> None:
-        self.umd = umd
-        self.session_timeout_s = session_timeout_s
-        self.admission = Admission(limits or Limits())
-        self.replay_window = replay_window
-        self.shm = ShmRegistry()
-        self.decoder = RequestDecoder()
-        self.start_ms = int(time.time() * 1000)
-        self.shutting_down = threading.Event()
-        self._replay: dict[int, OrderedDict[int, Any]] = {}
-        umd.sessions.busy = self.admission.busy
-
-    @property
-    def draining(self) -> bool:
-        return self.shutting_down.is_set()
-
-    # -- plumbing -------------------------------------------------------------------------
-    def _enter(self, context: grpc.ServicerContext, sid: int, waits: bool) -> Admitted:
-        if self.shutting_down.is_set():
-            context.abort(grpc.StatusCode.UNAVAILABLE, "server is shutting down")
-        try:
-            ticket = self.admission.enter(context.peer(), sid, waits)
-        except UmdError as exc:
-            abort(context, exc)
-        self._touch(sid)
-        return ticket
-
-    def _leave(self, ticket: Admitted, sid: int) -> None:
-        self._touch(sid)
-        self.admission.leave(ticket)
-
-    def _touch(self, sid: int) -> None:
-        if sid:
-            session = self.umd.sessions.find(sid)
-            if session is not None:
-                session.touch()
-
-    def wait_idle(self, timeout_s: float) -> bool:
-        """Block until no call is in flight (True) or the timeout passes (False)."""
-        return self.admission.wait_idle(timeout_s)
-
-    def _session(self, session_id: int) -> UmdSession:
-        session = self.umd.sessions.get(session_id)
-        session.touch()
-        return session
-
-    def _replayed(self, session: UmdSession, request_id: int) -> Any:
-        if not request_id:
-            return None
-        window = self._replay.get(session.key)
-        return None if window is None else window.get(request_id)
-
-    def _remember(self, session: UmdSession, request_id: int, response: Any) -> None:
-        if not request_id:
-            return
-        window = self._replay.get(session.key)
-        if window is None:
-            window = self._replay.setdefault(session.key, OrderedDict())
-            session.on_close.append(lambda: self._forget(session.key))
-        window[request_id] = response
-        while len(window) > self.replay_window:
-            window.popitem(last=False)
-
-    def _forget(self, key: int) -> None:
-        self._replay.pop(key, None)
-
-    def _wait(
-        self, session: UmdSession, ticket: Ticket, ms: int, context: grpc.ServicerContext
-    ) -> None:
-        """Wait for a fence in slices, at most ``max_wait_s`` (whatever ``ms`` asks), ending
-        early when the caller goes away (DEADLINE_EXCEEDED) or the server shuts down
-        (UNAVAILABLE)."""
-        cap = self.admission.limits.max_wait_s
-        asked = ms / 1000 if ms else _DEFAULT_WAIT_S
-        remaining = context.time_remaining()
-        limit = min(asked, cap) if remaining is None else max(0.0, min(asked, cap, remaining))
-        end = time.monotonic() + limit
-        while True:
-            left = end - time.monotonic()
-            try:
-                session.wait(ticket, max(0.0, min(_WAIT_SLICE_S, left)))
-                return
-            except UmdTimeoutError:
-                if self.shutting_down.is_set():
-                    raise TransportError("server is shutting down") from None
-                if left <= _WAIT_SLICE_S or not context.is_active():
-                    raise UmdTimeoutError(
-                        f"fence {ticket.value} not reached within {limit:g} s"
-                        + (f" (waits are capped at {cap:g} s)" if asked > cap else "")
-                    ) from None
+class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
+    """Serves one :class:`Umd` (see :class:`~stack.umd.service.calls.ServiceBase`)."""
 
     # -- sessions -------------------------------------------------------------------------
     @rpc
@@ -190,6 +41,7 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
             session_id=session.key,
             keepalive_timeout_ms=int(timeout * 1000),
             server_start_ms=self.start_ms,
+            backend=self.umd.device.backend,
         )
 
     @rpc
@@ -252,7 +104,8 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
     @rpc
     def WaitFence(self, request: pb.WaitFenceRequest, context: Any) -> pb.Status:
         session = self._session(request.session_id)
-        self._wait(session, session.ticket(0, request.fence_value), request.timeout_ms, context)
+        ticket = session.ticket(request.stream, request.fence_value)
+        self._wait(session, ticket, request.timeout_ms, context)
         return _OK
 
     # -- memory and data ------------------------------------------------------------------
@@ -342,6 +195,34 @@ class TranslatorService(pb_grpc.InstructionTranslatorServicer):
         session = self._session(request.session_id)
         self.shm.close(session.key, request.region_id)
         return _OK
+
+    # -- streams and submission (a runtime driving the service) --------------------------
+    @rpc
+    def CreateStream(self, request: pb.StreamRequest, context: Any) -> pb.StreamInfo:
+        return pb.StreamInfo(stream=self._session(request.session_id).create_stream())
+
+    @rpc
+    def ResetStream(self, request: pb.StreamRequest, context: Any) -> pb.Status:
+        self._session(request.session_id).reset_stream(request.stream)
+        return _OK
+
+    @rpc
+    def SubmitCommands(self, request: pb.SubmitRequest, context: Any) -> pb.SubmitResponse:
+        session = self._session(request.session_id)
+        cached = self._replayed(session, request.request_id)
+        if cached is not None:
+            return cached
+        if not request.blobs:
+            raise InvalidRequestError("a submission needs at least one blob", field="blobs")
+        if len(request.blobs) > _MAX_BLOBS:
+            raise InvalidRequestError(f"more than {_MAX_BLOBS} blobs", field="blobs")
+        waits = [session.ticket(w.stream, w.fence_value) for w in request.waits]
+        # one command buffer; the KMD decodes and checks every blob (format, CRC, addresses)
+        buffer = Translated(tuple(request.blobs), KernelId.GEMM, False)  # kernel id: unused
+        ticket = session.submit(request.stream, (buffer,), waits)
+        response = pb.SubmitResponse(stream=request.stream, fence_value=ticket.value)
+        self._remember(session, request.request_id, response)
+        return response
 
     def Echo(self, request: pb.EchoRequest, context: Any) -> pb.EchoResponse:
         return pb.EchoResponse(payload=request.payload)

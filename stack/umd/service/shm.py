@@ -81,6 +81,7 @@ class ShmRegistry:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._token = secrets.token_hex(3)
+        self.commits = self.exports = 0
         self.reclaimed = reclaim_orphans()
 
     def open(self, session: UmdSession, nbytes: int) -> tuple[int, str, int]:
@@ -131,6 +132,7 @@ class ShmRegistry:
             session.write(addr, bytes(span))
         finally:
             span.release()
+        self.commits += 1
         return got
 
     def export(
@@ -144,6 +146,7 @@ class ShmRegistry:
             span[:] = data
         finally:
             span.release()
+        self.exports += 1
         return zlib.crc32(data)
 
     def close(self, key: int, region_id: int) -> None:

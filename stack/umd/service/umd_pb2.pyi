@@ -105,14 +105,16 @@ class CreateSessionRequest(_message.Message):
     def __init__(self, client_name: _Optional[str] = ..., keepalive_timeout_ms: _Optional[int] = ...) -> None: ...
 
 class SessionInfo(_message.Message):
-    __slots__ = ("session_id", "keepalive_timeout_ms", "server_start_ms")
+    __slots__ = ("session_id", "keepalive_timeout_ms", "server_start_ms", "backend")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     KEEPALIVE_TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
     SERVER_START_MS_FIELD_NUMBER: _ClassVar[int]
+    BACKEND_FIELD_NUMBER: _ClassVar[int]
     session_id: int
     keepalive_timeout_ms: int
     server_start_ms: int
-    def __init__(self, session_id: _Optional[int] = ..., keepalive_timeout_ms: _Optional[int] = ..., server_start_ms: _Optional[int] = ...) -> None: ...
+    backend: str
+    def __init__(self, session_id: _Optional[int] = ..., keepalive_timeout_ms: _Optional[int] = ..., server_start_ms: _Optional[int] = ..., backend: _Optional[str] = ...) -> None: ...
 
 class DestroySessionRequest(_message.Message):
     __slots__ = ("session_id",)
@@ -332,14 +334,60 @@ class FreeRequest(_message.Message):
     def __init__(self, session_id: _Optional[int] = ..., device_addr: _Optional[int] = ...) -> None: ...
 
 class WaitFenceRequest(_message.Message):
-    __slots__ = ("session_id", "fence_value", "timeout_ms")
+    __slots__ = ("session_id", "fence_value", "timeout_ms", "stream")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     FENCE_VALUE_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    STREAM_FIELD_NUMBER: _ClassVar[int]
     session_id: int
     fence_value: int
     timeout_ms: int
-    def __init__(self, session_id: _Optional[int] = ..., fence_value: _Optional[int] = ..., timeout_ms: _Optional[int] = ...) -> None: ...
+    stream: int
+    def __init__(self, session_id: _Optional[int] = ..., fence_value: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., stream: _Optional[int] = ...) -> None: ...
+
+class StreamRequest(_message.Message):
+    __slots__ = ("session_id", "stream")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    STREAM_FIELD_NUMBER: _ClassVar[int]
+    session_id: int
+    stream: int
+    def __init__(self, session_id: _Optional[int] = ..., stream: _Optional[int] = ...) -> None: ...
+
+class StreamInfo(_message.Message):
+    __slots__ = ("stream",)
+    STREAM_FIELD_NUMBER: _ClassVar[int]
+    stream: int
+    def __init__(self, stream: _Optional[int] = ...) -> None: ...
+
+class FenceRef(_message.Message):
+    __slots__ = ("stream", "fence_value")
+    STREAM_FIELD_NUMBER: _ClassVar[int]
+    FENCE_VALUE_FIELD_NUMBER: _ClassVar[int]
+    stream: int
+    fence_value: int
+    def __init__(self, stream: _Optional[int] = ..., fence_value: _Optional[int] = ...) -> None: ...
+
+class SubmitRequest(_message.Message):
+    __slots__ = ("session_id", "request_id", "stream", "blobs", "waits")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    STREAM_FIELD_NUMBER: _ClassVar[int]
+    BLOBS_FIELD_NUMBER: _ClassVar[int]
+    WAITS_FIELD_NUMBER: _ClassVar[int]
+    session_id: int
+    request_id: int
+    stream: int
+    blobs: _containers.RepeatedScalarFieldContainer[bytes]
+    waits: _containers.RepeatedCompositeFieldContainer[FenceRef]
+    def __init__(self, session_id: _Optional[int] = ..., request_id: _Optional[int] = ..., stream: _Optional[int] = ..., blobs: _Optional[_Iterable[bytes]] = ..., waits: _Optional[_Iterable[_Union[FenceRef, _Mapping]]] = ...) -> None: ...
+
+class SubmitResponse(_message.Message):
+    __slots__ = ("stream", "fence_value")
+    STREAM_FIELD_NUMBER: _ClassVar[int]
+    FENCE_VALUE_FIELD_NUMBER: _ClassVar[int]
+    stream: int
+    fence_value: int
+    def __init__(self, stream: _Optional[int] = ..., fence_value: _Optional[int] = ...) -> None: ...
 
 class OpenShmRequest(_message.Message):
     __slots__ = ("session_id", "nbytes")

@@ -109,6 +109,21 @@ class InstructionTranslatorStub:
                 request_serializer=stack_dot_umd_dot_service_dot_umd__pb2.EchoRequest.SerializeToString,
                 response_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.EchoResponse.FromString,
                 _registered_method=True)
+        self.CreateStream = channel.unary_unary(
+                '/refstack.umd.v1.InstructionTranslator/CreateStream',
+                request_serializer=stack_dot_umd_dot_service_dot_umd__pb2.StreamRequest.SerializeToString,
+                response_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.StreamInfo.FromString,
+                _registered_method=True)
+        self.ResetStream = channel.unary_unary(
+                '/refstack.umd.v1.InstructionTranslator/ResetStream',
+                request_serializer=stack_dot_umd_dot_service_dot_umd__pb2.StreamRequest.SerializeToString,
+                response_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.Status.FromString,
+                _registered_method=True)
+        self.SubmitCommands = channel.unary_unary(
+                '/refstack.umd.v1.InstructionTranslator/SubmitCommands',
+                request_serializer=stack_dot_umd_dot_service_dot_umd__pb2.SubmitRequest.SerializeToString,
+                response_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.SubmitResponse.FromString,
+                _registered_method=True)
 
 
 class InstructionTranslatorServicer:
@@ -222,6 +237,32 @@ class InstructionTranslatorServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateStream(self, request, context):
+        """Streams, for a runtime driving the service as it drives the in-process UMD: a session
+        starts with stream 0; CreateStream adds one (its own queue and timeline fence).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResetStream(self, request, context):
+        """Drop a stream's pending work and clear its fault (sync); its fence values start over at 1.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SubmitCommands(self, request, context):
+        """Submit instruction blobs (as a translate_only answer returned them) to a stream as one
+        command buffer, run after the listed fences of the session's streams (async: wait with
+        WaitFence on the returned stream and value). The KMD checks every blob (format, CRC,
+        addresses inside this session's memory): INVALID_ARGUMENT naming blobs[i] otherwise.
+        Idempotent per (session_id, request_id) when request_id != 0.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_InstructionTranslatorServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -299,6 +340,21 @@ def add_InstructionTranslatorServicer_to_server(servicer, server):
                     servicer.Echo,
                     request_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.EchoRequest.FromString,
                     response_serializer=stack_dot_umd_dot_service_dot_umd__pb2.EchoResponse.SerializeToString,
+            ),
+            'CreateStream': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateStream,
+                    request_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.StreamRequest.FromString,
+                    response_serializer=stack_dot_umd_dot_service_dot_umd__pb2.StreamInfo.SerializeToString,
+            ),
+            'ResetStream': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResetStream,
+                    request_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.StreamRequest.FromString,
+                    response_serializer=stack_dot_umd_dot_service_dot_umd__pb2.Status.SerializeToString,
+            ),
+            'SubmitCommands': grpc.unary_unary_rpc_method_handler(
+                    servicer.SubmitCommands,
+                    request_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.SubmitRequest.FromString,
+                    response_serializer=stack_dot_umd_dot_service_dot_umd__pb2.SubmitResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -706,6 +762,87 @@ class InstructionTranslator:
             '/refstack.umd.v1.InstructionTranslator/Echo',
             stack_dot_umd_dot_service_dot_umd__pb2.EchoRequest.SerializeToString,
             stack_dot_umd_dot_service_dot_umd__pb2.EchoResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateStream(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/refstack.umd.v1.InstructionTranslator/CreateStream',
+            stack_dot_umd_dot_service_dot_umd__pb2.StreamRequest.SerializeToString,
+            stack_dot_umd_dot_service_dot_umd__pb2.StreamInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResetStream(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/refstack.umd.v1.InstructionTranslator/ResetStream',
+            stack_dot_umd_dot_service_dot_umd__pb2.StreamRequest.SerializeToString,
+            stack_dot_umd_dot_service_dot_umd__pb2.Status.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitCommands(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/refstack.umd.v1.InstructionTranslator/SubmitCommands',
+            stack_dot_umd_dot_service_dot_umd__pb2.SubmitRequest.SerializeToString,
+            stack_dot_umd_dot_service_dot_umd__pb2.SubmitResponse.FromString,
             options,
             channel_credentials,
             insecure,
