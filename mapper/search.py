@@ -141,18 +141,33 @@ def search(
 ) -> list[SearchHit]:
     """Hybrid search of the current map of ``root``; StoreError when there is no map."""
     from mapper.ingest import load_map
-    from mapper.ingest.store import Store
 
     config = config or load_config(root)
-    graph = load_map(root, config)
+    return search_graph(load_map(root, config), config, query, limit=limit, kind=kind, layer=layer)
+
+
+def search_graph(
+    graph: MapGraph,
+    config: StackmapConfig,
+    query: str,
+    *,
+    limit: int = 10,
+    kind: str | None = None,
+    layer: str | None = None,
+    index: Any = None,
+) -> list[SearchHit]:
+    """:func:`search` over an already loaded graph (``index``: an open
+    :class:`~mapper.index.VectorIndex` to reuse; one is opened when the map is embedded)."""
+    from mapper.ingest.store import Store
+
     hits = _filtered(_exact(graph, query), kind, layer)[:limit]
     seen = {h.id for h in hits}
-    embedded = bool(Store(config.store_path).report().get("embedded"))
+    embedded = index is not None or bool(Store(config.store_path).report().get("embedded"))
     if embedded:
         from mapper.embeddings import default_embedder
         from mapper.index import VectorIndex
 
-        index = VectorIndex.for_config(config)
+        index = index or VectorIndex.for_config(config)
         where: dict[str, Any] = {}
         if kind:
             where["kind"] = kind
