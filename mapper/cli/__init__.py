@@ -9,7 +9,16 @@ from __future__ import annotations
 import typer
 
 from mapper import __version__
-from mapper.cli import bench_cmd, check_cmd, impact_cmd, ingest_cmd, query_cmd, status_cmd
+from mapper.cli import (
+    ask_cmd,
+    bench_cmd,
+    check_cmd,
+    eval_cmd,
+    impact_cmd,
+    ingest_cmd,
+    query_cmd,
+    status_cmd,
+)
 
 HELP = """Map an AI-accelerator software stack: layers, components, interfaces, scenarios.
 
@@ -24,6 +33,8 @@ Examples:
   stackmap show interface:umd_kmd.submit
 
   stackmap ls --kind component --layer umd
+
+  stackmap ask "what changes to add a quantize op" --role compiler
 
   stackmap check --format sarif -o check.sarif
 
@@ -54,6 +65,8 @@ query_cmd.register(app)
 bench_cmd.register(app)
 check_cmd.register(app)
 impact_cmd.register(app)
+ask_cmd.register(app)
+eval_cmd.register(app)
 
 
 def main() -> None:

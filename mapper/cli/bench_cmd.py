@@ -1,4 +1,5 @@
-"""``stackmap bench ingest``: ingest timings as ratios against the parse floor."""
+"""``stackmap bench ingest`` and ``bench ask``: timings as ratios against a floor measured in
+the same run."""
 
 from __future__ import annotations
 
@@ -30,6 +31,26 @@ def bench_ingest(
         result = run(root, repeat=max(1, repeat), embed=embed)
     except MapperError as exc:
         fail(exc, as_json=as_json)
+    _emit(result, as_json)
+
+
+@bench_app.command("ask")
+def bench_ask(
+    root: Path = typer.Argument(Path("."), help="Repository root (its map must be built)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    repeat: int = typer.Option(3, "--repeat", help="Passes over the questions."),
+) -> None:
+    """p50/p95/max of `stackmap ask` on the warm map, with the question-embedding baseline."""
+    from mapper.agent.bench import bench_ask as run
+
+    try:
+        result = run(root, repeat=max(1, repeat))
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    _emit(result, as_json)
+
+
+def _emit(result: dict[str, object], as_json: bool) -> None:
     if as_json:
         emit_json(result)
         return

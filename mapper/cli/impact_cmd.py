@@ -13,12 +13,12 @@ import typer
 
 from mapper.cli._common import emit_json, fail
 from mapper.cli.bench_cmd import bench_app
+from mapper.cli.eval_cmd import eval_app
 from mapper.errors import MapperError
 
 
 def register(app: typer.Typer) -> None:
     app.command("impact")(impact)
-    app.add_typer(eval_app, name="eval")
 
 
 def impact(
@@ -78,11 +78,6 @@ def impact(
         for gap in gaps:
             typer.echo(f"warning: {gap}", err=True)
     raise typer.Exit(1 if gaps and fail_on_unmatched else 0)
-
-
-eval_app = typer.Typer(
-    help="Evaluations of the map's answers on real material.", no_args_is_help=True
-)
 
 
 @eval_app.command("impact")
