@@ -26,7 +26,9 @@ def test_answer_record_carries_intent_entities_citations_and_tool_calls(
     assert a.entities[0].id == "interface:umd_kmd.submit"
     assert [t.tool for t in a.tool_calls] == ["impact", "node"]
     assert a.known and a.mode == "default" and a.dropped == ()
-    assert "contracts/umd_kmd.yaml:232" in {c.where for c in a.citations}
+    entry = repo_view.node("interface:umd_kmd.submit")
+    assert entry is not None and entry.path == "contracts/umd_kmd.yaml"
+    assert f"{entry.path}:{entry.line}" in {c.where for c in a.citations}
     record = a.to_json()
     assert set(record) == {
         "question",
