@@ -58,6 +58,18 @@ class StoreError(MapperError):
     """The persisted map or the vector index is missing, corrupt or of another schema version."""
 
 
+class StoreCorrupt(StoreError):
+    """A store file is damaged or not what its name says; ``rebuild`` is the command to run."""
+
+
+class StoreOutdated(StoreError):
+    """A store file was written by another version of the tool; ``rebuild`` rebuilds it."""
+
+
+class MapNotIngested(StoreError):
+    """No map has been built for this repository yet; ``rebuild`` is the command to run."""
+
+
 class UnknownNameError(MapperError):
     """A registry was asked for a name it does not hold; the message lists the known names."""
 

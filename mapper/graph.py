@@ -1,37 +1,53 @@
-"""The map as a graph: a networkx MultiDiGraph with typed nodes and provenance-carrying edges.
+"""The map as it is built: a networkx MultiDiGraph with typed nodes and evidence-keeping edges.
 
 Nodes carry ``kind`` (a :class:`~mapper.model.NodeKind` value), ``name``, ``layer``, ``path``,
-``line`` and kind-specific attributes (all JSON-representable). Edges are keyed by their kind,
-so one pair of nodes has at most one edge of each kind (the first claim wins); every edge
-carries the fields of :class:`~mapper.model.EdgeAttrs` flattened: ``kind``, ``provenance``,
-``confidence``, ``path``, ``line`` and the ``extra`` pairs.
+``line`` and kind-specific attributes (all JSON values). Edges are keyed by their kind, so one
+pair of nodes has one edge of each kind (ordered ``step`` edges bring their own key), and an
+edge keeps **every** claim made for it: its ``evidence`` attribute is a list of
+``[kind, path, line, confidence, detail]`` items (:class:`~mapper.model.Evidence` fields),
+in the order the claims were made. ``provenance``, ``confidence``, ``path`` and ``line`` give the
+first claim's origin and place and the highest confidence, for readers that want one figure.
 
-Persistence is one pickle holding a schema header and networkx's node and adjacency dicts
-(loaded as they are, no per-edge insertion; files holding node/edge lists still load);
-``load`` refuses a file of another schema version with StoreError (the ingest then
-rebuilds). Not thread-safe: build on one thread, then share read-only.
+Persistence is :mod:`mapper.mapdb` (SQLite, no pickle). Not thread-safe: build on one thread,
+then share read-only.
 """
 
 from __future__ import annotations
 
-import operator
-import os
-import pickle
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from itertools import chain
-from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
 from mapper.errors import StoreError
-from mapper.model import SCHEMA_VERSION, EdgeAttrs, EdgeKind, NodeKind, Provenance
+from mapper.model import EdgeAttrs, EdgeKind, EvidenceKind, NodeKind, Provenance
 
-_MAGIC = "stackmap-graph"
-_LAYOUT = 2  # 2: networkx's own node/adjacency dicts; absent: node and edge lists
-# enum member → its plain string (``.value`` goes through a descriptor: slow on hot paths)
-_VALUE: dict[Any, str] = {m: m.value for e in (NodeKind, EdgeKind, Provenance) for m in e}
+# The evidence kind a claim has when its builder does not name one, by provenance (and by edge
+# kind where one provenance stands for several kinds of claim).
+_BY_PROVENANCE = {
+    Provenance.CONFIG: EvidenceKind.CONFIG,
+    Provenance.CONTRACT: EvidenceKind.CONTRACT,
+    Provenance.DOC: EvidenceKind.DOC_FRONT_MATTER,
+    Provenance.EMBEDDING: EvidenceKind.SIMILARITY,
+    Provenance.LLM: EvidenceKind.LLM,
+}
+_BY_EDGE_KIND = {
+    EdgeKind.IMPORTS: EvidenceKind.IMPORT,
+    EdgeKind.DEFINES: EvidenceKind.DEFINITION,
+    EdgeKind.CONTAINS: EvidenceKind.DEFINITION,
+    EdgeKind.COVERS: EvidenceKind.TEST_COVERAGE,
+    EdgeKind.INHERITS: EvidenceKind.INHERITANCE,
+    EdgeKind.OVERRIDES: EvidenceKind.INHERITANCE,
+    EdgeKind.REGISTERS: EvidenceKind.REGISTRATION,
+}
+
+
+def evidence_kind(kind: EdgeKind, provenance: Provenance) -> EvidenceKind:
+    """The evidence kind of a claim from its edge kind and provenance (see module doc)."""
+    if provenance in _BY_PROVENANCE:
+        return _BY_PROVENANCE[provenance]
+    return _BY_EDGE_KIND.get(kind, EvidenceKind.CODE_REFERENCE)
 
 
 class MapGraph:
@@ -58,31 +74,15 @@ class MapGraph:
         **attrs: Any,
     ) -> None:
         """Add a node, or update the attributes of an existing one (non-None values win)."""
-        record = {"kind": _VALUE[kind], "name": name, "layer": layer, "path": path, "line": line}
-        if attrs:
-            record.update(attrs)
-        current = self.nx._node.get(node_id)
-        if current is not None:
-            current.update({k: v for k, v in record.items() if v is not None})
-        else:  # direct insertion, as networkx's add_node does it, without its overhead
-            self.nx._node[node_id] = record
-            self.nx._succ[node_id] = {}
-            self.nx._pred[node_id] = {}
-
-    def put_node(self, node_id: str, record: dict[str, Any]) -> None:
-        """Insert a new node with a prebuilt attribute dict (taken as is, not copied); it must
-        carry what :meth:`add_node` stores (``kind`` value, ``name``, ``layer``, ``path``,
-        ``line``, then the extra attributes). The caller checks the id is not on the map yet."""
-        self.nx._node[node_id] = record
-        self.nx._succ[node_id] = {}
-        self.nx._pred[node_id] = {}
+        record = {"kind": kind.value, "name": name, "layer": layer, "path": path, "line": line}
+        record.update(attrs)
+        if node_id in self.nx:
+            self.nx.nodes[node_id].update({k: v for k, v in record.items() if v is not None})
+        else:
+            self.nx.add_node(node_id, **record)
 
     def add_edge(self, src: str, dst: str, attrs: EdgeAttrs, *, key: str | None = None) -> bool:
-        """Add an edge between existing nodes; False when it already exists or a node is missing.
-
-        The edge key defaults to the kind (one edge per kind and pair); ordered ``step`` edges
-        pass their own key so a scenario may visit one component twice.
-        """
+        """:meth:`link` with the claim as an :class:`~mapper.model.EdgeAttrs` record."""
         where = attrs.location
         return self.link(
             src,
@@ -94,6 +94,7 @@ class MapGraph:
             where.line if where else None,
             key=key,
             extra=attrs.extra,
+            evidence=attrs.evidence,
         )
 
     def link(
@@ -108,30 +109,43 @@ class MapGraph:
         *,
         key: str | None = None,
         extra: tuple[tuple[str, Any], ...] = (),
+        evidence: EvidenceKind | None = None,
+        detail: str = "",
     ) -> bool:
-        """:meth:`add_edge` with the :class:`~mapper.model.EdgeAttrs` fields passed flat (the
-        ingest's hot path: no record built per edge); same rules, same stored attributes."""
-        succ = self.nx._succ  # direct insertion: networkx's add_edge costs ~5x more
-        if src == dst or src not in succ or dst not in succ:
+        """Record one claim that ``src`` relates to ``dst`` by ``kind``.
+
+        The first claim creates the edge (True); a later claim on the same edge adds its
+        evidence to it (False), unless the very same evidence is there already. Both nodes
+        must exist and differ, else nothing happens (False). ``evidence`` defaults from the
+        edge kind and the provenance (:func:`evidence_kind`).
+        """
+        if src == dst or src not in self.nx or dst not in self.nx:
             return False
-        kind_value = _VALUE[kind]
-        key = key or kind_value
-        keydict = succ[src].get(dst)
-        if keydict is not None and key in keydict:
+        confidence = 1.0 if confidence == 1.0 else round(float(confidence), 4)
+        item = [
+            (evidence or evidence_kind(kind, provenance)).value,
+            path,
+            line,
+            confidence,
+            detail,
+        ]
+        key = key or kind.value
+        data = self.nx.get_edge_data(src, dst, key)
+        if data is not None:
+            if item not in data["evidence"]:
+                data["evidence"].append(item)
+                data["confidence"] = max(data["confidence"], confidence)
             return False
         record: dict[str, Any] = {
-            "kind": kind_value,
-            "provenance": _VALUE[provenance],
-            "confidence": 1.0 if confidence == 1.0 else round(float(confidence), 4),
+            "kind": kind.value,
+            "provenance": provenance.value,
+            "confidence": confidence,
             "path": path,
             "line": line,
+            "evidence": [item],
         }
-        if extra:
-            record.update(extra)
-        if keydict is None:
-            keydict = succ[src][dst] = {}
-            self.nx._pred[dst][src] = keydict
-        keydict[key] = record
+        record.update(extra)
+        self.nx.add_edge(src, dst, key=key, **record)
         return True
 
     def node(self, node_id: str) -> Mapping[str, Any]:
@@ -174,67 +188,14 @@ class MapGraph:
                 yield src, data
 
     def raw_edges(self) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
-        """(src, dst, key, attrs) straight from the adjacency dicts (no view overhead)."""
-        for src, nbrs in self.nx._succ.items():
-            for dst, keydict in nbrs.items():
-                for key, data in keydict.items():
-                    yield src, dst, key, data
+        """(src, dst, key, attrs) of every edge."""
+        yield from self.nx.edges(keys=True, data=True)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Number of nodes per kind and edges per kind."""
-        kind = operator.itemgetter("kind")
-        nodes = Counter(map(kind, self.nx._node.values()))
-        keydicts = chain.from_iterable(map(dict.values, self.nx._succ.values()))
-        edges = Counter(map(kind, chain.from_iterable(map(dict.values, keydicts))))
+        nodes = Counter(kind for _, kind in self.nx.nodes(data="kind"))
+        edges = Counter(kind for _, _, kind in self.nx.edges(data="kind"))
         return {"nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items()))}
-
-    def dumps(self) -> bytes:
-        """The persisted form: a schema header with the node attributes and the adjacency
-        (successors and predecessors share their edge dicts), pickled."""
-        payload = {
-            "magic": _MAGIC,
-            "schema": SCHEMA_VERSION,
-            "layout": _LAYOUT,
-            "adjacency": (self.nx._node, self.nx._succ, self.nx._pred),
-        }
-        return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-
-    def save(self, path: Path) -> None:
-        """Write the graph to ``path`` atomically (temporary file, then rename)."""
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(self.dumps())
-        os.replace(tmp, path)
-
-    @classmethod
-    def load(cls, path: Path) -> MapGraph:
-        """Read a saved graph; StoreError when missing, corrupt or of another schema version."""
-        try:
-            with path.open("rb") as fh:
-                payload = pickle.load(fh)
-        except FileNotFoundError:
-            raise StoreError(
-                "no map has been built here; run `stackmap ingest`", path=str(path)
-            ) from None
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError) as exc:
-            raise StoreError(f"unreadable map: {exc}", path=str(path)) from exc
-        if not isinstance(payload, dict) or payload.get("magic") != _MAGIC:
-            raise StoreError("not a stackmap graph file", path=str(path))
-        if payload.get("schema") != SCHEMA_VERSION:
-            raise StoreError(
-                f"map schema {payload.get('schema')} differs from {SCHEMA_VERSION}; re-ingest",
-                path=str(path),
-                schema=payload.get("schema"),
-            )
-        graph = nx.MultiDiGraph()
-        if payload.get("layout") == _LAYOUT:  # the adjacency as networkx keeps it
-            try:
-                graph._node, graph._succ, graph._pred = payload["adjacency"]
-            except (KeyError, TypeError, ValueError) as exc:
-                raise StoreError(f"unreadable map: {exc}", path=str(path)) from exc
-        else:  # node and edge lists, as earlier versions wrote them
-            graph.add_nodes_from(payload["nodes"])
-            graph.add_edges_from(payload["edges"])
-        return cls(graph)
 
     def signature(self) -> tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str, str, str]]]:
         """Comparable content: (node id, attrs) and (src, dst, key, attrs) as sorted reprs."""

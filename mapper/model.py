@@ -16,16 +16,22 @@ Node ids are stable strings, prefixed by kind so they never collide::
     doc:knowledge_base/kmd/memory.md#freeing-memory
     test:tests/stack/kmd/test_memory.py::test_double_free
     file:stack/kmd/memory.py
+
+An :class:`Edge` keeps **every** piece of :class:`Evidence` for its claim, each with its kind,
+location and confidence: a dependency a contract or a page declares and one the code shows are
+two items on the same edge, so "the map says X, the code says Y" is a question about one edge.
+Declared evidence kinds are :data:`DECLARED`; the others are observed.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 #: Bumped whenever the persisted graph's shape changes; a store of another version is rebuilt.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class NodeKind(enum.StrEnum):
@@ -51,6 +57,38 @@ class EdgeKind(enum.StrEnum):
     COVERS = "covers"  # test → symbol/component
     STEP = "step"  # scenario → component/interface, ordered by the ``order`` attribute
     ADJACENT = "adjacent"  # layer → the layer directly below it
+    INHERITS = "inherits"  # class/struct → its base
+    OVERRIDES = "overrides"  # method → the base-class method (or slot) it replaces
+    REFERENCES = "references"  # symbol → a constant, enum member or type it uses
+    REGISTERS = "registers"  # registered symbol → the decorator/registry call entering it
+
+
+class EvidenceKind(enum.StrEnum):
+    """Why an edge is on the map. Closed: a new source of claims adds a member here."""
+
+    CODE_REFERENCE = "code_reference"  # a call or name use in code
+    IMPORT = "import"  # a Python import or a C #include
+    REGISTRATION = "registration"  # a decorator or registry call
+    INHERITANCE = "inheritance"  # a base class, an overridden method
+    DEFINITION = "definition"  # a file defines a symbol, a class contains a method
+    CONFIG = "config"  # stackmap.toml (layers, their order, their path globs)
+    CONTRACT = "contract"  # a contract YAML entry
+    DOC_FRONT_MATTER = "doc_front_matter"  # a knowledge-base page's front matter
+    DOC_MENTION = "doc_mention"  # a backticked name in a page's text
+    TEST_COVERAGE = "test_coverage"  # a test calls it
+    SIMILARITY = "similarity"  # embeddings placed it
+    LLM = "llm"  # a language model proposed it
+
+
+#: Evidence the map declares (contracts, pages, config); the rest is observed in code.
+DECLARED = frozenset(
+    {
+        EvidenceKind.CONFIG,
+        EvidenceKind.CONTRACT,
+        EvidenceKind.DOC_FRONT_MATTER,
+        EvidenceKind.DOC_MENTION,
+    }
+)
 
 
 class Provenance(enum.StrEnum):
@@ -160,61 +198,6 @@ class Reference:
 
 
 @dataclass(frozen=True, slots=True)
-class InterfaceSpec:
-    """One interface entry of a contract YAML file (schema in contracts/README.md)."""
-
-    id: str
-    contract: str
-    kind: str
-    symbol: str | None
-    upper: str  # consuming layer id
-    lower: str  # providing layer id
-    location: Location
-    signature: Signature | None = None
-    sync: str | None = None
-    synchronization: str | None = None
-    memory: str | None = None
-    errors: str | None = None
-    description: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ConstantSpec:
-    """A set of constants that must agree across languages (a contract's ``constants`` entry)."""
-
-    id: str
-    contract: str
-    location: Location
-    python: str | None = None
-    proto: str | None = None
-    c: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ScenarioStep:
-    order: int
-    target: str  # "component:…" or "interface:…" node id as named by the page
-    action: str
-    location: Location
-
-
-@dataclass(frozen=True, slots=True)
-class DocSection:
-    """One heading-delimited section of a Markdown page, with the page's front matter."""
-
-    page: str  # path of the page
-    anchor: str  # slug of the heading ("" for the text before the first heading)
-    heading: str
-    text: str
-    location: Location
-    front_matter: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def node_id(self) -> str:
-        return f"doc:{self.page}#{self.anchor}" if self.anchor else f"doc:{self.page}"
-
-
-@dataclass(frozen=True, slots=True)
 class Hole:
     """A component (or doc) the material does not place: which of the three questions fail."""
 
@@ -222,14 +205,6 @@ class Hole:
     missing: tuple[str, ...]  # subset of ("layer", "upstream", "downstream")
     reason: str
     location: Location | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Skip:
-    """A file the ingest did not read, and why."""
-
-    path: str
-    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,3 +216,102 @@ class EdgeAttrs:
     confidence: float = 1.0
     location: Location | None = None
     extra: tuple[tuple[str, Any], ...] = field(default=())
+    evidence: EvidenceKind | None = None  # None: derived from kind and provenance
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One reason for an edge: what kind of claim, where it is written, how sure it is."""
+
+    kind: EvidenceKind
+    path: str | None = None
+    line: int | None = None
+    confidence: float = 1.0
+    detail: str = ""  # e.g. the decorator as written, the inferred-from rule
+
+    @property
+    def declared(self) -> bool:
+        return self.kind in DECLARED
+
+    def cite(self) -> str:
+        """``path:line (kind)``, or the kind alone when the claim has no place."""
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where} ({self.kind.value})" if self.path else self.kind.value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "path": self.path,
+            "line": self.line,
+            "confidence": self.confidence,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A node of the map. ``attrs`` holds the kind-specific fields (JSON values); it is not part
+    of equality or the hash, the id is."""
+
+    id: str
+    kind: NodeKind
+    name: str
+    layer: str | None = None
+    path: str | None = None
+    line: int | None = None
+    attrs: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.attrs.get(key, default)
+
+    def to_dict(self) -> dict[str, Any]:
+        head = {"id": self.id, "kind": self.kind.value, "name": self.name}
+        place = {"layer": self.layer, "path": self.path, "line": self.line}
+        return {**head, **place, "attrs": dict(self.attrs)}
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A typed claim from ``source`` to ``target`` with all its evidence, strongest first.
+
+    ``key`` tells apart edges of one kind between one pair (a scenario's ordered steps);
+    ``attrs`` holds extra fields such as a step's ``order`` and ``action``.
+    """
+
+    source: str
+    target: str
+    kind: EdgeKind
+    evidence: tuple[Evidence, ...]
+    key: str = ""
+    attrs: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def confidence(self) -> float:
+        return max((e.confidence for e in self.evidence), default=0.0)
+
+    @property
+    def citation(self) -> Evidence:
+        """The strongest evidence: highest confidence, observed before declared, placed first."""
+        return self.evidence[0]
+
+    def declared(self) -> tuple[Evidence, ...]:
+        return tuple(e for e in self.evidence if e.declared)
+
+    def observed(self) -> tuple[Evidence, ...]:
+        return tuple(e for e in self.evidence if not e.declared)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "target": self.target,
+            "kind": self.kind.value,
+            "key": self.key,
+            "confidence": self.confidence,
+            "evidence": [e.to_dict() for e in self.evidence],
+            **({"attrs": dict(self.attrs)} if self.attrs else {}),
+        }
+
+
+def evidence_rank(e: Evidence) -> tuple[float, bool, bool, str, int]:
+    """Sort key putting the strongest evidence first (see :attr:`Edge.citation`)."""
+    return (-e.confidence, e.declared, e.path is None, e.path or "", e.line or 0)

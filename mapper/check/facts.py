@@ -19,7 +19,8 @@ from mapper.errors import IngestError
 from mapper.ingest.code import CODE_LANGUAGES, ParsedFile, language_for, parse_file, python_module
 from mapper.ingest.contracts import ContractFile, load_contracts
 from mapper.ingest.docs import DocPage, parse_markdown
-from mapper.model import InterfaceSpec, Language, Symbol, SymbolKind
+from mapper.material import InterfaceSpec
+from mapper.model import Language, Symbol, SymbolKind
 
 
 @dataclass(slots=True)

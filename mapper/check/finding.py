@@ -69,6 +69,7 @@ class Finding:
     code_end: int | None = None  # last line of the code span, for the history
     map_end: int | None = None  # last line of the map span, for the history
     classification: Classification = Classification.UNKNOWN
+    nodes: tuple[str, ...] = ()  # ids of the map nodes the drift is about
 
     @property
     def fingerprint(self) -> str:
@@ -105,4 +106,5 @@ class Finding:
             "fix": self.fix,
             "subject": self.subject,
             "fingerprint": self.fingerprint,
+            "nodes": list(self.nodes),
         }

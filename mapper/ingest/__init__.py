@@ -7,7 +7,6 @@ runs the whole pipeline (:mod:`mapper.ingest.pipeline`) and persists a new map v
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 from mapper.config import StackmapConfig, load_config
@@ -39,15 +38,8 @@ def ingest(
     from mapper.ingest.store import Store
 
     config = config or load_config(root)
-    # The run allocates many small, acyclic records: the cyclic collector only costs time here.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        with Store(config.store_path).lock():
-            return run(root, config, embed=embed, progress=progress, full=full)
-    finally:
-        if collecting:
-            gc.enable()
+    with Store(config.store_path).lock():
+        return run(root, config, embed=embed, progress=progress, full=full)
 
 
 def load_map(root: Path, config: StackmapConfig | None = None) -> MapGraph:
@@ -55,4 +47,4 @@ def load_map(root: Path, config: StackmapConfig | None = None) -> MapGraph:
     from mapper.ingest.store import Store
 
     config = config or load_config(root)
-    return MapGraph.load(Store(config.store_path).graph_path())
+    return Store(config.store_path).load_graph()

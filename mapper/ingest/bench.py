@@ -2,28 +2,23 @@
 
 Runs on a private copy of the files the ingest reads (the repository is never written): the
 floor is a bare tree-sitter parse of the code files, in this process; then a full ingest
-without embeddings (as it runs: on two cores where :mod:`mapper.ingest.parallel` forks), the
-same ingest kept in one process (``full_noembed_1proc_*``), a full ingest with embeddings into
-an empty store, and a re-ingest after appending one function to one code file. Each figure
-is the best of ``repeat`` runs (the embedded full ingest and the incremental run once each:
-they depend on the store's state). Synchronous; takes seconds to minutes (embedding
-dominates).
+without embeddings, a full ingest with embeddings into an empty store, and a re-ingest after
+appending one function to one code file. Each figure is the best of ``repeat`` runs (the
+embedded full ingest and the incremental run once each: they depend on the store's state).
+Synchronous; takes seconds to minutes (embedding dominates).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from mapper.config import CONFIG_FILE, StackmapConfig, load_config
-from mapper.ingest import ingest, parallel, treesitter
+from mapper.ingest import ingest, treesitter
 from mapper.ingest.code import sniff_language
 from mapper.ingest.scan import Category, scan
 
@@ -57,20 +52,6 @@ def _parse_floor(config: StackmapConfig) -> tuple[float, int, int]:
     return time.perf_counter() - start, len(code), loc
 
 
-@contextmanager
-def _single_process() -> Iterator[None]:
-    """Parse in this process only (no forked half), for the one-core figure."""
-    saved = os.environ.get(parallel.ENV)
-    os.environ[parallel.ENV] = "0"
-    try:
-        yield
-    finally:
-        if saved is None:
-            del os.environ[parallel.ENV]
-        else:
-            os.environ[parallel.ENV] = saved
-
-
 def _timed(root: Path, config: StackmapConfig, **kw: Any) -> float:
     start = time.perf_counter()
     ingest(root, config, progress=False, **kw)
@@ -86,16 +67,12 @@ def bench_ingest(root: Path, repeat: int = 3, embed: bool = True) -> dict[str, A
         config = dataclasses.replace(load_config(work), root=work.resolve())
         floor, files, loc = min(_parse_floor(config) for _ in range(repeat))
         noembed = min(_timed(work, config, embed=False, full=True) for _ in range(repeat))
-        with _single_process():
-            single = min(_timed(work, config, embed=False, full=True) for _ in range(repeat))
         result: dict[str, Any] = {
             "files": files,
             "loc": loc,
             "parse_only_s": round(floor, 4),
             "full_noembed_s": round(noembed, 4),
             "full_noembed_over_parse": round(noembed / floor, 2) if floor else None,
-            "full_noembed_1proc_s": round(single, 4),
-            "full_noembed_1proc_over_parse": round(single / floor, 2) if floor else None,
         }
         if embed:
             shutil.rmtree(config.store_path, ignore_errors=True)

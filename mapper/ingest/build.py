@@ -8,7 +8,6 @@ by :mod:`mapper.ingest.build_docs`; the three questions are asked by :mod:`mappe
 from __future__ import annotations
 
 import functools
-import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from mapper.ingest.resolve import Resolver
 from mapper.model import (
     EdgeAttrs,
     EdgeKind,
+    EvidenceKind,
     Language,
     Location,
     NodeKind,
@@ -159,7 +159,6 @@ def _render(params: list[list[Any]], returns: str | None, is_async: bool) -> str
 
 
 _VALUE: dict[Any, str] = {m: m.value for e in (SymbolKind, Language) for m in e}
-_QUALNAME = operator.attrgetter("qualname")
 _PARENT_KINDS = frozenset(
     {SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.MESSAGE, SymbolKind.ENUM, SymbolKind.SERVICE}
 )
@@ -253,36 +252,31 @@ def _add_file(
         graph.add_edge(f"layer:{layer}", file_id, EdgeAttrs(EdgeKind.CONTAINS, Provenance.CONFIG))
     prov_def = Provenance.PROTOC if pf.path.endswith(".proto") else TC
     parents: dict[str, str] = {}
-    nodes = graph.nx._node
-    if pf.language is Language.PYTHON:  # what Symbol.node_id gives, without the property
-        ids = ["symbol:" + q for q in map(_QUALNAME, pf.symbols)]
-    else:
-        ids = [sym.node_id for sym in pf.symbols]
-    for sym, node_id in zip(pf.symbols, ids, strict=True):
-        if node_id in nodes:
+    for sym in pf.symbols:
+        node_id = sym.node_id
+        if node_id in graph:
             continue
-        # what add_node(node_id, SYMBOL, qualname, layer=…, …, **symbol_attrs(sym)) stores
-        record = {
-            "kind": "symbol",
-            "name": sym.qualname,
-            "layer": layer,
-            "path": pf.path,
-            "line": sym.location.line,
-            "component": comp,
-        }
-        record.update(symbol_attrs(sym))
-        if sym.kind is SymbolKind.IOCTL:
-            record["arg_struct"] = arg_struct(sym.value)
-        graph.put_node(node_id, record)
+        extra = {"arg_struct": arg_struct(sym.value)} if sym.kind is SymbolKind.IOCTL else {}
+        graph.add_node(
+            node_id,
+            NodeKind.SYMBOL,
+            sym.qualname,
+            layer=layer,
+            path=pf.path,
+            line=sym.location.line,
+            component=comp,
+            **symbol_attrs(sym),
+            **extra,
+        )
         graph.link(file_id, node_id, EdgeKind.DEFINES, prov_def)
         if sym.kind in _PARENT_KINDS:
             parents[sym.qualname] = node_id
     if parents:
         sep = "." if pf.language in (Language.PYTHON, Language.PROTO) else "::"
-        for sym, node_id in zip(pf.symbols, ids, strict=True):
+        for sym in pf.symbols:
             head = sym.qualname.rpartition(sep)[0]
             if head in parents:
-                graph.link(parents[head], node_id, EdgeKind.CONTAINS, prov_def)
+                graph.link(parents[head], sym.node_id, EdgeKind.CONTAINS, prov_def)
     return comp
 
 
@@ -322,28 +316,31 @@ def _add_references(
 
 
 def _component_dependencies(graph: MapGraph) -> None:
-    """Cross-component imports and calls lifted to component → component edges, as sure as
-    the surest code edge under them (first location kept)."""
-    lifted: dict[tuple[str, str, str], tuple[Location | None, float, str]] = {}
-    nodes = graph.nx._node
-    for src, nbrs in graph.nx._succ.items():  # adjacency order, as raw_edges() gives it
-        a = nodes[src].get("component")
-        if not a or nodes[src]["kind"] == "test":
+    """Cross-component imports and calls lifted to component → component edges, one evidence
+    item per code site under them (in source order)."""
+    lifted: list[tuple[str, str, str, dict[str, Any]]] = []
+    for src, dst, data in graph.nx.edges(data=True):
+        kind = data["kind"]
+        if kind != "imports" and kind != "calls":
             continue
-        for dst, keydict in nbrs.items():
-            b = nodes[dst].get("component")
-            if not b or a == b:
-                continue
-            for data in keydict.values():
-                kind = data["kind"]
-                if kind != "imports" and kind != "calls":
-                    continue
-                key = (f"component:{a}", f"component:{b}", kind)
-                old = lifted.get(key)
-                if old is None:
-                    where = Location(data["path"], data["line"]) if data.get("path") else None
-                    lifted[key] = (where, data["confidence"], data["provenance"])
-                elif data["confidence"] > old[1]:
-                    lifted[key] = (old[0], data["confidence"], data["provenance"])
-    for (a, b, kind), (where, conf, prov) in sorted(lifted.items(), key=lambda kv: kv[0]):
-        graph.add_edge(a, b, EdgeAttrs(EdgeKind(kind), Provenance(prov), conf, where))
+        a, b = graph.nx.nodes[src], graph.nx.nodes[dst]
+        if a["kind"] == "test" or not a.get("component") or not b.get("component"):
+            continue
+        if a["component"] != b["component"]:
+            lifted.append(
+                (f"component:{a['component']}", f"component:{b['component']}", kind, data)
+            )
+    lifted.sort(key=lambda e: (e[0], e[1], e[2], e[3]["path"] or "", e[3]["line"] or 0))
+    for a, b, kind, data in lifted:
+        for ev_kind, path, line, confidence, detail in data["evidence"]:
+            graph.link(
+                a,
+                b,
+                EdgeKind(kind),
+                Provenance(data["provenance"]),
+                confidence,
+                path,
+                line,
+                evidence=EvidenceKind(ev_kind),
+                detail=detail,
+            )

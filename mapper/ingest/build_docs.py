@@ -20,7 +20,7 @@ from mapper.ingest.build import Inputs, declared_components
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
 from mapper.ingest.resolve import Resolver
-from mapper.model import EdgeAttrs, EdgeKind, Location, NodeKind, Provenance
+from mapper.model import EdgeAttrs, EdgeKind, EvidenceKind, Location, NodeKind, Provenance
 
 MAX_TEXT = 4000
 INDEX_PAGES = ("README.md", "index.md")
@@ -105,13 +105,19 @@ def build_contracts(
                 graph.in_edges(sym.node_id, EdgeKind.CALLS), key=lambda e: e[0]
             ):
                 comp = graph.node(caller).get("component")
-                if comp and comp != provider:
-                    loc = Location(data["path"], data["line"]) if data.get("path") else None
-                    prov = Provenance(data["provenance"])  # as sure as the call it rests on
-                    graph.add_edge(
+                if not comp or comp == provider:
+                    continue
+                prov = Provenance(data["provenance"])  # as sure as the calls it rests on
+                for _kind, at, line, confidence, _detail in data["evidence"]:
+                    graph.link(
                         f"component:{comp}",
                         iid,
-                        EdgeAttrs(EdgeKind.CONSUMES, prov, data["confidence"], loc),
+                        EdgeKind.CONSUMES,
+                        prov,
+                        confidence,
+                        at,
+                        line,
+                        evidence=EvidenceKind.CODE_REFERENCE,
                     )
 
 
@@ -257,9 +263,10 @@ def _mentions(graph: MapGraph, resolver: Resolver, page: DocPage) -> None:
                 continue
             target = sym.node_id
         if source in graph:
-            graph.add_edge(
-                source, target, EdgeAttrs(EdgeKind.DESCRIBES, Provenance.DOC, 0.9, where)
+            mention = EdgeAttrs(
+                EdgeKind.DESCRIBES, Provenance.DOC, 0.9, where, evidence=EvidenceKind.DOC_MENTION
             )
+            graph.add_edge(source, target, mention)
 
 
 def _scenario(graph: MapGraph, page: DocPage, page_id: str) -> None:

@@ -51,7 +51,6 @@ def add_tests(graph: MapGraph, resolver: Resolver, pf: ParsedFile) -> None:
         tests[sym.qualname] = test_id
     if not tests:
         return
-    nodes = graph.nx._node
     for ref in pf.references:
         scope = ref.scope
         if ref.kind != "call" or scope is None:
@@ -61,7 +60,7 @@ def add_tests(graph: MapGraph, resolver: Resolver, pf: ParsedFile) -> None:
         if found_test is None or found is None:
             continue
         target = found[0].node_id
-        node = nodes.get(target)
+        node = graph.get(target)
         if node is None:
             continue
         where = ref.location

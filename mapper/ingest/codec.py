@@ -1,146 +1,154 @@
-"""Compact, fast pickling of parse results: a ParsedFile travels as plain tuples.
+"""Parse results as JSON text, for the parse cache in the map file (:mod:`mapper.mapdb`).
 
-Pickling tens of thousands of small slotted records one by one is slow; the reducer registered
-here flattens a :class:`~mapper.ingest.code.ParsedFile` into tuples of strings and numbers
-(pickled at C speed) and rebuilds the records on load. Used by the parse cache and by the
-parallel parse workers. Importing this module registers the reducers.
+Loading never runs code named by the data: a :class:`~mapper.ingest.code.ParsedFile` travels
+as flat arrays of strings and numbers (most of the cache, kept compact), a doc page or a
+contract as objects tagged with the name of one of the record classes listed in ``_RECORDS``
+(an unknown tag is an error), tuples as ``{"@t": [...]}``. Front-matter values JSON cannot
+hold (a YAML date) are stored as their text.
 """
 
 from __future__ import annotations
 
-import copyreg
 import dataclasses
+import json
 from typing import Any
 
-from mapper import model
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
+from mapper.material import ConstantSpec, DocSection, InterfaceSpec, ScenarioStep
 from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
 
-Flat = tuple[Any, ...]
-# enum ↔ plain value by dict lookup (``.value`` and ``Enum(value)`` run Python code each time)
-_VALUE: dict[Any, str] = {m: m.value for e in (SymbolKind, Language) for m in e}
-_KIND: dict[str, SymbolKind] = {m.value: m for m in SymbolKind}
-_LANGUAGE: dict[str, Language] = {m.value: m for m in Language}
+_RECORDS: dict[str, type[Any]] = {
+    cls.__name__: cls
+    for cls in (
+        DocPage,
+        ContractFile,
+        DocSection,
+        ScenarioStep,
+        InterfaceSpec,
+        ConstantSpec,
+        Location,
+        Param,
+        Signature,
+    )
+}
+_KIND = {m.value: m for m in SymbolKind}
+_LANGUAGE = {m.value: m for m in Language}
 
 
-def _sig(sig: Signature | None) -> Flat | None:
+class CodecError(ValueError):
+    """A cached record that does not decode to one of the known record classes."""
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {"@": type(value).__name__, **fields}
+    if isinstance(value, tuple):
+        return {"@t": [_plain(v) for v in value]}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _hook(obj: dict[str, Any]) -> Any:
+    if "@t" in obj:
+        return tuple(obj["@t"])
+    tag = obj.pop("@", None)
+    if tag is None:
+        return obj
+    cls = _RECORDS.get(tag)
+    if cls is None:
+        raise CodecError(f"unknown record {tag!r} in the parse cache")
+    return cls(**obj)
+
+
+def _sig(sig: Signature | None) -> list[Any] | None:
     if sig is None:
         return None
-    return (
-        tuple((p.name, p.type, p.default, p.kind) for p in sig.params),
-        sig.returns,
-        sig.is_async,
-    )
+    return [[[p.name, p.type, p.default, p.kind] for p in sig.params], sig.returns, sig.is_async]
 
 
-def _unsig(flat: Flat | None) -> Signature | None:
+def _unsig(flat: list[Any] | None) -> Signature | None:
     if flat is None:
         return None
     return Signature(tuple(Param(*p) for p in flat[0]), flat[1], flat[2])
 
 
-def encode(pf: ParsedFile) -> Flat:
+def _code(pf: ParsedFile) -> list[Any]:
     path = pf.path
-    symbols = tuple(
-        [  # list comprehensions: faster than generators fed to tuple()
-            (
-                s.qualname,
-                _VALUE[s.kind],
-                _VALUE[s.language],
-                None if s.location.path == path else s.location.path,
-                s.location.line,
-                None if s.signature is None else _sig(s.signature),
-                s.value,
-                s.end_line,
-                s.doc,
-            )
-            for s in pf.symbols
-        ]
-    )
-    refs = tuple(
+    symbols = [
         [
-            (
-                r.kind,
-                r.target,
-                None if (where := r.location).path == path else where.path,
-                where.line,
-                r.scope,
-                _VALUE[r.language],
-            )
-            for r in pf.references
+            s.qualname,
+            s.kind.value,
+            s.language.value,
+            None if s.location.path == path else s.location.path,
+            s.location.line,
+            _sig(s.signature),
+            s.value,
+            s.end_line,
+            s.doc,
         ]
-    )
-    return (
-        path,
-        _VALUE[pf.language],
-        symbols,
-        refs,
-        pf.warnings,
-        pf.imports,
-        pf.module,
-        pf.loc,
-        pf.bases,
-        pf.attributes,
-    )
+        for s in pf.symbols
+    ]
+    refs = [
+        [
+            r.kind,
+            r.target,
+            None if r.location.path == path else r.location.path,
+            r.location.line,
+            r.scope,
+            r.language.value,
+        ]
+        for r in pf.references
+    ]
+    rest = [pf.warnings, pf.imports, pf.module, pf.loc, pf.bases, pf.attributes]
+    return [path, pf.language.value, symbols, refs, *rest]
 
 
-def decode(flat: Flat) -> ParsedFile:
+def _uncode(flat: list[Any]) -> ParsedFile:
     path, language, symbols, refs, warnings, imports, module, loc, bases, attributes = flat
     return ParsedFile(
         path,
         _LANGUAGE[language],
         tuple(
-            Symbol(
-                q,
-                _KIND[k],
-                _LANGUAGE[lang],
-                Location(p or path, line),
-                _unsig(sig),
-                value,
-                end,
-                doc,
-            )
-            for q, k, lang, p, line, sig, value, end, doc in symbols
+            Symbol(q, _KIND[k], _LANGUAGE[lang], Location(p or path, line), _unsig(sig), *rest)
+            for q, k, lang, p, line, sig, *rest in symbols
         ),
         tuple(
             Reference(kind, target, Location(p or path, line), scope, _LANGUAGE[lang])
             for kind, target, p, line, scope, lang in refs
         ),
-        warnings,
-        imports,
+        tuple(warnings),
+        tuple((a, b) for a, b in imports),
         module,
         loc,
-        bases,
-        attributes,
+        tuple((cls, tuple(names)) for cls, names in bases),
+        tuple((a, b, c) for a, b, c in attributes),
     )
 
 
-def _reduce_parsed(pf: ParsedFile) -> tuple[Any, ...]:
-    return decode, (encode(pf),)
+def dumps(record: Any) -> str | None:
+    """The JSON text of a parse result (None for no record)."""
+    if record is None:
+        return None
+    if isinstance(record, ParsedFile):
+        return json.dumps({"code": _code(record)}, separators=(",", ":"))
+    return json.dumps({"record": _plain(record)}, separators=(",", ":"))
 
 
-def _register() -> None:
-    copyreg.pickle(ParsedFile, _reduce_parsed)
-    classes: list[type[Any]] = [
-        model.Location,
-        model.Param,
-        model.Signature,
-        model.InterfaceSpec,
-        model.ConstantSpec,
-        model.ScenarioStep,
-        model.DocSection,
-        ContractFile,
-        DocPage,
-    ]
-    for cls in classes:
-        names = tuple(f.name for f in dataclasses.fields(cls))
-
-        def reduce(obj: Any, cls: type[Any] = cls, names: tuple[str, ...] = names) -> Any:
-            return cls, tuple(getattr(obj, n) for n in names)
-
-        copyreg.pickle(cls, reduce)
-
-
-_register()
+def loads(text: str | None) -> Any:
+    """The parse result :func:`dumps` wrote; CodecError when the text is not one."""
+    if text is None:
+        return None
+    try:
+        if text.startswith('{"code":'):
+            return _uncode(json.loads(text)["code"])
+        return json.loads(text, object_hook=_hook)["record"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CodecError(f"unreadable parse-cache record: {exc}") from exc

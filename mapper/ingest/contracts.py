@@ -16,7 +16,8 @@ from typing import Any
 from mapper.config import StackmapConfig
 from mapper.errors import ContractError
 from mapper.ingest import yamlines
-from mapper.model import ConstantSpec, InterfaceSpec, Location, Param, Signature
+from mapper.material import ConstantSpec, InterfaceSpec
+from mapper.model import Location, Param, Signature
 
 INTERFACE_KINDS = frozenset(
     {

@@ -17,7 +17,8 @@ from typing import Any
 from mapper.errors import IngestError
 from mapper.ingest import yamlines
 from mapper.ingest.code import read_text_file
-from mapper.model import DocSection, Location, ScenarioStep
+from mapper.material import DocSection, ScenarioStep
+from mapper.model import Location
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")

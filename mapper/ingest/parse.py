@@ -1,8 +1,4 @@
-"""Parse scanned files into records, turning per-file failures into skips.
-
-A large batch (a full ingest) is parsed on two cores by :mod:`mapper.ingest.parallel`: one
-forked child takes about half the code files, with the same results as a sequential run.
-"""
+"""Parse scanned files into records, turning per-file failures into skips."""
 
 from __future__ import annotations
 
@@ -53,10 +49,6 @@ def parse_many(
     config: StackmapConfig, entries: Sequence[SourceFile], tick: Callable[[str], None]
 ) -> list[tuple[Any, str | None]]:
     """``parse_one`` over ``entries``, in order, calling ``tick(path)`` after each."""
-    from mapper.ingest import parallel
-
-    if parallel.enabled(entries):
-        return parallel.parse_split(entries, lambda entry: parse_one(config, entry), tick)
     out = []
     for entry in entries:
         out.append(parse_one(config, entry))

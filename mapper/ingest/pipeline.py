@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -17,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mapper.config import StackmapConfig, load_config
-from mapper.errors import StoreError
+from mapper.errors import StoreCorrupt, StoreError, StoreOutdated
 from mapper.graph import MapGraph
 from mapper.ingest.build import Inputs, build_code
 from mapper.ingest.build_docs import build_contracts, build_docs, needs_layer, page_text
@@ -29,7 +30,7 @@ from mapper.ingest.parse import parse_many
 from mapper.ingest.report import IngestReport
 from mapper.ingest.scan import Category, SourceFile, scan
 from mapper.ingest.store import ParseCache, Store
-from mapper.model import Skip
+from mapper.material import Skip
 
 Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
@@ -62,8 +63,7 @@ def _bar(enabled: bool, total: int, what: str = "parsing") -> Iterator[Callable[
     from rich.console import Console
     from rich.progress import Progress
 
-    # No auto-refresh: that would start a thread, and a process with threads does not fork
-    # its parse (mapper.ingest.parallel); ticks redraw at most ten times a second instead.
+    # No auto-refresh thread: ticks redraw at most ten times a second instead.
     with Progress(console=Console(stderr=True), transient=True, auto_refresh=False) as bar:
         task = bar.add_task(what, total=total)
         drawn = 0.0
@@ -98,17 +98,19 @@ def run(
     store = Store(config.store_path)
     scanned = scan(config)
     lap("scan")
-    cache = ParseCache() if full else store.load_parse_cache()
+    cache = ParseCache() if full else _previous(store)
     key = _config_key(config)
     if cache.key != key:
         cache = ParseCache(key)
     entries: dict[str, tuple[str, str, Any, str | None]] = {}
+    texts: dict[str, str | None] = {}
     parsed: list[str] = []
     todo: list[SourceFile] = []
     for entry in scanned.files:
         old = cache.entries.get(entry.path)
         if old is not None and old[0] == entry.digest and old[1] == entry.category.value:
             entries[entry.path] = old
+            texts[entry.path] = cache.texts[entry.path]
         else:
             todo.append(entry)
     with _bar(_show_progress(progress), len(todo)) as tick:
@@ -165,18 +167,24 @@ def run(
         index=index_stats,
     )
     timings["save"] = 0.0  # measured below; the stored report.json carries the rest
-    payload = {
-        "graph.pickle": graph.dumps(),
-        "parsed.pickle": Store.dump_cache(ParseCache(key, entries)),
-        "report.json": json.dumps(report.to_dict(), indent=1, sort_keys=True).encode(),
-    }
+    text = json.dumps(report.to_dict(), indent=1, sort_keys=True).encode()
     try:
-        store.commit(version, payload)
-    except OSError as exc:
+        store.commit(version, graph, ParseCache(key, entries, texts), text)
+    except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"cannot write the map: {exc}", path=str(store.path)) from exc
     lap("save")
     timings["total"] = time.perf_counter() - start
     return dataclasses.replace(report, timings=dict(timings))
+
+
+def _previous(store: Store) -> ParseCache:
+    """The current version's parse cache; an empty one, said on stderr, when the store was
+    written by another version of the tool or is damaged (everything is parsed again)."""
+    try:
+        return store.load_parse_cache()
+    except (StoreCorrupt, StoreOutdated) as exc:
+        print(f"stackmap: {exc}; rebuilding the map from scratch", file=sys.stderr)
+        return ParseCache()
 
 
 def _split(
@@ -219,7 +227,11 @@ class _CachedVectors:
 
         self._progress = progress
         self._store = store
-        self._cache = store.load_vectors()
+        try:
+            self._cache = store.load_vectors()
+        except StoreCorrupt as exc:
+            print(f"stackmap: {exc}; computing the embeddings again", file=sys.stderr)
+            self._cache = {}
         self._hash = text_hash
         self.computed = 0
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mapper.model import Hole, Skip
+from mapper.material import Skip
+from mapper.model import Hole
 
 
 @dataclass(frozen=True, slots=True)

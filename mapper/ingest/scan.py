@@ -4,7 +4,7 @@ A file is read when its extension names a language the map knows and it is a con
 under the contracts folder), a doc (Markdown under a doc folder), a proto, a test (a code file
 matching the test globs) or code inside a layer. Ignored globs prune whole folders. Symlinked
 folders are followed once; a loop, a broken link, an unreadable, binary, huge or non-UTF-8 file
-becomes a :class:`~mapper.model.Skip`. Synchronous; reads each candidate file once.
+becomes a :class:`~mapper.material.Skip`. Synchronous; reads each candidate file once.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from pathlib import Path
 
 from mapper.config import StackmapConfig
 from mapper.ingest.code import CODE_LANGUAGES, language_for
-from mapper.model import Language, Skip
+from mapper.material import Skip
+from mapper.model import Language
 
 MAX_BYTES = 2 * 1024 * 1024
 

@@ -2,17 +2,17 @@
 
 ::
 
-    .stackmap/current                 the number of the version in use (switched atomically)
-    .stackmap/versions/<n>/graph.pickle   the MapGraph
-    .stackmap/versions/<n>/parsed.pickle  per-file content hashes and parse results (incremental)
-    .stackmap/versions/<n>/report.json    the ingest report of that version
-    .stackmap/embeddings.pickle       text-hash → vector cache shared by all versions
-    .stackmap/chroma/                 the embedded vector store
+    .stackmap/current                    the number of the version in use (switched atomically)
+    .stackmap/versions/<n>/map.sqlite    the graph and the parse cache (format: mapper.mapdb)
+    .stackmap/versions/<n>/report.json   the ingest report of that version
+    .stackmap/vectors.sqlite             text-hash → embedding cache shared by all versions
+    .stackmap/chroma/                    the embedded vector store
 
-A new version is written into a temporary folder, renamed into place, and only then is
-``current`` replaced (``os.replace``), so a crash at any point leaves the previous version in
-use. The two newest versions are kept. Writers serialise on an flock of ``<store>/lock``;
-readers never wait (they read whichever version ``current`` names).
+Nothing here is pickled: every file is SQLite, JSON or text, read as data. A new version is
+written into a temporary folder, renamed into place, and only then is ``current`` replaced
+(``os.replace``), so a crash at any point leaves the previous version in use. The two newest
+versions are kept. Writers serialise on an flock of ``<store>/lock``; readers never wait (they
+read whichever version ``current`` names).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import pickle
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,20 +30,25 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mapper.errors import StoreError
-from mapper.ingest import codec  # noqa: F401 - registers the fast reducers
-from mapper.model import SCHEMA_VERSION
+from mapper import mapdb
+from mapper.errors import MapNotIngested, StoreCorrupt, StoreError, StoreOutdated
+from mapper.graph import MapGraph
+from mapper.ingest import codec
 
-CACHE_FORMAT = 4
 KEEP = 2
+VECTORS = "vectors.sqlite"
+
+Entry = tuple[str, str, Any, str | None]  # digest, category, record, skip reason
 
 
 @dataclass(slots=True)
 class ParseCache:
-    """What the previous ingest read: path → (digest, category, record, skip reason)."""
+    """What the previous ingest read: path → (digest, category, record, skip reason), and the
+    record's stored JSON text (written again as is when the file did not change)."""
 
     key: str = ""
-    entries: dict[str, tuple[str, str, Any, str | None]] = field(default_factory=dict)
+    entries: dict[str, Entry] = field(default_factory=dict)
+    texts: dict[str, str | None] = field(default_factory=dict)
 
 
 class Store:
@@ -75,7 +80,7 @@ class Store:
     def current_version(self) -> int | None:
         try:
             return int((self.path / "current").read_text(encoding="utf-8").strip())
-        except (FileNotFoundError, ValueError):
+        except (FileNotFoundError, ValueError, UnicodeDecodeError):
             return None
         except OSError as exc:
             raise StoreError(f"unreadable store: {exc}", path=str(self.path)) from exc
@@ -83,42 +88,70 @@ class Store:
     def version_dir(self, version: int | None = None) -> Path:
         version = self.current_version() if version is None else version
         if version is None:
-            raise StoreError(
-                "no map has been built here; run `stackmap ingest`", path=str(self.path)
+            raise MapNotIngested(
+                "no map has been built here; run `stackmap ingest`",
+                path=str(self.path),
+                rebuild="stackmap ingest",
             )
         return self.versions / str(version)
 
-    def graph_path(self) -> Path:
-        return self.version_dir() / "graph.pickle"
+    def map_path(self, version: int | None = None) -> Path:
+        """The current (or given) version's map file; StoreOutdated when that version was
+        written by an older stackmap (a pickled graph), MapNotIngested when there is none."""
+        folder = self.version_dir(version)
+        path = folder / mapdb.FILE
+        if not path.exists() and (folder / "graph.pickle").exists():
+            raise StoreOutdated(
+                f"map written by an older stackmap (graph.pickle); run `{mapdb.REBUILD}`",
+                path=str(folder / "graph.pickle"),
+                rebuild=mapdb.REBUILD,
+            )
+        if not path.exists():
+            raise MapNotIngested(
+                "no map has been built here; run `stackmap ingest`",
+                path=str(path),
+                rebuild="stackmap ingest",
+            )
+        return path
+
+    def open(self) -> mapdb.MapFile:
+        return mapdb.MapFile(self.map_path())
+
+    def load_graph(self) -> MapGraph:
+        with self.open() as mf:
+            return mf.graph()
 
     def load_parse_cache(self) -> ParseCache:
-        version = self.current_version()
-        if version is None:
+        """The current version's parse cache (empty when there is no map yet); StoreCorrupt /
+        StoreOutdated when the map file cannot be used (the ingest then parses everything)."""
+        if self.current_version() is None:
             return ParseCache()
-        try:
-            with (self.version_dir(version) / "parsed.pickle").open("rb") as fh:
-                payload = pickle.load(fh)
-        except (
-            OSError,
-            pickle.UnpicklingError,
-            EOFError,
-            AttributeError,
-            ValueError,
-            KeyError,
-            TypeError,
-            IndexError,
-        ):  # unreadable or from another version of the records: parse everything again
-            return ParseCache()
-        if not isinstance(payload, dict) or payload.get("format") != (CACHE_FORMAT, SCHEMA_VERSION):
-            return ParseCache()
-        return ParseCache(payload["key"], payload["entries"])
+        with self.open() as mf:
+            rows = mf.parsed()
+            cache = ParseCache(mf.cache_key)
+        for path, digest, category, text, reason in rows:
+            try:
+                record = codec.loads(text)
+            except codec.CodecError as exc:
+                raise StoreCorrupt(
+                    f"corrupt parse cache: {exc}; run `{mapdb.REBUILD}`",
+                    path=str(mf.path),
+                    rebuild=mapdb.REBUILD,
+                ) from exc
+            cache.entries[path] = (digest, category, record, reason)
+            cache.texts[path] = text
+        return cache
 
     def report(self) -> dict[str, Any]:
         path = self.version_dir() / "report.json"
         try:
             return dict(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError) as exc:
-            raise StoreError(f"no readable ingest report: {exc}", path=str(path)) from exc
+            raise StoreCorrupt(
+                f"no readable ingest report: {exc}; run `{mapdb.REBUILD}`",
+                path=str(path),
+                rebuild=mapdb.REBUILD,
+            ) from exc
 
     def _existing(self) -> list[int]:
         if not self.versions.is_dir():
@@ -128,15 +161,19 @@ class Store:
     def next_version(self) -> int:
         return max([*self._existing(), self.current_version() or 0]) + 1
 
-    def commit(self, version: int, write: dict[str, bytes]) -> int:
-        """Write version ``version``'s files, then switch ``current`` to it; returns it."""
+    def commit(self, version: int, graph: MapGraph, cache: ParseCache, report: bytes) -> int:
+        """Write version ``version`` (map file and report), then switch ``current`` to it."""
         self.versions.mkdir(parents=True, exist_ok=True)
         existing = self._existing()
         tmp = self.versions / f".{version}.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
-        for name, data in write.items():
-            (tmp / name).write_bytes(data)
+        rows = (
+            (path, digest, category, _text(cache, path, record), reason)
+            for path, (digest, category, record, reason) in cache.entries.items()
+        )
+        mapdb.write(tmp / mapdb.FILE, graph, cache.key, rows)
+        (tmp / "report.json").write_bytes(report)
         os.replace(tmp, self.versions / str(version))
         pointer = self.path / "current.tmp"
         pointer.write_text(f"{version}\n", encoding="utf-8")
@@ -145,29 +182,40 @@ class Store:
             shutil.rmtree(self.versions / str(old), ignore_errors=True)
         return version
 
-    @staticmethod
-    def dump_cache(cache: ParseCache) -> bytes:
-        payload = {
-            "format": (CACHE_FORMAT, SCHEMA_VERSION),
-            "key": cache.key,
-            "entries": cache.entries,
-        }
-        return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-
     # -- embedding cache -------------------------------------------------------------
     def load_vectors(self) -> dict[str, npt.NDArray[np.float32]]:
-        try:
-            with (self.path / "embeddings.pickle").open("rb") as fh:
-                keys, matrix = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+        """The embedding cache (empty when there is none); StoreCorrupt when it is damaged."""
+        path = self.path / VECTORS
+        if not path.exists():
             return {}
-        return {k: matrix[i] for i, k in enumerate(keys)}
+        try:
+            with path.open("rb") as fh:
+                if fh.read(16) != b"SQLite format 3\x00":
+                    raise sqlite3.DatabaseError("no SQLite header")
+            with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+                rows = db.execute("SELECT key, vec FROM vectors").fetchall()
+            return {k: np.frombuffer(v, dtype=np.float32).copy() for k, v in rows}
+        except (sqlite3.DatabaseError, OSError, ValueError) as exc:
+            raise StoreCorrupt(
+                f"corrupt embedding cache: {exc}; delete it or run `{mapdb.REBUILD}`",
+                path=str(path),
+                rebuild=mapdb.REBUILD,
+            ) from exc
 
     def save_vectors(self, vectors: dict[str, npt.NDArray[np.float32]]) -> None:
-        keys = sorted(vectors)
-        matrix = np.stack([vectors[k] for k in keys]) if keys else np.zeros((0, 384), np.float32)
         self.path.mkdir(parents=True, exist_ok=True)
-        tmp = self.path / "embeddings.pickle.tmp"
-        with tmp.open("wb") as fh:
-            pickle.dump((keys, matrix), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, self.path / "embeddings.pickle")
+        tmp = self.path / (VECTORS + ".tmp")
+        tmp.unlink(missing_ok=True)
+        with contextlib.closing(sqlite3.connect(tmp)) as db, db:
+            db.execute("CREATE TABLE vectors (key TEXT PRIMARY KEY, vec BLOB NOT NULL)")
+            db.executemany(
+                "INSERT INTO vectors VALUES (?, ?)",
+                ((k, np.asarray(vectors[k], np.float32).tobytes()) for k in sorted(vectors)),
+            )
+        os.replace(tmp, self.path / VECTORS)
+
+
+def _text(cache: ParseCache, path: str, record: Any) -> str | None:
+    if path in cache.texts:
+        return cache.texts[path]
+    return codec.dumps(record)

@@ -53,7 +53,7 @@ def test_ingest_search_show_ls(minirepo: Path) -> None:
 
 def test_commands_without_a_map_fail_cleanly(minirepo: Path) -> None:
     result = _run("search", "x", "-C", str(minirepo), "--json")
-    assert result.returncode == 2 and json.loads(result.stdout)["error"] == "StoreError"
+    assert result.returncode == 2 and json.loads(result.stdout)["error"] == "MapNotIngested"
 
 
 def test_init_proposes_layers_from_folders(tmp_path: Path) -> None:

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
-import pickle
+import contextlib
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from mapper.errors import StoreError
+from mapper import mapdb
+from mapper.errors import StoreCorrupt, StoreError, StoreOutdated
 from mapper.graph import MapGraph
-from mapper.model import EdgeAttrs, EdgeKind, Location, NodeKind, Provenance
+from mapper.model import EdgeAttrs, EdgeKind, EvidenceKind, Location, NodeKind, Provenance
 
 
 def _small() -> MapGraph:
@@ -18,7 +20,7 @@ def _small() -> MapGraph:
     return g
 
 
-def test_nodes_edges_and_provenance() -> None:
+def test_an_edge_keeps_every_claim_as_evidence() -> None:
     g = _small()
     assert g.add_edge("layer:a", "layer:b", EdgeAttrs(EdgeKind.ADJACENT, Provenance.CONFIG))
     where = Location("docs/x.md", 3)
@@ -27,8 +29,14 @@ def test_nodes_edges_and_provenance() -> None:
         "component:a.x",
         EdgeAttrs(EdgeKind.CONTAINS, Provenance.DOC, 0.5, where, (("why", "fm"),)),
     )
-    # same kind between the same pair: the first claim stays
-    assert not g.add_edge("layer:a", "component:a.x", EdgeAttrs(EdgeKind.CONTAINS, Provenance.LLM))
+    # a second claim on the same edge adds its evidence; the same claim again adds nothing
+    code = Location("a/x.py", 7)
+    assert not g.add_edge(
+        "layer:a", "component:a.x", EdgeAttrs(EdgeKind.CONTAINS, Provenance.TREE_SITTER, 0.9, code)
+    )
+    assert not g.add_edge(
+        "layer:a", "component:a.x", EdgeAttrs(EdgeKind.CONTAINS, Provenance.TREE_SITTER, 0.9, code)
+    )
     assert not g.add_edge("layer:a", "component:nope", EdgeAttrs(EdgeKind.CONTAINS, Provenance.DOC))
     (edge,) = list(g.edges(EdgeKind.CONTAINS))
     assert edge == (
@@ -37,10 +45,14 @@ def test_nodes_edges_and_provenance() -> None:
         {
             "kind": "contains",
             "provenance": "doc",
-            "confidence": 0.5,
+            "confidence": 0.9,
             "path": "docs/x.md",
             "line": 3,
             "why": "fm",
+            "evidence": [
+                ["doc_front_matter", "docs/x.md", 3, 0.5, ""],
+                ["definition", "a/x.py", 7, 0.9, ""],
+            ],
         },
     )
     assert [n for n, _ in g.nodes(NodeKind.LAYER)] == ["layer:a", "layer:b"]
@@ -51,6 +63,24 @@ def test_nodes_edges_and_provenance() -> None:
     }
     with pytest.raises(StoreError, match="no node 'symbol:x'"):
         g.node("symbol:x")
+
+
+def test_an_explicit_evidence_kind_wins_over_the_default() -> None:
+    g = _small()
+    g.link(
+        "component:a.x",
+        "layer:b",
+        EdgeKind.REGISTERS,
+        Provenance.TREE_SITTER,
+        path="a/x.py",
+        line=3,
+        detail="@register",
+    )
+    g.link("component:a.x", "layer:b", EdgeKind.CALLS, Provenance.DOC, evidence=EvidenceKind.LLM)
+    assert [d["evidence"] for _, _, d in g.edges()] == [
+        [["registration", "a/x.py", 3, 1.0, "@register"]],
+        [["llm", None, None, 1.0, ""]],
+    ]
 
 
 def test_step_edges_may_repeat_a_target_with_their_own_key() -> None:
@@ -66,19 +96,21 @@ def test_step_edges_may_repeat_a_target_with_their_own_key() -> None:
     assert [d["order"] for _, _, d in g.edges(EdgeKind.STEP)] == [1, 2]
 
 
-def test_save_load_round_trip_and_schema_check(tmp_path: Path) -> None:
+def test_map_file_round_trip_and_refusals(tmp_path: Path) -> None:
     g = _small()
     g.add_edge("layer:a", "layer:b", EdgeAttrs(EdgeKind.ADJACENT, Provenance.CONFIG))
-    path = tmp_path / "graph.pickle"
-    g.save(path)
-    assert MapGraph.load(path).signature() == g.signature()
-    payload = pickle.loads(path.read_bytes())
-    payload["schema"] = -1
-    path.write_bytes(pickle.dumps(payload))
-    with pytest.raises(StoreError, match="schema -1 differs"):
-        MapGraph.load(path)
+    g.add_edge("layer:a", "component:a.x", EdgeAttrs(EdgeKind.CONTAINS, Provenance.DOC))
+    path = tmp_path / mapdb.FILE
+    mapdb.write(path, g, "key", iter([("a/x.py", "d1", "code", None, "unreadable")]))
+    with mapdb.MapFile(path) as mf:
+        assert mf.graph().signature() == g.signature()
+        assert mf.cache_key == "key"
+        assert mf.parsed() == [("a/x.py", "d1", "code", None, "unreadable")]
+    with contextlib.closing(sqlite3.connect(path)) as db, db:  # a map of another schema
+        db.execute("UPDATE meta SET value = '-1' WHERE key = 'schema'")
+    with pytest.raises(StoreOutdated, match=r"schema -1.*run `stackmap ingest --full`"):
+        mapdb.MapFile(path)
     path.write_bytes(b"garbage")
-    with pytest.raises(StoreError, match=r"unreadable map|not a stackmap"):
-        MapGraph.load(path)
-    with pytest.raises(StoreError, match="run `stackmap ingest`"):
-        MapGraph.load(tmp_path / "missing.pickle")
+    with pytest.raises(StoreCorrupt, match=r"no SQLite header.*stackmap ingest --full") as err:
+        mapdb.MapFile(path)
+    assert err.value.path == str(path)

@@ -11,7 +11,6 @@ import dataclasses
 from pathlib import Path
 
 from mapper.config import load_config
-from mapper.graph import MapGraph
 from mapper.ingest import ingest
 from mapper.ingest.store import Store
 from mapper.model import NodeKind
@@ -25,7 +24,7 @@ def test_reference_stack_has_no_component_holes(tmp_path: Path) -> None:
     assert report.skips == ()
     component_holes = [h for h in report.holes if h.node.startswith("component:")]
     assert component_holes == [], "\n".join(f"{h.node}: {h.reason}" for h in component_holes)
-    graph = MapGraph.load(Store(config.store_path).graph_path())
+    graph = Store(config.store_path).load_graph()
     layers = [n for n, _ in graph.nodes(NodeKind.LAYER)]
     assert layers == [f"layer:{layer.id}" for layer in config.layers]
     assert all(data.get("layer") for _, data in graph.nodes(NodeKind.COMPONENT))

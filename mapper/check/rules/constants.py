@@ -19,7 +19,8 @@ from mapper.check.facts import Facts
 from mapper.check.finding import Finding, Policy, RuleInfo, Severity
 from mapper.check.registry import Rule
 from mapper.check.resolve import resolve_python
-from mapper.model import ConstantSpec, Location, SymbolKind
+from mapper.material import ConstantSpec
+from mapper.model import Location, SymbolKind
 
 _ZERO_EXTRAS = {"UNSPECIFIED", "UNKNOWN", "INVALID", "NONE"}
 _C_SENTINELS = {"COUNT", "MAX", "NUM", "LAST"}

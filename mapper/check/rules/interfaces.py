@@ -10,7 +10,8 @@ from mapper.check.finding import Finding, Policy, RuleInfo, Severity
 from mapper.check.registry import Rule
 from mapper.check.resolve import header_end, is_python_name, resolve_python
 from mapper.check.rules._common import layer_home, norm_literal, norm_type
-from mapper.model import InterfaceSpec, Location, Signature, Symbol, SymbolKind
+from mapper.material import InterfaceSpec
+from mapper.model import Location, Signature, Symbol, SymbolKind
 
 _SIGNED = ("function", "method", "rpc")
 

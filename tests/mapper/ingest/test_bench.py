@@ -20,8 +20,6 @@ def test_bench_ingest_figures(minirepo: Path) -> None:
         "parse_only_s",
         "full_noembed_s",
         "full_noembed_over_parse",
-        "full_noembed_1proc_s",
-        "full_noembed_1proc_over_parse",
         "full_s",
         "incremental_1file_s",
         "incremental_file",

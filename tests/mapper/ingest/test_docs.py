@@ -6,7 +6,8 @@ import pytest
 
 from mapper.errors import IngestError
 from mapper.ingest.docs import parse_markdown, parse_markdown_text, slugify
-from mapper.model import Location, ScenarioStep
+from mapper.material import ScenarioStep
+from mapper.model import Location
 
 MINIREPO = Path(__file__).parents[1] / "fixtures" / "minirepo"
 
