@@ -1,0 +1,184 @@
+"""The opened map: node lookup, neighbours, and the questions every feature asks of it.
+
+A :class:`Map` is immutable once opened and safe to share between threads. Every answer is made
+of :class:`~mapper.model.Node` and :class:`~mapper.model.Edge` records, and every edge carries
+its evidence, so a feature can always show why it says what it says.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
+
+from mapper.config import StackmapConfig
+from mapper.errors import StoreError
+from mapper.model import Edge, EdgeKind, EvidenceKind, Hole, Location, Node, NodeKind
+from mapper.query import paths as _paths
+from mapper.query import touched as _touched
+
+if TYPE_CHECKING:
+    from mapper.check.finding import Finding
+
+Direction = Literal["out", "in", "both"]
+
+
+class Map:
+    """One version of a repository's map, read-only. Open it with :func:`mapper.query.open_map`."""
+
+    def __init__(
+        self, config: StackmapConfig, version: int, nodes: dict[str, Node], edges: list[Edge]
+    ) -> None:
+        self.config = config
+        self.version = version
+        self._nodes = nodes
+        self._out: dict[str, list[Edge]] = defaultdict(list)
+        self._in: dict[str, list[Edge]] = defaultdict(list)
+        for edge in edges:
+            self._out[edge.source].append(edge)
+            self._in[edge.target].append(edge)
+        self._findings: tuple[Finding, ...] | None = None
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._nodes
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    # -- nodes -----------------------------------------------------------------------
+    def node(self, node_id: str) -> Node | None:
+        """The node with this id, or None."""
+        return self._nodes.get(node_id)
+
+    def resolve(self, raw: str) -> str:
+        """``raw`` when it is a node id, else the one ``<kind>:raw`` on the map
+        (``umd_kmd.free`` → ``interface:umd_kmd.free``); StoreError when none or several."""
+        if raw in self._nodes:
+            return raw
+        found = [f"{k.value}:{raw}" for k in NodeKind if f"{k.value}:{raw}" in self._nodes]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise StoreError(f"{raw!r} is ambiguous: {', '.join(found)}", node=raw)
+        raise StoreError(f"no node {raw!r} on the map", node=raw)
+
+    def nodes(
+        self, kind: NodeKind | None = None, layer: str | None = None, path: str | None = None
+    ) -> Iterator[Node]:
+        """Nodes filtered by kind, layer and file path, in the order ingest added them."""
+        for node in self._nodes.values():
+            if kind is not None and node.kind is not kind:
+                continue
+            if (layer is not None and node.layer != layer) or (path and node.path != path):
+                continue
+            yield node
+
+    def layers(self) -> list[Node]:
+        """The layer nodes, top to bottom as the config orders them."""
+        return sorted(self.nodes(NodeKind.LAYER), key=lambda n: int(n.get("index", 0)))
+
+    # -- edges -----------------------------------------------------------------------
+    def edges(self, kind: EdgeKind | None = None) -> Iterator[Edge]:
+        for edges in self._out.values():
+            yield from (e for e in edges if kind is None or e.kind is kind)
+
+    def neighbours(
+        self,
+        node_id: str,
+        kinds: Collection[EdgeKind] | None = None,
+        direction: Direction = "both",
+        evidence: Collection[EvidenceKind] | None = None,
+    ) -> list[Edge]:
+        """The edges at ``node_id``: outgoing (``"out"``), incoming (``"in"``) or both, of the
+        given kinds, and with at least one evidence item of the given kinds (all when None)."""
+        found: list[Edge] = []
+        if direction in ("out", "both"):
+            found += self._out.get(node_id, ())
+        if direction in ("in", "both"):
+            found += self._in.get(node_id, ())
+        if kinds is not None:
+            found = [e for e in found if e.kind in kinds]
+        if evidence is not None:
+            found = [e for e in found if any(ev.kind in evidence for ev in e.evidence)]
+        return found
+
+    def neighbourhood(
+        self, node_id: str, hops: int = 1, kinds: Collection[EdgeKind] | None = None
+    ) -> dict[str, int]:
+        """Every node within ``hops`` edges of ``node_id`` (either direction) → its distance."""
+        seen = {node_id: 0}
+        queue = deque([node_id])
+        while queue:
+            current = queue.popleft()
+            if seen[current] == hops:
+                continue
+            for edge in self.neighbours(current, kinds):
+                other = edge.target if edge.source == current else edge.source
+                if other not in seen:
+                    seen[other] = seen[current] + 1
+                    queue.append(other)
+        return seen
+
+    # -- explanations ----------------------------------------------------------------
+    def paths(
+        self, src: str, dst: str, k: int = 1, precise: bool = False
+    ) -> list[_paths.ExplanationPath]:
+        """Up to ``k`` cheapest explanation paths from ``src`` to ``dst``, cheapest first; each
+        hop cites its edge's strongest evidence. ``precise`` leaves out edges resting only on
+        similarity, an LLM or a guess below 0.8 confidence. Empty when they are unconnected."""
+        return _paths.find(self, src, dst, k, precise)
+
+    @cached_property
+    def _path_graphs(self) -> dict[bool, _paths.UndirectedView]:
+        return {precise: _paths.view(self, precise) for precise in (False, True)}
+
+    # -- interfaces ------------------------------------------------------------------
+    def providers(self, interface_id: str) -> list[Edge]:
+        """``provides`` edges into the interface (``edge.source`` is the layer or component)."""
+        return self.neighbours(interface_id, {EdgeKind.PROVIDES}, "in")
+
+    def consumers(self, interface_id: str) -> list[Edge]:
+        """``consumes`` edges into the interface (``edge.source`` is the layer or component)."""
+        return self.neighbours(interface_id, {EdgeKind.CONSUMES}, "in")
+
+    def implementations(self, interface_id: str) -> list[Edge]:
+        """``implements`` edges into the interface (``edge.source`` is the symbol)."""
+        return self.neighbours(interface_id, {EdgeKind.IMPLEMENTS}, "in")
+
+    def interfaces_between(self, upper: str, lower: str) -> list[Node]:
+        """The interfaces ``upper`` consumes from ``lower`` (layer ids), by id."""
+        found = [
+            n
+            for n in self.nodes(NodeKind.INTERFACE)
+            if n.get("upper") == upper and n.get("lower") == lower
+        ]
+        return sorted(found, key=lambda n: n.id)
+
+    # -- holes, findings, changes ----------------------------------------------------
+    def holes(self) -> list[Hole]:
+        """Nodes that fail one of the three questions (layer, upstream, downstream), by id."""
+        found = []
+        for node in self._nodes.values():
+            hole = node.get("hole")
+            if hole:
+                where = Location(node.path, node.line) if node.path else None
+                found.append(Hole(node.id, tuple(hole["missing"]), hole["reason"], where))
+        return sorted(found, key=lambda h: h.node)
+
+    def findings(self, node_id: str | None = None) -> list[Finding]:
+        """The check findings of this map (all rules), or those about ``node_id``."""
+        if self._findings is None:
+            from mapper.query.findings import check_map
+
+            self._findings = check_map(self)
+        return [f for f in self._findings if node_id is None or node_id in f.nodes]
+
+    def nodes_touched(self, path: str, ranges: Iterable[Sequence[int]]) -> list[Node]:
+        """Definitions in ``path`` whose line span overlaps one of the ``(start, end)`` ranges
+        (inclusive), innermost last; files themselves are not definitions."""
+        return _touched.nodes_touched(self, path, ranges)
+
+    @cached_property
+    def _spans(self) -> dict[str, list[tuple[int, int, Node]]]:
+        return _touched.spans(self)
