@@ -14,8 +14,8 @@ Examples, on the miniature repository of the tests (``tests/mapper/fixtures/mini
     <NodeKind.INTERFACE: 'interface'>
     >>> m.resolve("runtime_driver.free_pages")   # an id may leave out its kind
     'interface:runtime_driver.free_pages'
-    >>> [n.id for n in m.layers()]
-    ['layer:compiler', 'layer:runtime', 'layer:driver']
+    >>> m.layers()
+    ['compiler', 'runtime', 'driver']
     >>> for n in m.interfaces_between("runtime", "driver"):
     ...     print(n.id, n.get("sync"))
     interface:runtime_driver.alloc_pages sync
@@ -33,9 +33,9 @@ Examples, on the miniature repository of the tests (``tests/mapper/fixtures/mini
 A declared dependency and an observed one are evidence on the same edge::
 
     >>> (e,) = m.neighbours("component:compiler.passes", {EdgeKind.CALLS}, "out")[:1]
-    >>> e.target, [x.cite() for x in e.declared()]
+    >>> e.target, [x.cite() for x in e.declared()]    # what the map says
     ('component:compiler.ir', ['docs/compiler/passes.md:1 (doc_front_matter)'])
-    >>> [x.cite() for x in e.observed()]
+    >>> [x.cite() for x in e.observed()]             # what the code says
     ['compiler/passes.py:28 (code_reference)', 'compiler/passes.py:32 (code_reference)']
 
 Explanation paths cite every hop; changed lines map to the definitions they touch::
@@ -50,8 +50,8 @@ Explanation paths cite every hop; changed lines map to the definitions they touc
         runtime/runtime.cpp:7 (code_reference)
     >>> for n in m.nodes_touched("runtime/runtime.cpp", [(8, 12)]):
     ...     print(n.name, n.line, n.get("end_line"))
-    rt::Runtime::launch 6 10
     rt::Runtime::release 12 12
+    rt::Runtime::launch 6 10
     >>> for hole in m.holes()[:2]:
     ...     print(hole.node, hole.missing)
     component:compiler.ir ('downstream',)

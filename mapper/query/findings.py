@@ -34,7 +34,7 @@ def _innermost(m: Map, where: Location | None) -> list[str]:
     if where is None or where.line is None:
         return [f"file:{where.path}"] if where is not None and f"file:{where.path}" in m else []
     touched = m.nodes_touched(where.path, [(where.line, where.line)])
-    return [touched[-1].id] if touched else []
+    return [touched[0].id] if touched else []
 
 
 def placed(m: Map, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:

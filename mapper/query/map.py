@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
@@ -74,9 +75,11 @@ class Map:
                 continue
             yield node
 
-    def layers(self) -> list[Node]:
-        """The layer nodes, top to bottom as the config orders them."""
-        return sorted(self.nodes(NodeKind.LAYER), key=lambda n: int(n.get("index", 0)))
+    def layers(self) -> list[str]:
+        """The layer ids, top to bottom as the config orders them (``node(f"layer:{id}")``
+        gives each layer's name and description)."""
+        found = sorted(self.nodes(NodeKind.LAYER), key=lambda n: int(n.get("index", 0)))
+        return [n.id.removeprefix("layer:") for n in found]
 
     # -- edges -----------------------------------------------------------------------
     def edges(self, kind: EdgeKind | None = None) -> Iterator[Edge]:
@@ -87,11 +90,12 @@ class Map:
         self,
         node_id: str,
         kinds: Collection[EdgeKind] | None = None,
-        direction: Direction = "both",
+        direction: Direction = "out",
         evidence: Collection[EvidenceKind] | None = None,
     ) -> list[Edge]:
-        """The edges at ``node_id``: outgoing (``"out"``), incoming (``"in"``) or both, of the
-        given kinds, and with at least one evidence item of the given kinds (all when None)."""
+        """The edges at ``node_id``: outgoing (``"out"``, the default), incoming (``"in"``) or
+        both, of the given kinds (all when None). With ``evidence``, each edge keeps only the
+        evidence of those kinds, and edges left with none are dropped."""
         found: list[Edge] = []
         if direction in ("out", "both"):
             found += self._out.get(node_id, ())
@@ -100,7 +104,8 @@ class Map:
         if kinds is not None:
             found = [e for e in found if e.kind in kinds]
         if evidence is not None:
-            found = [e for e in found if any(ev.kind in evidence for ev in e.evidence)]
+            kept = ((e, tuple(ev for ev in e.evidence if ev.kind in evidence)) for e in found)
+            found = [replace(e, evidence=items) for e, items in kept if items]
         return found
 
     def neighbourhood(
@@ -113,7 +118,7 @@ class Map:
             current = queue.popleft()
             if seen[current] == hops:
                 continue
-            for edge in self.neighbours(current, kinds):
+            for edge in self.neighbours(current, kinds, "both"):
                 other = edge.target if edge.source == current else edge.source
                 if other not in seen:
                     seen[other] = seen[current] + 1
@@ -176,7 +181,7 @@ class Map:
 
     def nodes_touched(self, path: str, ranges: Iterable[Sequence[int]]) -> list[Node]:
         """Definitions in ``path`` whose line span overlaps one of the ``(start, end)`` ranges
-        (inclusive), innermost last; files themselves are not definitions."""
+        (inclusive), innermost first; files themselves are not definitions."""
         return _touched.nodes_touched(self, path, ranges)
 
     @cached_property

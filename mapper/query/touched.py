@@ -57,5 +57,5 @@ def nodes_touched(m: Map, path: str, ranges: Iterable[Sequence[int]]) -> list[No
         for start, end, node in m._spans.get(path, ())
         if any(start <= hi and lo <= end for lo, hi in wanted)
     ]
-    hits.sort(key=lambda s: (-(s[1] - s[0]), s[0], s[2].id))
+    hits.sort(key=lambda s: (s[1] - s[0], s[0], s[2].id))
     return [node for _, _, node in hits]

@@ -46,6 +46,10 @@ def test_nodes_and_neighbours_filter_by_kind_direction_and_evidence(m: Map) -> N
     )
     assert [e.target for e in declared] == ["component:compiler.ir", "component:runtime.core"]
     assert [e.target for e in observed] == ["component:compiler.ir"]
+    assert [ev.cite() for ev in observed[0].evidence] == [  # only the evidence asked for
+        "compiler/passes.py:28 (code_reference)",
+        "compiler/passes.py:32 (code_reference)",
+    ]
     assert [e.source for e in m.neighbours("component:compiler.ir", direction="in")] == [
         "layer:compiler",
         "component:compiler.passes",
