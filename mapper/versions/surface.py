@@ -15,7 +15,8 @@ from pathlib import Path
 from mapper.check.facts import collect
 from mapper.config import StackmapConfig
 from mapper.ingest.code import ParsedFile
-from mapper.model import InterfaceSpec, Language, Location, Signature, SymbolKind
+from mapper.material import InterfaceSpec
+from mapper.model import Language, Location, Signature, SymbolKind
 
 _C_LANGS = (Language.C, Language.CPP, Language.CUDA)
 _PY_KINDS = (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS)
