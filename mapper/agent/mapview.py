@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mapper.config import RoleConfig, StackmapConfig, load_config
-from mapper.errors import StoreError, UnknownNameError
+from mapper.errors import MapNotIngested, StoreError, UnknownNameError
 from mapper.graph import MapGraph
 from mapper.model import EdgeKind, NodeKind
 from mapper.search import SearchHit, search_graph
@@ -289,18 +289,19 @@ def open_view(root: Path, config: StackmapConfig | None = None) -> MapView:
 
     config = config or load_config(root)
     store = Store(config.store_path)
-    path = store.graph_path() if store.current_version() is not None else None
-    if path is None or not path.is_file():
+    try:
+        path = store.map_path()
+    except MapNotIngested:
         raise StoreError(
             f"no map of {root} yet; run `stackmap ingest {root}` first",
             path=str(config.store_path),
-        )
+        ) from None
     key = (str(root.resolve()), str(path))
     stamp = path.stat().st_mtime
     with _LOCK:
         cached = _CACHE.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        view = MapView(root, config, MapGraph.load(path))
+        view = MapView(root, config, store.load_graph())
         _CACHE[key] = (stamp, view)
         return view
