@@ -1,182 +1,219 @@
-"""The ONNX backend node tests for the supported ops, run against the stack.
+"""Conformance over every ONNX backend node test of the installed ``onnx`` package.
 
-Selection: every node test of ``onnx.backend.test`` whose graph uses only :data:`SUPPORTED_OPS`
-(the CPU variant). :data:`EXCLUSIONS` lists, in one place, the cases left out and why; the
-report gives passed / failed / excluded with each exclusion's reason, and the pass rate
-``passed / (passed + failed)``. Tolerances are the runner's defaults (no overrides).
+Every node case (``onnx.backend.test.loader.load_model_tests(kind="node")``) gets exactly one
+outcome:
+
+* **excluded** — the case needs what the device cannot represent (:data:`EXCLUSIONS`: element
+  types with no device DType such as float8 / int4 / strings, sequence or optional values,
+  training mode); each with its reason;
+* **unsupported** — the stack refused it with a typed :class:`~stack.errors.StackError`
+  (no importer, a run-time value deciding a shape, ...); counted per reason;
+* **passed** — every output matches the reference under the official comparison
+  (``onnx.backend.test.runner.Runner.assert_similar_outputs``, the case's rtol / atol);
+* **failed** — a wrong answer, or a crash that is not a typed refusal. Must be 0.
+
+The cases run in-process through :class:`~stack.adapter.onnx_backend.StackBackend` (one shared
+runtime), the same path the unittest-based ``BackendTest`` takes, without its per-test cost.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import re
-import unittest
+import sys
+import warnings
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-#: The op set the stack commits to (issue list).
-SUPPORTED_OPS: frozenset[str] = frozenset(
-    [
-        "Conv",
-        "Gemm",
-        "MatMul",
-        "Add",
-        "Mul",
-        "Relu",
-        "BatchNormalization",
-        "Dropout",
-        "Identity",
-        "MaxPool",
-        "AveragePool",
-        "GlobalAveragePool",
-        "Flatten",
-        "Reshape",
-        "Concat",
-        "Softmax",
-        "LayerNormalization",
-        "QuantizeLinear",
-        "DequantizeLinear",
-        "QLinearMatMul",
-        "MatMulInteger",
-        "Constant",
-        "ConstantOfShape",
-        "Sum",
-        "Transpose",
-    ]
-)
+import numpy as np
+import onnx
 
-#: (regex on the case name, reason) — a case matching any pattern is excluded.
+from stack.errors import StackError
+
+#: Element types the device holds (ONNX TensorProto names).
+DEVICE_TYPES = frozenset({"FLOAT", "FLOAT16", "DOUBLE", "INT8", "UINT8", "INT32", "INT64", "BOOL"})
+
+#: (regex on the case name, reason) for cases that need what no device DType or the
+#: inference-only stack can represent, beyond what the value types already show.
 EXCLUSIONS: tuple[tuple[str, str], ...] = (
+    (r"training", "training mode (random masks, batch statistics): the stack is inference-only"),
     (
-        r"^test_(add|mul)_(int16|uint16|uint32|uint64)$",
-        "element type without a device DType (the KMD runs f32, f16, f64, i8, u8, i32, i64, bool)",
+        r"(e4m3|e5m2|float4|float8|uint4|int4|uint2|int2|bfloat16)",
+        "float8 / float4 / bfloat16 / int4 / int2 element types: no device DType",
     ),
-    (
-        r"(e4m3fn|e5m2|float4e2m1|uint4|int4|uint2|int2)",
-        "float8 / float4 / int4 / int2 quantised types: no device DType",
-    ),
-    (r"^test_(de)?quantizelinear_u?int16$", "16-bit quantised types: no device DType"),
-    (r"blocked", "blocked quantisation (block_size): the kernels quantise per tensor or per axis"),
-    (r"^test_(averagepool|maxpool)_3d_", "3-D spatial pooling: the kernels are 2-D (NCHW)"),
-    (
-        r"^test_training_dropout(_default|_mask|$)",
-        "training-mode Dropout draws a random mask: the stack is inference-only",
-    ),
-    (r"^test_training_dropout$", "training-mode Dropout draws a random mask"),
-    (r"training_mode", "BatchNormalization training mode: the stack is inference-only"),
-    (r"with_argmax", "MaxPool's Indices output: the pooling kernel computes values only"),
-    (r"^test_identity_(sequence|opt)$", "sequence / optional types: the stack runs tensors only"),
 )
 
 
-def exclusion_reason(name: str) -> str | None:
-    """The reason ``name`` is excluded, or None when it is run."""
-    for pattern, reason in EXCLUSIONS:
-        if re.search(pattern, name):
-            return reason
+def _type_reason(model: onnx.ModelProto) -> str | None:
+    """Why the model's values cannot live on the device (None when they can)."""
+    g = model.graph
+    for vi in (*g.input, *g.output):
+        kind = vi.type.WhichOneof("value")
+        if kind != "tensor_type":
+            return f"{kind} values: the device holds tensors only"
+        name = onnx.TensorProto.DataType.Name(vi.type.tensor_type.elem_type)
+        if name not in DEVICE_TYPES:
+            return f"element type {name}: no device DType"
+    for node in g.node:
+        for attr in node.attribute:
+            if attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
+                return "control flow with subgraphs (If, Loop, Scan): the stack runs flat graphs"
     return None
 
 
-def selected_cases() -> list[str]:
-    """Names of the node tests whose ops are all supported."""
+def exclusion_reason(name: str, model: onnx.ModelProto | None = None) -> str | None:
+    """The reason case ``name`` is excluded, or None when it is run."""
+    for pattern, reason in EXCLUSIONS:
+        if re.search(pattern, name):
+            return reason
+    return _type_reason(model) if model is not None else None
+
+
+@functools.cache
+def node_cases() -> tuple[Any, ...]:
+    """Every node test case of the installed onnx (loaded once per process)."""
     from onnx.backend.test.loader import load_model_tests
 
-    names = []
-    for case in load_model_tests(kind="node"):
-        if case.model is None:
-            continue
-        ops = {n.op_type for n in case.model.graph.node}
-        if ops and ops <= SUPPORTED_OPS:
-            names.append(case.name)
-    return sorted(names)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        cases = load_model_tests(kind="node")
+    return tuple(sorted((c for c in cases if c.model is not None), key=lambda c: c.name))
+
+
+def refusal_reason(err: StackError) -> str:
+    """The counted reason of a typed refusal: its error class and the op it concerns."""
+    op = getattr(err, "op_type", None) or err.op or ""
+    if type(err).__name__ == "UnsupportedOpError" and "no importer" in str(err):
+        return f"no importer for {op}"
+    return f"{type(err).__name__}" + (f" ({op})" if op else "")
 
 
 @dataclass(frozen=True, slots=True)
 class ConformanceReport:
-    """Outcome of one conformance run."""
+    """Outcome of one conformance run: each case in exactly one list."""
 
     passed: tuple[str, ...]
     failed: tuple[tuple[str, str], ...]
+    unsupported: tuple[tuple[str, str, str], ...]  # (case, reason, message)
     excluded: tuple[tuple[str, str], ...]
 
     @property
+    def total(self) -> int:
+        return len(self.passed) + len(self.failed) + len(self.unsupported) + len(self.excluded)
+
+    @property
+    def selected(self) -> int:
+        """Cases run (total minus excluded)."""
+        return self.total - len(self.excluded)
+
+    @property
     def pass_rate(self) -> float:
-        total = len(self.passed) + len(self.failed)
-        return len(self.passed) / total if total else 0.0
+        """Passed over all node tests."""
+        return len(self.passed) / self.total if self.total else 0.0
+
+    def reasons(self) -> dict[str, int]:
+        """Unsupported cases per reason, most frequent first."""
+        return dict(Counter(r for _, r, _ in self.unsupported).most_common())
+
+    def exclusion_counts(self) -> dict[str, int]:
+        return dict(Counter(r for _, r in self.excluded).most_common())
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "total": self.total,
+            "selected": self.selected,
             "passed": len(self.passed),
             "failed": len(self.failed),
+            "unsupported": len(self.unsupported),
             "excluded": len(self.excluded),
             "pass_rate": round(self.pass_rate, 4),
+            "unsupported_reasons": self.reasons(),
+            "exclusion_reasons": self.exclusion_counts(),
             "failures": [{"test": n, "error": e} for n, e in self.failed],
+            "unsupported_cases": [
+                {"test": n, "reason": r, "message": m} for n, r, m in self.unsupported
+            ],
             "exclusions": [{"test": n, "reason": r} for n, r in self.excluded],
         }
 
 
-class _Collect(unittest.TestResult):
-    def __init__(self) -> None:
-        super().__init__()
-        self.ok: list[str] = []
-
-    def addSuccess(self, test: unittest.TestCase) -> None:
-        self.ok.append(test.id())
-
-
-def _case_name(test_id: str) -> str:
-    return re.sub(r"_cpu$", "", test_id.rsplit(".", 1)[-1])
-
-
-def _first_line(text: str) -> str:
-    """The informative lines of a traceback: the exception and numpy's mismatch summary."""
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    keep = [
-        ln
-        for ln in lines
-        if re.match(r"^[\w.]*(Error|Exception)\b", ln)
-        or ln.startswith(("Mismatched elements", "Max absolute difference"))
-    ]
-    return " | ".join(keep or lines[-1:])[:300]
-
-
-def run_conformance(pattern: str | None = None) -> ConformanceReport:
-    """Run the selected, non-excluded node tests (optionally only names matching ``pattern``)."""
-    import onnx.backend.test
+def _run_case(case: Any) -> None:
+    """Prepare, run every data set and compare as the official runner does (raises on any
+    difference)."""
+    from onnx.backend.test.runner import Runner
 
     from stack.adapter.onnx_backend import StackBackend
 
-    names = [n for n in selected_cases() if pattern is None or re.search(pattern, n)]
-    excluded = tuple((n, r) for n in names if (r := exclusion_reason(n)) is not None)
-    run = [n for n in names if exclusion_reason(n) is None]
-    result = _Collect()
-    if run:
-        bt = onnx.backend.test.BackendTest(StackBackend, __name__)
-        bt.include("^(" + "|".join(re.escape(n) for n in run) + ")_cpu$")
-        bt.test_suite.run(result)
-    failed = [(_case_name(t.id()), _first_line(tb)) for t, tb in (*result.failures, *result.errors)]
-    wanted = set(run)
-    failed += [
-        (_case_name(t.id()), f"skipped: {why}")
-        for t, why in result.skipped
-        if _case_name(t.id()) in wanted and t.id().endswith("_cpu")
-    ]
-    return ConformanceReport(
-        passed=tuple(sorted(_case_name(t) for t in result.ok)),
-        failed=tuple(sorted(failed)),
-        excluded=excluded,
-    )
+    rep = StackBackend.prepare(case.model, "CPU")
+    try:
+        for inputs, ref_outputs in case.data_sets:
+            outputs = list(rep.run([_normalize_tensor(t) for t in inputs]))
+            refs = [_normalize_tensor(t) for t in ref_outputs]
+            Runner.assert_similar_outputs(refs, outputs, rtol=case.rtol, atol=case.atol)
+    finally:
+        rep.close()
+
+
+def _normalize_tensor(t: Any) -> np.ndarray:
+    """Node cases hold arrays or TensorProtos; the runner sees arrays."""
+    return onnx.numpy_helper.to_array(t) if isinstance(t, onnx.TensorProto) else t
+
+
+def _summary(err: BaseException) -> str:
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text}"[:300]
+
+
+def run_conformance(
+    pattern: str | None = None, progress: Callable[[int, int], None] | None = None
+) -> ConformanceReport:
+    """Run every node case (optionally only names matching ``pattern``)."""
+    cases = [c for c in node_cases() if pattern is None or re.search(pattern, c.name)]
+    passed: list[str] = []
+    failed: list[tuple[str, str]] = []
+    unsupported: list[tuple[str, str, str]] = []
+    excluded: list[tuple[str, str]] = []
+    for i, case in enumerate(cases):
+        if progress is not None:
+            progress(i, len(cases))
+        why = exclusion_reason(case.name, case.model)
+        if why is not None:
+            excluded.append((case.name, why))
+            continue
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                _run_case(case)
+        except StackError as err:
+            unsupported.append((case.name, refusal_reason(err), _summary(err)))
+        except Exception as err:  # noqa: BLE001 - any other exception is a failure, reported
+            failed.append((case.name, _summary(err)))
+        else:
+            passed.append(case.name)
+    return ConformanceReport(tuple(passed), tuple(failed), tuple(unsupported), tuple(excluded))
+
+
+def stderr_progress(i: int, n: int) -> None:
+    """Progress on stderr every 100 cases."""
+    if i % 100 == 0:
+        sys.stderr.write(f"conformance: {i}/{n}\n")
 
 
 def render_text(report: ConformanceReport) -> str:
-    """A human-readable summary."""
+    """A human-readable summary: the counts, reasons, then each failure."""
     out = io.StringIO()
     out.write(
-        f"passed {len(report.passed)}  failed {len(report.failed)}  "
-        f"excluded {len(report.excluded)}  pass rate {report.pass_rate:.1%}\n"
+        f"total {report.total}  passed {len(report.passed)}  failed {len(report.failed)}  "
+        f"unsupported {len(report.unsupported)}  excluded {len(report.excluded)}  "
+        f"pass rate {report.pass_rate:.1%}\n"
     )
+    for reason, count in report.reasons().items():
+        out.write(f"  unsupported {count:4d}  {reason}\n")
+    for reason, count in report.exclusion_counts().items():
+        out.write(f"  excluded    {count:4d}  {reason}\n")
     for name, err in report.failed:
         out.write(f"FAIL {name}: {err}\n")
-    for name, reason in report.excluded:
-        out.write(f"EXCLUDED {name}: {reason}\n")
     return out.getvalue()

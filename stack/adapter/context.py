@@ -13,7 +13,12 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from stack.adapter.errors import ModelFormatError, UnsupportedOpError, UnsupportedTypeError
+from stack.adapter.errors import (
+    DynamicShapeError,
+    ModelFormatError,
+    UnsupportedOpError,
+    UnsupportedTypeError,
+)
 from stack.compiler import (
     ElemType,
     Graph,
@@ -21,6 +26,7 @@ from stack.compiler import (
     OpType,
     ShapeMismatchError,
     TensorType,
+    evaluator_for,
     freeze_array,
     mismatch_report,
     rule_for,
@@ -42,6 +48,10 @@ def elem_type(onnx_type: int, where: str) -> ElemType:
         ) from None
 
 
+#: Constant results larger than this stay nodes (the compiler folds or runs them).
+FOLD_LIMIT = 1 << 16
+
+
 class ImportContext:
     """Mutable builder of one IR graph (used by one import, then discarded)."""
 
@@ -61,6 +71,17 @@ class ImportContext:
     def const(self, value: str) -> np.ndarray | None:
         """The constant array of ``value``, or None when it is computed at run time."""
         return self.constants.get(value) if value else None
+
+    def const_input(self, proto: onnx.NodeProto, name: str, i: int, role: str) -> np.ndarray | None:
+        """Input ``i``'s constant value (None when omitted); DynamicShapeError naming the tensor
+        when it is computed at run time."""
+        value = proto.input[i] if i < len(proto.input) else ""
+        if not value:
+            return None
+        arr = self.constants.get(value)
+        if arr is None:
+            raise DynamicShapeError(proto.op_type, name, value, role)
+        return arr
 
     def add_const(self, value: str, array: np.ndarray) -> str:
         self.constants[value] = freeze_array(np.asarray(array))
@@ -91,8 +112,12 @@ class ImportContext:
     def emit(
         self, name: str, op: OpType, inputs: list[str], outputs: list[str], **attrs: Any
     ) -> None:
-        """Append an IR node and type its outputs with the compiler's shape rule."""
+        """Append an IR node and type its outputs with the compiler's shape rule; a node whose
+        inputs are all constants is folded at once when the compiler can evaluate it (so shape
+        computations such as Shape -> Gather -> Concat -> Reshape resolve during import)."""
         node = Node.make(name, op, inputs, outputs, **attrs)
+        if self._fold(node):
+            return
         in_types = [self.type_of(v) if v else None for v in node.inputs]
         for value, t in zip(
             node.outputs, rule_for(op)(node, in_types, self.constants), strict=False
@@ -111,6 +136,21 @@ class ImportContext:
                 )
             self.types[value] = t
         self.nodes.append(node)
+
+    def _fold(self, node: Node) -> bool:
+        present = [v for v in node.inputs if v]
+        fn = evaluator_for(node.op)
+        if fn is None or not present or any(v not in self.constants for v in present):
+            return False
+        in_types = [self.type_of(v) if v else None for v in node.inputs]
+        rule_for(node.op)(node, in_types, self.constants)  # typed errors before evaluating
+        results = fn(node, [self.constants[v] for v in present])
+        if results is None or any(np.asarray(r).size > FOLD_LIMIT for r in results):
+            return False
+        for value, result in zip(node.outputs, results, strict=False):
+            if value:
+                self.add_const(value, np.asarray(result))
+        return True
 
     def alias(self, name: str, src: str, dst: str) -> None:
         """``dst`` is ``src`` (an Identity view, or a constant when ``src`` is one)."""

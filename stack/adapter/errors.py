@@ -46,5 +46,22 @@ class UnsupportedOpError(AdapterError):
         self.reason = reason
 
 
+class DynamicShapeError(UnsupportedOpError):
+    """A tensor whose *values* decide a shape or an attribute (Reshape's ``shape``, Slice's
+    ``starts``, TopK's ``k``...) is only known at run time; shapes here are static. ``tensor``
+    names it (bind it as a constant, or fold what computes it)."""
+
+    def __init__(self, op_type: str, node: str, tensor: str, role: str) -> None:
+        super().__init__(
+            op_type,
+            node,
+            reason=f"its {role} {tensor!r} is only known at run time and decides a shape "
+            "(shapes are static: bind it as a constant)",
+            layers=("adapter",),
+            tensor=tensor,
+        )
+        self.tensor = tensor
+
+
 class UnsupportedTypeError(AdapterError):
     """A tensor element type with no IR equivalent (float8, int4, strings, sequences...)."""

@@ -31,7 +31,25 @@ SHAPE_INPUTS = {
     ("Dropout", 2),
     ("Squeeze", 1),
     ("Unsqueeze", 1),
-}
+    *(("Slice", i) for i in range(1, 5)),
+    *(("Pad", i) for i in range(1, 4)),
+    ("Expand", 1),
+    ("Tile", 1),
+    ("TopK", 1),
+    ("CumSum", 1),
+    ("CumProd", 1),
+    ("OneHot", 1),
+    ("Trilu", 1),
+    ("Clip", 1),
+    ("Clip", 2),
+    ("Split", 1),
+    *(("Range", i) for i in range(3)),
+    ("NonZero", 0),
+    *((op, 1) for op in (
+        "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+        "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
+    )),
+}  # fmt: skip
 
 
 def shape_inputs(model: onnx.ModelProto) -> set[str]:

@@ -9,7 +9,7 @@ import onnx
 
 from stack.adapter.context import ImportContext, attributes, present_inputs
 from stack.adapter.registry import register
-from stack.compiler import OpType
+from stack.compiler import OpType, ShapeInferenceError
 
 _BINARY = {"Add": OpType.ADD, "Sub": OpType.SUB, "Mul": OpType.MUL, "Div": OpType.DIV}
 
@@ -50,20 +50,28 @@ def relu(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     ctx.emit(name, OpType.RELU, [proto.input[0]], [proto.output[0]])
 
 
-@register("Softmax")
+@register("Softmax", "LogSoftmax")
 def softmax(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    log = int(proto.op_type == "LogSoftmax")
     x = proto.input[0]
     shape = ctx.type_of(x).shape
     default = -1 if ctx.opset >= 13 else 1
-    axis = int(attributes(proto).get("axis", default)) % max(len(shape), 1)
+    axis = int(attributes(proto).get("axis", default))
+    if shape and not -len(shape) <= axis < len(shape):
+        raise ShapeInferenceError(
+            f"axis {axis} is out of range for a rank-{len(shape)} tensor",
+            op=proto.op_type,
+            node=name,
+        )
+    axis = axis % max(len(shape), 1)
     if ctx.opset >= 13 or axis == len(shape) - 1:
-        ctx.emit(name, OpType.SOFTMAX, [x], [proto.output[0]], axis=axis)
+        ctx.emit(name, OpType.SOFTMAX, [x], [proto.output[0]], axis=axis, log=log)
         return
     # opset < 13: softmax over the flattened trailing block [axis:]
     flat = (math.prod(shape[:axis]), math.prod(shape[axis:]))
     x2, y2 = ctx.fresh(f"{name}.x2d"), ctx.fresh(f"{name}.y2d")
     ctx.emit(ctx.fresh(f"{name}.view"), OpType.RESHAPE, [x], [x2], shape=flat)
-    ctx.emit(name, OpType.SOFTMAX, [x2], [y2], axis=1)
+    ctx.emit(name, OpType.SOFTMAX, [x2], [y2], axis=1, log=log)
     ctx.emit(ctx.fresh(f"{name}.view"), OpType.RESHAPE, [y2], [proto.output[0]], shape=shape)
 
 

@@ -61,7 +61,7 @@ def _to2d(w: dict, rank: int) -> dict:
         "strides": [1, *w["strides"]],
         "pads": [0, w["pads"][0], 0, w["pads"][1]],
         "dilations": [1, *w["dilations"]],
-        "ceil_mode": w["ceil_mode"],
+        **({"ceil_mode": w["ceil_mode"]} if "ceil_mode" in w else {}),
     }
 
 

@@ -47,4 +47,12 @@ def supported_ops() -> list[str]:
 def _load() -> None:
     if _IMPORTERS:
         return
-    from stack.adapter import ops_math, ops_nn, ops_quant, ops_shape  # noqa: F401
+    from stack.adapter import (  # noqa: F401
+        ops_composite,
+        ops_index,
+        ops_math,
+        ops_nn,
+        ops_pointwise,
+        ops_quant,
+        ops_shape,
+    )

@@ -89,10 +89,10 @@ def conformance(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     pattern: str = typer.Option(None, "--filter", help="Only cases whose name matches (regex)."),
 ) -> None:
-    """Run the ONNX backend node tests for the supported ops against the stack."""
-    from stack.adapter.conformance import render_text, run_conformance
+    """Run every ONNX backend node test of the installed onnx against the stack."""
+    from stack.adapter.conformance import render_text, run_conformance, stderr_progress
 
-    report = run_conformance(pattern)
+    report = run_conformance(pattern, progress=stderr_progress)
     if as_json:
         emit_json(report.to_dict())
     else:

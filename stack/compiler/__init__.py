@@ -18,6 +18,7 @@ from stack.compiler.errors import (
     UnsupportedDTypeError,
     VerifyError,
 )
+from stack.compiler.evaluate import evaluator_for
 from stack.compiler.ir import (
     VIEW_OPS,
     AttrValue,
@@ -76,6 +77,7 @@ __all__ = [
     "VerifyError",
     "compile_graph",
     "conv_out",
+    "evaluator_for",
     "freeze_array",
     "known_passes",
     "mismatch_report",

@@ -14,7 +14,9 @@ import numpy as np
 from stack.compiler.ir import ElemType, Node, OpType
 from stack.compiler.shape_rules import reshape_target
 
-Evaluator = Callable[[Node, Sequence[np.ndarray]], list[np.ndarray]]
+#: An evaluator returns the node's outputs, or None when it declines this node (the folding
+#: pass then leaves it to the device).
+Evaluator = Callable[[Node, Sequence[np.ndarray]], list[np.ndarray] | None]
 _EVAL: dict[OpType, Evaluator] = {}
 
 
@@ -104,3 +106,5 @@ register(OpType.TRANSPOSE, _transpose)
 register(OpType.CONCAT, _concat)
 register(OpType.CONSTANT_OF_SHAPE, _const_of_shape)
 register(OpType.MATMUL, _matmul)
+
+from stack.compiler import evaluate_ops  # noqa: E402,F401  (registers the remaining evaluators)

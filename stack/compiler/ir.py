@@ -93,6 +93,22 @@ class OpType(enum.StrEnum):
     SUM = "Sum"
     TRANSPOSE = "Transpose"
     COPY = "Copy"
+    UNARY = "Unary"  # fn: the ONNX op name (Exp, Sqrt, ...); alpha, beta, i0, i1
+    BINARY = "Binary"  # fn: the ONNX op name (Pow, Mod, Less, ...); i0
+    WHERE = "Where"
+    CAST = "Cast"  # to: the element type
+    REDUCE = "Reduce"  # fn: ReduceSum, ...; axes (non-negative), keepdims
+    ARG_REDUCE = "ArgReduce"  # fn: ArgMax / ArgMin; axis, keepdims, select_last_index
+    CUMSUM = "CumSum"
+    TOPK = "TopK"
+    GATHER = "Gather"
+    GATHER_ELEMENTS = "GatherElements"
+    SLICE = "Slice"  # starts, ends, steps: one per axis, clamped
+    PAD = "Pad"  # mode, pads (begins then ends), value
+    EXPAND = "Expand"  # shape: the output shape
+    TILE = "Tile"
+    RANGE = "Range"  # folded only: its length depends on its input values
+    NONZERO = "NonZero"  # folded only: its length depends on its input values
 
 
 #: Ops that only reinterpret their first input (no data movement when the planner can alias).

@@ -282,3 +282,6 @@ def _const_of_shape(
         raise _fail(node, f"ConstantOfShape's shape {node.input(0)!r} is not a constant")
     shape = tuple(int(v) for v in np.asarray(c[node.input(0)]).ravel())
     return [TensorType(ElemType(node.attr("dtype", "float32")), shape)]
+
+
+from stack.compiler import op_rules  # noqa: E402,F401  (registers the remaining rules)

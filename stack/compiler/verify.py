@@ -59,6 +59,22 @@ ARITY: dict[OpType, Arity] = {
     OpType.CONSTANT_OF_SHAPE: Arity(1, 1),
     OpType.SUM: Arity(1, -1),
     OpType.TRANSPOSE: Arity(1, 1),
+    OpType.UNARY: Arity(1, 1),
+    OpType.BINARY: Arity(2, 2),
+    OpType.WHERE: Arity(3, 3),
+    OpType.CAST: Arity(1, 1),
+    OpType.REDUCE: Arity(1, 1),
+    OpType.ARG_REDUCE: Arity(1, 1),
+    OpType.CUMSUM: Arity(1, 1),
+    OpType.TOPK: Arity(1, 1, 2, 2),
+    OpType.GATHER: Arity(2, 2),
+    OpType.GATHER_ELEMENTS: Arity(2, 2),
+    OpType.SLICE: Arity(1, 1),
+    OpType.PAD: Arity(1, 1),
+    OpType.EXPAND: Arity(1, 1),
+    OpType.TILE: Arity(1, 1),
+    OpType.RANGE: Arity(3, 3),
+    OpType.NONZERO: Arity(1, 1),
 }
 
 

@@ -43,6 +43,20 @@ class OpKind(enum.IntEnum):
     SUB = 20
     DIV = 21
     FILL = 22
+    UNARY = 23
+    BINARY = 24
+    WHERE = 25
+    CAST = 26
+    REDUCE = 27
+    ARG_REDUCE = 28
+    CUMSUM = 29
+    TOPK = 30
+    GATHER = 31
+    GATHER_ELEMENTS = 32
+    SLICE = 33
+    PAD = 34
+    EXPAND = 35
+    TILE = 36
 
 
 class Layout(enum.IntEnum):

@@ -167,6 +167,20 @@ def default_templates() -> TemplateRegistry:
         (k.CONCAT, ALL, launch_elementwise, None),
         (k.COPY, ALL, launch_elementwise, None),
         (k.FILL, ALL, launch_elementwise, None),
+        (k.UNARY, ALL, launch_elementwise, None),
+        (k.BINARY, ALL, launch_elementwise, None),
+        (k.WHERE, ALL, launch_elementwise, None),
+        (k.CAST, ALL, launch_elementwise, None),
+        (k.REDUCE, ALL, launch_rows, None),
+        (k.ARG_REDUCE, FLOATS | INTS, launch_rows, None),
+        (k.CUMSUM, FLOATS | INTS, launch_rows, None),
+        (k.TOPK, FLOATS | INTS, launch_rows, None),
+        (k.GATHER, ALL, launch_elementwise, None),
+        (k.GATHER_ELEMENTS, ALL, launch_elementwise, None),
+        (k.SLICE, ALL, launch_elementwise, None),
+        (k.PAD, ALL, launch_elementwise, None),
+        (k.EXPAND, ALL, launch_elementwise, None),
+        (k.TILE, ALL, launch_elementwise, None),
     ):
         reg.register(KernelTemplate(kid, dtypes, launch, constraint))
     return reg

@@ -121,7 +121,7 @@ def test_compile_cli_reports_an_unsupported_op(tmp_path: Path) -> None:
 
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
     graph = helper.make_graph(
-        [helper.make_node("Erf", ["x"], ["y"], name="e")],
+        [helper.make_node("GridSample", ["x", "x"], ["y"], name="e")],
         "g",
         [x],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
@@ -136,7 +136,11 @@ def test_compile_cli_reports_an_unsupported_op(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     err = json.loads(result.stdout)
-    assert err["error"] == "UnsupportedOpError" and err["op_type"] == "Erf" and err["node"] == "e"
+    assert (
+        err["error"] == "UnsupportedOpError"
+        and err["op_type"] == "GridSample"
+        and err["node"] == "e"
+    )
     assert err["layers"] == ["adapter", "compiler", "umd", "kmd"]
 
 

@@ -30,7 +30,9 @@ def fold_constants(graph: Graph, options: CompileOptions) -> Graph:
         if fn is not None and present and all(v in constants for v in present):
             args = [constants[v] for v in node.inputs if v]
             results = fn(node, args)
-            if all(np.asarray(r).size <= MAX_FOLDED_ELEMENTS for r in results):
+            if results is not None and all(
+                np.asarray(r).size <= MAX_FOLDED_ELEMENTS for r in results
+            ):
                 for name, value in zip(node.outputs, results, strict=False):
                     if name:
                         constants[name] = freeze_array(np.asarray(value))

@@ -75,6 +75,20 @@
 #define REFSTACK_KERNEL_SUB            20
 #define REFSTACK_KERNEL_DIV            21
 #define REFSTACK_KERNEL_FILL           22
+#define REFSTACK_KERNEL_UNARY           23
+#define REFSTACK_KERNEL_BINARY          24
+#define REFSTACK_KERNEL_WHERE           25
+#define REFSTACK_KERNEL_CAST            26
+#define REFSTACK_KERNEL_REDUCE          27
+#define REFSTACK_KERNEL_ARG_REDUCE      28
+#define REFSTACK_KERNEL_CUMSUM          29
+#define REFSTACK_KERNEL_TOPK            30
+#define REFSTACK_KERNEL_GATHER          31
+#define REFSTACK_KERNEL_GATHER_ELEMENTS 32
+#define REFSTACK_KERNEL_SLICE           33
+#define REFSTACK_KERNEL_PAD             34
+#define REFSTACK_KERNEL_EXPAND          35
+#define REFSTACK_KERNEL_TILE            36
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */
 #define REFSTACK_FAULT_ECC          1

@@ -115,8 +115,8 @@ for _abi in (
     KernelAbi(KernelId.DIV, _BINARY, ("Y",), doc="Y = A / B (broadcast; integer: truncation)."),
     KernelAbi(KernelId.RELU, ("X",), ("Y",), doc="Y = max(X, 0)."),
     KernelAbi(
-        KernelId.SOFTMAX, ("X",), ("Y",), ints=(Imm("axis", -1),),
-        doc="Numerically stable softmax along axis.",
+        KernelId.SOFTMAX, ("X",), ("Y",), ints=(Imm("axis", -1), Imm("log", 0, "log-softmax")),
+        doc="Numerically stable softmax along axis (log = 1: its logarithm, LogSoftmax).",
     ),
     KernelAbi(
         KernelId.LAYERNORM, ("X", "scale"), ("Y",), optional=("bias",),
@@ -171,6 +171,62 @@ for _abi in (
     KernelAbi(
         KernelId.FILL, (), ("Y",), floats=(Imm("value", 0.0),),
         doc="Y[...] = value (cast to Y's dtype).",
+    ),
+    KernelAbi(
+        KernelId.UNARY, ("X",), ("Y",),
+        ints=(Imm("fn", None, "UnaryFn"), Imm("i0", 0), Imm("i1", 0)),
+        floats=(Imm("alpha", 0.0), Imm("beta", 0.0)),
+        doc="Y = fn(X) element-wise (stack.kmd.kernels.unary.UnaryFn); Y BOOL for predicates.",
+    ),
+    KernelAbi(
+        KernelId.BINARY, _BINARY, ("Y",), ints=(Imm("fn", None, "BinaryFn"), Imm("i0", 0)),
+        doc="Y = fn(A, B) broadcast (stack.kmd.kernels.binary.BinaryFn); Y BOOL for comparisons "
+        "and logic.",
+    ),
+    KernelAbi(KernelId.WHERE, ("cond", "X", "Y"), ("Z",), doc="Z = cond ? X : Y (broadcast)."),
+    KernelAbi(KernelId.CAST, ("X",), ("Y",), doc="Y = X converted to Y's dtype (C conversion)."),
+    KernelAbi(
+        KernelId.REDUCE, ("X",), ("Y",),
+        ints=(Imm("fn", None, "ReduceFn"), Imm("axes_mask", 0, "bit i: reduce axis i")),
+        doc="Y = fn over the masked axes (stack.kmd.kernels.reduce.ReduceFn); Y keeps or drops "
+        "them.",
+    ),
+    KernelAbi(
+        KernelId.ARG_REDUCE, ("X",), ("Y",),
+        ints=(Imm("fn", 0, "0 argmax, 1 argmin"), Imm("axis", 0), Imm("select_last_index", 0)),
+        doc="Y (I64) = index of the extreme along axis.",
+    ),
+    KernelAbi(
+        KernelId.CUMSUM, ("X",), ("Y",),
+        ints=(Imm("axis", 0), Imm("exclusive", 0), Imm("reverse", 0), Imm("prod", 0)),
+        doc="Y = cumulative sum (prod = 1: product) along axis.",
+    ),
+    KernelAbi(
+        KernelId.TOPK, ("X",), ("values", "indices"),
+        ints=(Imm("axis", -1), Imm("largest", 1), Imm("sorted", 1)),
+        doc="The k largest / smallest along axis (k from the outputs' shape), indices I64.",
+    ),
+    KernelAbi(
+        KernelId.GATHER, ("data", "indices"), ("Y",), ints=(Imm("axis", 0),),
+        doc="Y = take(data, indices, axis); negative indices count from the end.",
+    ),
+    KernelAbi(
+        KernelId.GATHER_ELEMENTS, ("data", "indices"), ("Y",), ints=(Imm("axis", 0),),
+        doc="Y = take_along_axis(data, indices, axis).",
+    ),
+    KernelAbi(
+        KernelId.SLICE, ("X",), ("Y",), int_list="spec",
+        doc="Y = X[start:stop:step, ...]; ints: (start, stop, step) per axis, clamped.",
+    ),
+    KernelAbi(
+        KernelId.PAD, ("X",), ("Y",), int_list="spec", floats=(Imm("value", 0.0),),
+        doc="ints: (mode, begins..., ends...), mode 0 constant, 1 reflect, 2 edge, 3 wrap; "
+        "negative pads crop.",
+    ),
+    KernelAbi(KernelId.EXPAND, ("X",), ("Y",), doc="Y = X broadcast to Y's shape."),
+    KernelAbi(
+        KernelId.TILE, ("X",), ("Y",), int_list="repeats",
+        doc="Y = X repeated along every axis (ints: repeats per axis).",
     ),
 ):  # fmt: skip
     register(_abi)

@@ -109,7 +109,8 @@ def softmax(
 ) -> None:
     """Row softmax RawKernel over the last axis (float32), else generic."""
     x, y = ins[0], outs[0]
-    if ints[0] % x.ndim != x.ndim - 1 or not _f32(x, y) or x.size == 0:
+    log = len(ints) > 1 and ints[1]
+    if log or x.ndim == 0 or ints[0] % x.ndim != x.ndim - 1 or not _f32(x, y) or x.size == 0:
         return norm.softmax(cp, ins, outs, ints, fl)
     rows, cols = _rows(x, -1)
     fn = _module(cp, "softmax").get_function("refstack_softmax_rows_f32")
@@ -122,6 +123,8 @@ def layernorm(
 ) -> None:
     """Row LayerNorm RawKernel (float32, full-size scale/bias), else generic."""
     x, y = ins[0], outs[0]
+    if x.ndim == 0:
+        return norm.layernorm(cp, ins, outs, ints, fl)
     rows, cols = _rows(x, ints[0])
     params = ins[1:]
     if not _f32(x, y, *params) or any(p.size != cols for p in params) or x.size == 0:

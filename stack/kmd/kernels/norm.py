@@ -55,10 +55,14 @@ def layernorm(
 def softmax(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
-    """exp(X - max) / sum along ``axis``."""
+    """exp(X - max) / sum along ``axis``; with ``log`` (ints[1]) its logarithm,
+    X - max - log(sum(exp(X - max)))."""
     x, y = ins[0], outs[0]
     axis = ints[0]
     xp.subtract(x, x.max(axis=axis, keepdims=True), out=y)
+    if len(ints) > 1 and ints[1]:
+        y -= xp.log(xp.exp(y).sum(axis=axis, keepdims=True))
+        return
     xp.exp(y, out=y)
     xp.divide(y, y.sum(axis=axis, keepdims=True), out=y)
 

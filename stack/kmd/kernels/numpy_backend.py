@@ -15,23 +15,27 @@ from typing import Any
 import numpy as np
 
 from stack.kmd.kernels import (
+    binary,
     blas,
     conv,
     conv_np,
     data,
     elementwise,
     ids,
+    index,
     linalg,
     norm,
     pool,
     quant,
+    reduce,
     registry,
+    unary,
 )
 
 NAME = "numpy"
 #: Default device memory budget of the null device (override: $REFSTACK_KMD_MEMORY_BYTES).
 DEFAULT_LIMIT = 16 << 30
-GENERIC = (linalg, conv, pool, norm, elementwise, quant, data)
+GENERIC = (linalg, conv, pool, norm, elementwise, quant, data, unary, binary, reduce, index)
 #: NumPy-specific kernels replacing generic ones (planned, with per-thread scratch).
 SPECIFIC = {ids.KernelId.CONV2D: conv_np.conv2d}
 

@@ -44,6 +44,20 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_SUB: _ClassVar[OpType]
     OP_DIV: _ClassVar[OpType]
     OP_FILL: _ClassVar[OpType]
+    OP_UNARY: _ClassVar[OpType]
+    OP_BINARY: _ClassVar[OpType]
+    OP_WHERE: _ClassVar[OpType]
+    OP_CAST: _ClassVar[OpType]
+    OP_REDUCE: _ClassVar[OpType]
+    OP_ARG_REDUCE: _ClassVar[OpType]
+    OP_CUMSUM: _ClassVar[OpType]
+    OP_TOPK: _ClassVar[OpType]
+    OP_GATHER: _ClassVar[OpType]
+    OP_GATHER_ELEMENTS: _ClassVar[OpType]
+    OP_SLICE: _ClassVar[OpType]
+    OP_PAD: _ClassVar[OpType]
+    OP_EXPAND: _ClassVar[OpType]
+    OP_TILE: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -82,6 +96,20 @@ OP_COPY: OpType
 OP_SUB: OpType
 OP_DIV: OpType
 OP_FILL: OpType
+OP_UNARY: OpType
+OP_BINARY: OpType
+OP_WHERE: OpType
+OP_CAST: OpType
+OP_REDUCE: OpType
+OP_ARG_REDUCE: OpType
+OP_CUMSUM: OpType
+OP_TOPK: OpType
+OP_GATHER: OpType
+OP_GATHER_ELEMENTS: OpType
+OP_SLICE: OpType
+OP_PAD: OpType
+OP_EXPAND: OpType
+OP_TILE: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -6,17 +6,23 @@ from stack.umd.registry import TranslatorRegistry
 from stack.umd.translators.conv_pool import ConvPoolTranslator
 from stack.umd.translators.data import DataTranslator
 from stack.umd.translators.elementwise import ElementwiseTranslator
+from stack.umd.translators.index import IndexTranslator
 from stack.umd.translators.linear import LinearTranslator
 from stack.umd.translators.norm import NormTranslator
+from stack.umd.translators.pointwise import PointwiseTranslator
 from stack.umd.translators.quant import QuantTranslator
+from stack.umd.translators.reduce import ReduceTranslator
 
 __all__ = [
     "ConvPoolTranslator",
     "DataTranslator",
     "ElementwiseTranslator",
+    "IndexTranslator",
     "LinearTranslator",
     "NormTranslator",
+    "PointwiseTranslator",
     "QuantTranslator",
+    "ReduceTranslator",
     "default_translators",
 ]
 
@@ -31,6 +37,9 @@ def default_translators() -> TranslatorRegistry:
         ElementwiseTranslator(),
         QuantTranslator(),
         DataTranslator(),
+        PointwiseTranslator(),
+        ReduceTranslator(),
+        IndexTranslator(),
     ):
         reg.register(t)
     return reg

@@ -91,6 +91,14 @@ def broadcast(a: tuple[int, ...], b: tuple[int, ...], field: str) -> tuple[int, 
     return tuple(reversed(out))
 
 
+def broadcast_inputs(call: KernelCall) -> tuple[int, ...]:
+    """The broadcast of every input's shape (ShapeError naming the input that clashes)."""
+    shape = call.ins[0].shape
+    for i, p in enumerate(call.ins[1:], start=1):
+        shape = broadcast(shape, p.shape, f"inputs[{i}].shape")
+    return shape
+
+
 def permute(shape: tuple[int, ...], perm: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(shape[p] for p in perm)
 

@@ -14,7 +14,7 @@ from stack.umd.templates import TemplateRegistry
 from stack.umd.translators._common import (
     Builder,
     attr_int,
-    broadcast,
+    broadcast_inputs,
     check_dtype,
     need_counts,
     same_dtype,
@@ -52,7 +52,4 @@ class ElementwiseTranslator(OpTranslator):
         return b.build(KernelCall(kernel, (*ins, b.output(0)), len(ins), kattrs))
 
     def infer(self, call: KernelCall) -> tuple[tuple[int, ...], ...]:
-        shape = call.ins[0].shape
-        for i, p in enumerate(call.ins[1:], start=1):
-            shape = broadcast(shape, p.shape, f"inputs[{i}].shape")
-        return (shape,)
+        return (broadcast_inputs(call),)

@@ -57,7 +57,10 @@ class NormTranslator(OpTranslator):
             want = Layout.ANY
         else:
             need_counts(req, (1, 1))
-            kattrs = {"axis": _axis(attr_int(attrs, "axis", -1), len(req.inputs[0].shape))}
+            kattrs = {
+                "axis": _axis(attr_int(attrs, "axis", -1), len(req.inputs[0].shape)),
+                "log": attr_int(attrs, "log", 0),
+            }
             want = Layout.ANY
         if float(kattrs.get("epsilon", 0.0)) < 0:
             raise InvalidRequestError("epsilon must be >= 0", field="attrs.epsilon")

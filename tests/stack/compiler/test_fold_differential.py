@@ -29,11 +29,14 @@ ALL = (*FLOATS, *INTS, "bool")
 class Spec:
     """How to exercise one op: input shapes, attributes, the dtypes it takes on the device."""
 
+    op: OpType
     shapes: tuple[tuple[int, ...], ...]
     dtypes: tuple[str, ...]
     attrs: dict[str, Any] = field(default_factory=dict)
-    #: input generator override: (rng, shape, dtype) -> array, per input position
+    #: input generator override: (rng, shape, dtype, position) -> array
     make: Callable[[np.random.Generator, tuple[int, ...], np.dtype, int], np.ndarray] | None = None
+    #: per-input dtype overrides (None: the case's dtype)
+    input_dtypes: tuple[str | None, ...] = ()
 
 
 def values(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
@@ -71,48 +74,148 @@ def nonzero_divisor(
     return arr
 
 
-SPECS: dict[OpType, Spec] = {
-    OpType.ADD: Spec(((3, 4), (4,)), FLOATS + INTS),
-    OpType.SUB: Spec(((3, 4), (3, 1)), FLOATS + INTS),
-    OpType.MUL: Spec(((2, 3, 4), (4,)), FLOATS + INTS),
-    OpType.DIV: Spec(((3, 5), (3, 5)), FLOATS + INTS, make=nonzero_divisor),
-    OpType.SUM: Spec(((3, 4), (4,), (3, 1)), FLOATS + INTS),
-    OpType.RELU: Spec(((4, 5),), FLOATS + INTS),
-    OpType.MATMUL: Spec(((2, 3, 4), (4, 5)), FLOATS),
-    OpType.IDENTITY: Spec(((3, 4),), ALL),
-    OpType.COPY: Spec(((3, 4),), ALL),
-    OpType.RESHAPE: Spec(((3, 4),), ALL, {"shape": (2, 6)}),
-    OpType.FLATTEN: Spec(((2, 3, 2),), ALL, {"axis": 2}),
-    OpType.TRANSPOSE: Spec(((2, 3, 4),), ALL, {"perm": (1, 2, 0)}),
-    OpType.CONCAT: Spec(((2, 3), (2, 1)), ALL, {"axis": 1}),
+def small_exponent(
+    rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int
+) -> Any:
+    """Bases as :func:`values`; exponents 0..3 (integers have no negative powers)."""
+    return values(rng, shape, dtype, i) if i == 0 else rng.integers(0, 4, shape).astype(dtype)
+
+
+def shift_amounts(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+    bits = dtype.itemsize * 8
+    hi = bits - 1 if i == 1 else np.iinfo(dtype).max
+    return rng.integers(0, min(hi, 1000), shape, endpoint=True).astype(dtype)
+
+
+def in_range(limit: int) -> Callable[[np.random.Generator, tuple[int, ...], np.dtype, int], Any]:
+    """Data as :func:`values`; indices in [-limit, limit) (negative ones count from the end)."""
+
+    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+        if i == 1:
+            return rng.integers(-limit, limit, shape).astype(np.int64)
+        return values(rng, shape, dtype, i)
+
+    return make
+
+
+SIGNED = ("int8", "int32", "int64")
+NUMERIC = FLOATS + INTS
+UNARY_DTYPES = {
+    "Neg": FLOATS + SIGNED, "Abs": NUMERIC, "Sign": NUMERIC, "Sqrt": FLOATS,
+    "Reciprocal": FLOATS, "Ceil": FLOATS, "Floor": FLOATS, "Round": FLOATS, "Not": ("bool",),
+    "BitwiseNot": INTS, "IsNaN": FLOATS,
+}  # fmt: skip
+BINARY_DTYPES = {
+    "Pow": NUMERIC, "Mod": NUMERIC, "Min": NUMERIC, "Max": NUMERIC, "Equal": NUMERIC,
+    "Less": NUMERIC, "LessOrEqual": NUMERIC, "Greater": NUMERIC, "GreaterOrEqual": NUMERIC,
+    "And": ("bool",), "Or": ("bool",), "Xor": ("bool",), "BitwiseAnd": INTS, "BitwiseOr": INTS,
+    "BitwiseXor": INTS, "BitShiftLeft": ("uint8",), "BitShiftRight": ("uint8",),
+    "PRelu": FLOATS,
+}  # fmt: skip
+BINARY_MAKE = {"Pow": small_exponent, "Mod": nonzero_divisor, "BitShiftLeft": shift_amounts,
+               "BitShiftRight": shift_amounts}  # fmt: skip
+
+SPECS: dict[str, Spec] = {
+    "Add": Spec(OpType.ADD, ((3, 4), (4,)), FLOATS + INTS),
+    "Sub": Spec(OpType.SUB, ((3, 4), (3, 1)), FLOATS + INTS),
+    "Mul": Spec(OpType.MUL, ((2, 3, 4), (4,)), FLOATS + INTS),
+    "Div": Spec(OpType.DIV, ((3, 5), (3, 5)), FLOATS + INTS, make=nonzero_divisor),
+    "Sum": Spec(OpType.SUM, ((3, 4), (4,), (3, 1)), FLOATS + INTS),
+    "Relu": Spec(OpType.RELU, ((4, 5),), FLOATS + INTS),
+    "MatMul": Spec(OpType.MATMUL, ((2, 3, 4), (4, 5)), FLOATS),
+    "Identity": Spec(OpType.IDENTITY, ((3, 4),), ALL),
+    "Copy": Spec(OpType.COPY, ((3, 4),), ALL),
+    "Reshape": Spec(OpType.RESHAPE, ((3, 4),), ALL, {"shape": (2, 6)}),
+    "Flatten": Spec(OpType.FLATTEN, ((2, 3, 2),), ALL, {"axis": 2}),
+    "Transpose": Spec(OpType.TRANSPOSE, ((2, 3, 4),), ALL, {"perm": (1, 2, 0)}),
+    "Concat": Spec(OpType.CONCAT, ((2, 3), (2, 1)), ALL, {"axis": 1}),
+    **{
+        f"Unary.{fn}": Spec(OpType.UNARY, ((3, 5),), dtypes, {"fn": fn})
+        for fn, dtypes in UNARY_DTYPES.items()
+    },
+    **{
+        f"Binary.{fn}": Spec(
+            OpType.BINARY, ((3, 4), (4,)), dtypes, {"fn": fn}, make=BINARY_MAKE.get(fn)
+        )
+        for fn, dtypes in BINARY_DTYPES.items()
+    },
+    "Binary.Mod.fmod": Spec(
+        OpType.BINARY, ((3, 4), (4,)), NUMERIC, {"fn": "Mod", "i0": 1}, make=nonzero_divisor
+    ),
+    "Where": Spec(OpType.WHERE, ((3, 1), (3, 4), (4,)), ALL, input_dtypes=("bool", None, None)),
+    **{
+        f"Cast.{to}": Spec(OpType.CAST, ((3, 4),), ALL, {"to": to})
+        for to in ("float32", "float16", "int32", "int64", "uint8", "bool")
+    },
+    **{
+        f"Reduce.{fn}": Spec(
+            OpType.REDUCE, ((2, 3, 4),), NUMERIC, {"fn": fn, "axes": (0, 2), "keepdims": keep}
+        )
+        for fn, keep in (("ReduceSum", 1), ("ReduceProd", 0), ("ReduceMax", 0), ("ReduceMin", 1))
+    },
+    "ArgReduce.ArgMax": Spec(
+        OpType.ARG_REDUCE, ((3, 4),), NUMERIC, {"fn": "ArgMax", "axis": 1, "keepdims": 0}
+    ),
+    "ArgReduce.ArgMin.last": Spec(
+        OpType.ARG_REDUCE,
+        ((3, 4),),
+        NUMERIC,
+        {"fn": "ArgMin", "axis": 0, "keepdims": 1, "select_last_index": 1},
+    ),
+    "Gather": Spec(OpType.GATHER, ((5, 3), (2, 2)), ALL, {"axis": 0}, make=in_range(5)),
+    "GatherElements": Spec(
+        OpType.GATHER_ELEMENTS, ((4, 3), (2, 3)), ALL, {"axis": 0}, make=in_range(4)
+    ),
+    "Slice": Spec(
+        OpType.SLICE, ((5, 4),), ALL, {"starts": (4, 1), "ends": (-6, 4), "steps": (-2, 2)}
+    ),
+    "Expand": Spec(OpType.EXPAND, ((3, 1),), ALL, {"shape": (2, 3, 4)}),
+    "Tile": Spec(OpType.TILE, ((2, 3),), ALL, {"repeats": (2, 1)}),
+    "CumSum": Spec(OpType.CUMSUM, ((3, 4),), NUMERIC, {"axis": 1, "exclusive": 1, "reverse": 1}),
+    "CumProd": Spec(OpType.CUMSUM, ((3, 4),), NUMERIC, {"axis": 0, "prod": 1}),
 }
 
 #: Evaluators with no device counterpart to compare against, and why.
 FOLD_ONLY = {
     OpType.CONSTANT_OF_SHAPE: "its shape input must be a constant, so the node always folds",
+    OpType.RANGE: "its output length depends on its input values: folded only",
+    OpType.NONZERO: "its output length depends on its input values: folded only",
 }
 
 
 def test_every_evaluator_has_a_differential_spec() -> None:
+    from stack.compiler import evaluate_ops
+
     registered = {op for op in OpType if evaluate.evaluator_for(op) is not None}
-    assert registered == set(SPECS) | set(FOLD_ONLY)
+    assert registered == {s.op for s in SPECS.values()} | set(FOLD_ONLY)
+    assert set(evaluate_ops._UNARY) == set(UNARY_DTYPES)
+    assert set(evaluate_ops._BINARY) == set(BINARY_DTYPES)
 
 
-CASES = [(op, dtype) for op, spec in SPECS.items() for dtype in spec.dtypes]
+CASES = [(label, dtype) for label, spec in SPECS.items() for dtype in spec.dtypes]
 
 
-@pytest.mark.parametrize(("op", "dtype"), CASES, ids=[f"{o.value}-{d}" for o, d in CASES])
-def test_folder_and_device_agree(op: OpType, dtype: str) -> None:
-    spec = SPECS[op]
-    rng = np.random.default_rng(zlib.crc32(f"{op.value}-{dtype}".encode()))
-    np_dtype = np.dtype(dtype)
+@pytest.mark.parametrize(("label", "dtype"), CASES, ids=[f"{c}-{d}" for c, d in CASES])
+def test_folder_and_device_agree(label: str, dtype: str) -> None:
+    spec = SPECS[label]
+    op = spec.op
+    rng = np.random.default_rng(zlib.crc32(f"{label}-{dtype}".encode()))
     make = spec.make or values
-    arrays = [make(rng, shape, np_dtype, i) for i, shape in enumerate(spec.shapes)]
+    kinds = [
+        np.dtype((spec.input_dtypes[i] if i < len(spec.input_dtypes) else None) or dtype)
+        for i in range(len(spec.shapes))
+    ]
+    arrays = [make(rng, shape, kinds[i], i) for i, shape in enumerate(spec.shapes)]
     names = [f"x{i}" for i in range(len(arrays))]
     node = Node.make("n", op, names, ["y"], **spec.attrs)
     with np.errstate(all="ignore"):
-        (folded,) = evaluate.evaluator_for(op)(node, [a.copy() for a in arrays])  # type: ignore[misc]
-    types = {n: TensorType(ElemType(dtype), a.shape) for n, a in zip(names, arrays, strict=True)}
+        result = evaluate.evaluator_for(op)(node, [a.copy() for a in arrays])  # type: ignore[misc]
+    assert result is not None, f"the evaluator declined {label}"
+    (folded,) = result
+    types = {
+        n: TensorType(ElemType.from_numpy(a.dtype), a.shape)
+        for n, a in zip(names, arrays, strict=True)
+    }
     graph = Graph("diff", (node,), tuple(names), ("y",), types)
     model = CompiledModel(graph, runtime=shared_runtime())
     try:

@@ -79,3 +79,19 @@ def test_a_0d_input_runs(op: str) -> None:
     (y,) = StackBackend.run_model(_zero_d_model(op), {"x": np.array(-2.5, np.float32)})
     ref = {"Relu": 0.0, "Softmax": 1.0, "Identity": -2.5}[op]
     assert y.shape == () and float(y) == ref
+
+
+@pytest.mark.parametrize("folded", [True, False], ids=["folder", "device"])
+@pytest.mark.parametrize(("fmod", "expected"), [(0, [1, 1, -1, -1]), (1, [-1, 1, -1, 1])])
+def test_integer_mod_follows_onnx(folded: bool, fmod: int, expected: list[int]) -> None:
+    """fmod = 0: the remainder takes the divisor's sign; fmod = 1: the dividend's (C fmod)."""
+    a = np.array([-7, 7, -7, 7], np.int64)
+    b = np.array([2, 2, -2, -2], np.int64)
+    np.testing.assert_array_equal(_run("Mod", a, b, folded, fmod=fmod), expected)
+
+
+@pytest.mark.parametrize("folded", [True, False], ids=["folder", "device"])
+def test_float_fmod_keeps_the_dividend_sign(folded: bool) -> None:
+    a = np.array([-7.5, 7.5, -0.5], np.float32)
+    b = np.array([2.0, -2.0, 3.0], np.float32)
+    np.testing.assert_array_equal(_run("Mod", a, b, folded, fmod=1), np.fmod(a, b))

@@ -19,7 +19,17 @@ def test_every_op_kind_is_routed() -> None:
     for op in OpKind:
         assert op in reg
     fam = reg.families()
-    assert set(fam) == {"linear", "conv_pool", "norm", "elementwise", "quant", "data"}
+    assert set(fam) == {
+        "linear",
+        "conv_pool",
+        "norm",
+        "elementwise",
+        "quant",
+        "data",
+        "pointwise",
+        "reduce",
+        "index",
+    }
 
 
 def test_unknown_op_lists_registered_ones() -> None:

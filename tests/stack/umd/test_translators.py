@@ -13,6 +13,7 @@ from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeEr
 from stack.umd.pipeline import Pipeline
 
 F, I8, U8, I32 = DType.F32, DType.I8, DType.U8, DType.I32
+I64, B = DType.I64, DType.BOOL
 _addr = iter(range(0x1_0000_0000, 1 << 60, 0x10000))
 
 
@@ -43,7 +44,7 @@ CASES = [
      KernelId.BATCHNORM, (0,), (1e-3,)),
     (OpRequest.make(OpKind.LAYERNORM, [T((2, 5, 8)), T((8,)), T((8,))], [T((2, 5, 8))], axis=-1, epsilon=1e-6),
      KernelId.LAYERNORM, (2,), (1e-6,)),
-    (OpRequest.make(OpKind.SOFTMAX, [T((4, 10))], [T((4, 10))]), KernelId.SOFTMAX, (1,), ()),
+    (OpRequest.make(OpKind.SOFTMAX, [T((4, 10))], [T((4, 10))]), KernelId.SOFTMAX, (1, 0), ()),
     (OpRequest.make(OpKind.ADD, [T((4, 10)), T((10,))], [T((4, 10))], relu=1), KernelId.ADD, (1,), ()),
     (OpRequest.make(OpKind.SUB, [T((4, 1)), T((1, 5))], [T((4, 5))]), KernelId.SUB, (), ()),
     (OpRequest.make(OpKind.MUL, [T((3,), I32), T((3,), I32)], [T((3,), I32)]), KernelId.MUL, (), ()),
@@ -57,6 +58,22 @@ CASES = [
     (OpRequest.make(OpKind.CONCAT, [T((2, 3)), T((2, 5)), T((2, 1))], [T((2, 9))], axis=-1), KernelId.CONCAT, (1,), ()),
     (OpRequest.make(OpKind.COPY, [T((2, 6))], [T((3, 4))]), KernelId.COPY, (), ()),
     (OpRequest.make(OpKind.FILL, [], [T((3, 4), I32)], value=7), KernelId.FILL, (), (7.0,)),
+    (OpRequest.make(OpKind.UNARY, [T((3, 4))], [T((3, 4))], fn="LeakyRelu", alpha=0.1), KernelId.UNARY, (13, 0, 0), (0.1, 0.0)),
+    (OpRequest.make(OpKind.UNARY, [T((3,))], [T((3,), B)], fn="IsInf", i0=1, i1=0), KernelId.UNARY, (39, 1, 0), (0.0, 0.0)),
+    (OpRequest.make(OpKind.BINARY, [T((3, 4), I64), T((4,), I64)], [T((3, 4), I64)], fn="Mod", i0=1), KernelId.BINARY, (2, 1), ()),
+    (OpRequest.make(OpKind.BINARY, [T((3, 4)), T((3, 1))], [T((3, 4), B)], fn="Less"), KernelId.BINARY, (6, 0), ()),
+    (OpRequest.make(OpKind.WHERE, [T((3, 1), B), T((3, 4)), T((4,))], [T((3, 4))]), KernelId.WHERE, (), ()),
+    (OpRequest.make(OpKind.CAST, [T((3, 4))], [T((3, 4), I64)]), KernelId.CAST, (), ()),
+    (OpRequest.make(OpKind.REDUCE, [T((2, 3, 4))], [T((3,))], fn="ReduceMean", axes=(0, -1), keepdims=0), KernelId.REDUCE, (2, 0b101), ()),
+    (OpRequest.make(OpKind.ARG_REDUCE, [T((2, 3))], [T((2, 1), I64)], fn="ArgMin", axis=-1), KernelId.ARG_REDUCE, (1, 1, 0), ()),
+    (OpRequest.make(OpKind.CUMSUM, [T((2, 3))], [T((2, 3))], axis=1, reverse=1), KernelId.CUMSUM, (1, 0, 1, 0), ()),
+    (OpRequest.make(OpKind.TOPK, [T((2, 5))], [T((2, 3)), T((2, 3), I64)], axis=1), KernelId.TOPK, (1, 1, 1), ()),
+    (OpRequest.make(OpKind.GATHER, [T((5, 3)), T((2,), I64)], [T((2, 3))], axis=0), KernelId.GATHER, (0,), ()),
+    (OpRequest.make(OpKind.GATHER_ELEMENTS, [T((5, 3)), T((2, 3), I32)], [T((2, 3))], axis=0), KernelId.GATHER_ELEMENTS, (0,), ()),
+    (OpRequest.make(OpKind.SLICE, [T((5, 4))], [T((3, 2))], starts=(4, 1), ends=(-9, 9), steps=(-2, 2)), KernelId.SLICE, (4, -6, -2, 1, 4, 2), ()),
+    (OpRequest.make(OpKind.PAD, [T((2, 3))], [T((3, 6))], mode="reflect", pads=(1, 2, 0, 1)), KernelId.PAD, (1, 1, 2, 0, 1), (0.0,)),
+    (OpRequest.make(OpKind.EXPAND, [T((3, 1))], [T((2, 3, 4))]), KernelId.EXPAND, (), ()),
+    (OpRequest.make(OpKind.TILE, [T((2, 3))], [T((4, 3))], repeats=(2, 1)), KernelId.TILE, (2, 1), ()),
 ]  # fmt: skip
 
 
@@ -137,6 +154,18 @@ def test_mixed_layouts_in_elementwise_convert_to_the_output_layout() -> None:
         (OpRequest.make(OpKind.CONCAT, [T((2, 3)), T((3, 3))], [T((5, 3))], axis=1), ShapeError, "inputs[1].shape"),
         (OpRequest.make(OpKind.COPY, [T((2, 3))], [T((7,))]), ShapeError, "outputs[0].shape"),
         (OpRequest.make(OpKind.MATMUL_INTEGER, [T((4, 8), I8), T((8, 3), I8)], [T((4, 3))]), UnsupportedDtypeError, "outputs[0].dtype"),
+        (OpRequest.make(OpKind.UNARY, [T((3,))], [T((3,))], fn="Nope"), InvalidRequestError, "attrs.fn"),
+        (OpRequest.make(OpKind.UNARY, [T((3,), I32)], [T((3,), I32)], fn="Exp"), UnsupportedDtypeError, "inputs[0].dtype"),
+        (OpRequest.make(OpKind.BINARY, [T((3,)), T((3,))], [T((3,))], fn="Equal"), UnsupportedDtypeError, "outputs[0].dtype"),
+        (OpRequest.make(OpKind.BINARY, [T((3,)), T((3,), I32)], [T((3,))], fn="Max"), UnsupportedDtypeError, "inputs[1].dtype"),
+        (OpRequest.make(OpKind.WHERE, [T((3,)), T((3,)), T((3,))], [T((3,))]), UnsupportedDtypeError, "inputs[0].dtype"),
+        (OpRequest.make(OpKind.REDUCE, [T((2, 3))], [T((2,))], fn="ReduceSum", axes=(2,), keepdims=0), InvalidRequestError, "attrs.axes"),
+        (OpRequest.make(OpKind.REDUCE, [T((2, 3))], [T((3,))], fn="ReduceSum", axes=(1,), keepdims=0), ShapeError, "outputs[0].shape"),
+        (OpRequest.make(OpKind.GATHER, [T((5, 3)), T((2,))], [T((2, 3))]), UnsupportedDtypeError, "inputs[1].dtype"),
+        (OpRequest.make(OpKind.SLICE, [T((5, 4))], [T((5, 4))], starts=(0,), ends=(5,), steps=(1,)), InvalidRequestError, "attrs.starts"),
+        (OpRequest.make(OpKind.PAD, [T((2, 3))], [T((2, 3))], mode="mirror", pads=(0, 0, 0, 0)), InvalidRequestError, "attrs.mode"),
+        (OpRequest.make(OpKind.EXPAND, [T((3, 2))], [T((3, 4))]), ShapeError, "outputs[0].shape"),
+        (OpRequest.make(OpKind.TOPK, [T((2, 5))], [T((2, 6)), T((2, 6), I64)], axis=1), ShapeError, "outputs[0].shape"),
     ],
 )  # fmt: skip
 def test_bad_requests_name_the_field(req: OpRequest, err: type, field: str) -> None:

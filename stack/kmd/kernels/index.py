@@ -1,0 +1,122 @@
+"""Indexing and shape-changing data movement, any ``xp``: GATHER, GATHER_ELEMENTS, SLICE, PAD,
+EXPAND, TILE and CAST.
+
+Index tensors may hold negative indices (counted from the end, as ONNX allows); an index out of
+range is a kernel fault. SLICE and PAD take their geometry as an ints list (see the ABI).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import numpy as np
+
+from stack.kmd.kernels.ids import KernelId
+
+
+class PadMode(enum.IntEnum):
+    """PAD's ``mode`` (first int of its list). Values are ABI."""
+
+    CONSTANT = 0
+    REFLECT = 1
+    EDGE = 2
+    WRAP = 3
+
+
+_NP_MODE = {PadMode.REFLECT: "reflect", PadMode.EDGE: "edge", PadMode.WRAP: "wrap"}
+
+
+def _wrap_indices(xp: Any, idx: Any, n: int) -> Any:
+    idx = idx.astype(xp.int64)
+    idx = xp.where(idx < 0, idx + n, idx)
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
+        raise IndexError(f"index out of range for an axis of {n}")
+    return idx
+
+
+def gather(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """Y = take(data, indices, axis) (ONNX Gather)."""
+    data, axis = ins[0], ints[0]
+    idx = _wrap_indices(xp, ins[1], data.shape[axis])
+    xp.copyto(outs[0], xp.take(data, idx, axis=axis).reshape(outs[0].shape))
+
+
+def gather_elements(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """Y = take_along_axis(data, indices, axis) (ONNX GatherElements)."""
+    data, axis = ins[0], ints[0]
+    idx = _wrap_indices(xp, ins[1], data.shape[axis])
+    xp.copyto(outs[0], xp.take_along_axis(data, idx, axis=axis))
+
+
+def slice_(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """Y = X[start:stop:step, ...]: ints are (start, stop, step) per axis of X, already clamped
+    (a negative stop means "past index 0" for a negative step)."""
+    x = ins[0]
+    index = tuple(slice(ints[3 * i], ints[3 * i + 1], ints[3 * i + 2]) for i in range(x.ndim))
+    xp.copyto(outs[0], x[index])
+
+
+def pad(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """ONNX Pad: ints are (mode, begin_0 .. begin_n-1, end_0 .. end_n-1), floats (value,);
+    negative pads crop."""
+    x, mode = ins[0], PadMode(ints[0])
+    n = x.ndim
+    begin, end = ints[1 : 1 + n], ints[1 + n : 1 + 2 * n]
+    crop = tuple(
+        slice(-b if b < 0 else 0, x.shape[i] + e if e < 0 else x.shape[i])
+        for i, (b, e) in enumerate(zip(begin, end, strict=True))
+    )
+    x = x[crop]
+    widths = tuple((max(b, 0), max(e, 0)) for b, e in zip(begin, end, strict=True))
+    if mode is PadMode.CONSTANT:
+        out = xp.pad(x, widths, mode="constant", constant_values=x.dtype.type(fl[0]))
+    else:
+        out = xp.pad(x, widths, mode=_NP_MODE[mode])
+    xp.copyto(outs[0], out)
+
+
+def expand(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """Y = X broadcast to Y's shape."""
+    xp.copyto(outs[0], xp.broadcast_to(ins[0], outs[0].shape))
+
+
+def tile(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """Y = X repeated ``ints[i]`` times along axis i."""
+    xp.copyto(outs[0], xp.tile(ins[0], tuple(ints)))
+
+
+def cast(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """Y = X converted to Y's dtype (C conversion: floats truncate toward zero into integers,
+    non-zero is true)."""
+    x, y = ins[0], outs[0]
+    if y.dtype.kind == "b":
+        xp.copyto(y, x != 0)
+    else:
+        with np.errstate(invalid="ignore"):  # NaN / out-of-range floats: C leaves it undefined
+            xp.copyto(y, x, casting="unsafe")
+
+
+TABLE = {
+    KernelId.GATHER: gather,
+    KernelId.GATHER_ELEMENTS: gather_elements,
+    KernelId.SLICE: slice_,
+    KernelId.PAD: pad,
+    KernelId.EXPAND: expand,
+    KernelId.TILE: tile,
+    KernelId.CAST: cast,
+}

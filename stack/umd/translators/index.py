@@ -1,0 +1,118 @@
+"""The indexing family: GATHER, GATHER_ELEMENTS (``axis``), SLICE (``starts``, ``ends``,
+``steps``: one per axis of the input), PAD (``mode``, ``pads``: begins then ends, ``value``),
+EXPAND (to the output's shape) and TILE (``repeats``)."""
+
+from __future__ import annotations
+
+from stack.kmd.dtypes import DType
+from stack.kmd.kernels.ids import KernelId
+from stack.kmd.kernels.index import PadMode
+from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
+from stack.umd.ops import OpKind, OpRequest
+from stack.umd.plan import KernelCall, Semantic
+from stack.umd.registry import OpTranslator
+from stack.umd.templates import TemplateRegistry
+from stack.umd.translators._common import (
+    Builder,
+    attr_float,
+    attr_int,
+    attr_ints,
+    broadcast,
+    need_counts,
+    same_dtype,
+)
+from stack.umd.translators.reduce import axis_of
+
+_KERNEL = {
+    OpKind.GATHER: KernelId.GATHER,
+    OpKind.GATHER_ELEMENTS: KernelId.GATHER_ELEMENTS,
+    OpKind.SLICE: KernelId.SLICE,
+    OpKind.PAD: KernelId.PAD,
+    OpKind.EXPAND: KernelId.EXPAND,
+    OpKind.TILE: KernelId.TILE,
+}
+PAD_MODES = {"constant": PadMode.CONSTANT, "reflect": PadMode.REFLECT, "edge": PadMode.EDGE,
+             "wrap": PadMode.WRAP}  # fmt: skip
+
+
+def slice_spec(shape: tuple[int, ...], starts, ends, steps) -> tuple[int, ...]:  # type: ignore[no-untyped-def]
+    """ONNX Slice bounds clamped per axis into Python-slice triples (a negative stop: "past 0")."""
+    spec: list[int] = []
+    for n, start, end, step in zip(shape, starts, ends, steps, strict=True):
+        if step == 0:
+            raise InvalidRequestError("a slice step is 0", field="attrs.steps")
+        start = start + n if start < 0 else start
+        end = end + n if end < 0 else end
+        if step > 0:
+            start, end = min(max(start, 0), n), min(max(end, 0), n)
+        else:
+            start, end = min(max(start, -1), n - 1), min(max(end, -1), n - 1)
+            end = -n - 1 if end < 0 else end
+        spec += [start, end, step]
+    return tuple(spec)
+
+
+class IndexTranslator(OpTranslator):
+    """Ops that select, repeat or pad elements."""
+
+    family = "index"
+    ops = frozenset(_KERNEL)
+
+    def parse(self, req: OpRequest, templates: TemplateRegistry) -> Semantic:
+        kernel = _KERNEL[req.op]
+        attrs = req.attr_map()
+        x = req.inputs[0] if req.inputs else None
+        ndim = len(x.shape) if x is not None else 0
+        two = req.op in (OpKind.GATHER, OpKind.GATHER_ELEMENTS)
+        need_counts(req, (2, 2) if two else (1, 1))
+        same_dtype(req, (0,), "outputs")
+        kattrs: dict = {}
+        if two:
+            if req.inputs[1].dtype not in (DType.I32, DType.I64):
+                raise UnsupportedDtypeError("indices must be I32 or I64", field="inputs[1].dtype")
+            kattrs["axis"] = axis_of(attr_int(attrs, "axis", 0), ndim)
+        elif req.op is OpKind.SLICE:
+            parts = [attr_ints(attrs, k, ndim, None) for k in ("starts", "ends", "steps")]
+            kattrs["spec"] = slice_spec(req.inputs[0].shape, *parts)
+        elif req.op is OpKind.PAD:
+            mode = attrs.get("mode", "constant")
+            if mode not in PAD_MODES:
+                raise InvalidRequestError(f"unknown pad mode {mode!r}", field="attrs.mode")
+            pads = attr_ints(attrs, "pads", 2 * ndim, None)
+            kattrs["spec"] = (int(PAD_MODES[str(mode)]), *pads)
+            kattrs["value"] = attr_float(attrs, "value", 0.0)
+        elif req.op is OpKind.TILE:
+            kattrs["repeats"] = attr_ints(attrs, "repeats", ndim, None)
+            if any(r < 0 for r in kattrs["repeats"]):
+                raise InvalidRequestError("repeats must be >= 0", field="attrs.repeats")
+        b = Builder(req)
+        ins = tuple(b.input(i) for i in range(len(req.inputs)))
+        return b.build(KernelCall(kernel, (*ins, b.output(0)), len(ins), kattrs))
+
+    def infer(self, call: KernelCall) -> tuple[tuple[int, ...], ...]:
+        x = call.ins[0].shape
+        k = call.kernel_id
+        if k is KernelId.GATHER:
+            axis = call.i("axis")
+            return ((*x[:axis], *call.ins[1].shape, *x[axis + 1 :]),)
+        if k is KernelId.GATHER_ELEMENTS:
+            if len(call.ins[1].shape) != len(x):
+                raise ShapeError("indices must have the data's rank", field="inputs[1].shape")
+            return (call.ins[1].shape,)
+        if k is KernelId.SLICE:
+            spec = call.attrs["spec"]
+            assert isinstance(spec, tuple)
+            return (tuple(len(range(n)[slice(*spec[3 * i : 3 * i + 3])]) for i, n in enumerate(x)),)
+        if k is KernelId.PAD:
+            spec = call.attrs["spec"]
+            assert isinstance(spec, tuple)
+            n = len(x)
+            return (tuple(int(d + spec[1 + i] + spec[1 + n + i]) for i, d in enumerate(x)),)
+        if k is KernelId.TILE:
+            reps = call.attrs["repeats"]
+            assert isinstance(reps, tuple)
+            return (tuple(int(d * r) for d, r in zip(x, reps, strict=True)),)
+        out = call.outs[0].shape
+        if broadcast(x, out, "outputs[0].shape") != out:
+            raise ShapeError(f"{x} does not expand to {out}", field="outputs[0].shape")
+        return (out,)
