@@ -43,7 +43,10 @@ class Umd:
         return self.device.backend
 
     def _new_session(self, key: int, keepalive_timeout_s: float | None) -> UmdSession:
-        return UmdSession(key, self.device, self.pipeline, self.cache, keepalive_timeout_s)
+        session = UmdSession(key, self.device, self.pipeline, self.cache, keepalive_timeout_s)
+        # a session closed by its owner leaves the registry (else it counts against the limit)
+        session.on_close.append(lambda: self.sessions.forget(key))
+        return session
 
     def create_session(self, keepalive_timeout_s: float | None = None) -> UmdSession:
         """A new session (its own KMD context); expires after ``keepalive_timeout_s`` idle."""

@@ -160,3 +160,11 @@ def test_the_same_blobs_run_on_the_cupy_backend() -> None:
             np.testing.assert_allclose(
                 s.read(Y.addr, Y.shape, F), c.read(Yc.addr, Yc.shape, F), rtol=1e-4, atol=1e-5
             )
+
+
+def test_a_session_closed_by_its_owner_leaves_the_registry() -> None:
+    """Closing sessions one by one never exhausts the session limit (no registry leak)."""
+    with Umd(max_sessions=2) as small:
+        for _ in range(5):
+            small.create_session().close()
+        assert small.sessions.live() == []
