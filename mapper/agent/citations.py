@@ -76,6 +76,12 @@ def for_edge(view: MapView, edge: Edge) -> Citation | None:
     if target.kind == "interface" and not ev.path.startswith("contracts/"):
         symbol = target.attrs.get("symbol")
         needle = tail(str(symbol)) if symbol else tail(target.name)
+    elif (
+        target.kind in ("component", "layer")
+        and _kind_of(ev.path) is not CitationKind.DOC
+        and (_kind_of(ev.path) is not CitationKind.CONTRACT)
+    ):
+        return None  # a use in code names a symbol, not the component: cite the node instead
     elif target.kind in ("interface", "component"):
         needle = target.name
     elif target.kind == "layer":

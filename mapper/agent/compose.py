@@ -69,8 +69,9 @@ def _mentioned(question: str, entities: list[Entity]) -> list[Entity]:
 
 
 def describe(d: Draft, entity: Entity) -> None:
-    node = d.box.run("node", node_id=entity.id)["node"]
-    where = d.cite(_where(d, entity.id))
+    data = d.box.run("node", node_id=entity.id)
+    node = data["node"]
+    where = d.cite(data["citations"][0]) if data["citations"] else ""
     if node["kind"] == "layer":
         where = _layer_page(d, entity.id)
     text = node.get("description") or node.get("title") or node.get("doc") or node.get("text") or ""
@@ -231,10 +232,13 @@ def _where(d: Draft, node_id: str) -> str | None:
     return c.where if c else None
 
 
-_BUCKETS = (("providers", "provided by"), ("consumers", "consumed by"),
-            ("implemented_by", "implemented by"), ("callers", "called by"),
-            ("described_by", "described by"), ("tests", "covered by tests"),
-            ("scenarios", "in scenarios"))  # fmt: skip
+_CATEGORIES = (
+    ("implementation", "implemented by"), ("interface", "interfaces it implements"),
+    ("consumer", "consumed by"), ("caller", "called by"), ("importer", "imported by"),
+    ("test", "tests calling it"), ("rerun", "tests to rerun"), ("doc", "docs to update"),
+    ("contract", "contract entries to update"), ("scenario_step", "scenario steps to re-walk"),
+    ("definition", "defined in"),
+)  # fmt: skip
 
 
 def impact(d: Draft, question: str, entities: list[Entity]) -> bool:
@@ -245,15 +249,33 @@ def impact(d: Draft, question: str, entities: list[Entity]) -> bool:
     data = d.box.run("impact", node_id=target.id)
     describe(d, target)
     d.say(f"Changing {target.id} reaches layers: {', '.join(data['layers']) or 'none'}.")
-    for bucket, label in _BUCKETS:
-        rows = d.ordered(data[bucket])
+    if not data["affected"] and target.kind in ("component", "layer"):
+        return _dependants(d, target)
+    for category, label in _CATEGORIES:
+        rows = d.ordered(data["affected"].get(category, []))
         if rows:
             d.say(f"{label} ({len(rows)}):")
             for r in rows[:8]:
-                d.say(
-                    f"  - {r['id']} [{r.get('layer') or '-'}]"
-                    f"{d.cite(r.get('evidence') or r.get('where'))}"
-                )
+                comp = f", {r['component']}" if r.get("component") else ""
+                d.say(f"  - {r['id']} [{r.get('layer') or '-'}{comp}]{d.cite(r.get('evidence'))}")
+    return True
+
+
+def _dependants(d: Draft, target: Entity) -> bool:
+    """A component's dependants: the nodes calling, importing or consuming into it."""
+    data = d.box.run(
+        "neighbours",
+        node_id=target.id,
+        edge_kinds=["calls", "imports", "consumes"],
+        direction="in",
+        limit=60,
+    )
+    sources: dict[str, str | None] = {}
+    for e in data["edges"]:
+        sources.setdefault(e["source"], e.get("where"))
+    d.say(f"Depend on {target.id} ({len(sources)}), by calls, imports or consumed interfaces:")
+    for source, where in sources.items():
+        d.say(f"  - {source}{d.cite(where)}")
     return True
 
 

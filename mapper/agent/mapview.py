@@ -29,6 +29,7 @@ class EvidenceKind(enum.StrEnum):
     CODE_REFERENCE = "code_reference"
     IMPORT = "import"
     REGISTRATION = "registration"
+    INHERITANCE = "inheritance"
     CONTRACT = "contract"
     DOC_FRONT_MATTER = "doc_front_matter"
     DOC_MENTION = "doc_mention"

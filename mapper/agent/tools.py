@@ -275,8 +275,8 @@ def _between(box: Toolbox, a: LayersArgs) -> Result:
 
 def _impact(box: Toolbox, a: NodeArgs) -> Result:
     data, cites = walks.impact(box.view, box.resolve(a.node_id))
-    n = sum(len(v) for v in data.values() if isinstance(v, list))
-    return {**data, "_summary": f"{n} dependants"}, cites
+    n = sum(len(v) for v in data["affected"].values())
+    return {**data, "_summary": f"{n} affected"}, cites
 
 
 def _findings(box: Toolbox, a: FindingArgs) -> Result:

@@ -1,106 +1,77 @@
 """Impact and scenario walks over the map, in the shape the agent's tools return.
 
-These stand in for the map's own impact and scenario packages until those land: a plain
-function per walk, the view first, returning JSON-ready rows whose citations come from the
-edges walked. Read-only.
+Impact is the map's impact package (``mapper.impact``) run on the same loaded graph; the
+scenario walk reads a scenario's ordered steps. A plain function per walk, the view first,
+returning JSON-ready rows whose citations come from the edges walked. Read-only.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from mapper.agent.citations import for_edge, for_node, for_step
-from mapper.agent.mapview import MapView, Node
+from mapper.agent.mapview import Edge, Evidence, EvidenceKind, MapView, Node
 from mapper.agent.records import Citation
 from mapper.model import EdgeKind
 
-_CALLER_DEPTH = 2
 _MAX_ROWS = 24
+_IMPACT_VIEWS: weakref.WeakKeyDictionary[MapView, Any] = weakref.WeakKeyDictionary()
 
 
-def _row(view: MapView, node_id: str, why: str, cites: list[Citation]) -> dict[str, Any] | None:
-    node = view.node(node_id)
-    if node is None:
+def _impact_view(view: MapView) -> Any:
+    """The impact package's view over the same loaded graph, built once per map view."""
+    from mapper.impact.mapview import MapView as ImpactView
+
+    found = _IMPACT_VIEWS.get(view)
+    if found is None:
+        found = _IMPACT_VIEWS[view] = ImpactView(view.graph, view.config)
+    return found
+
+
+def _hop_citation(view: MapView, hop: Any) -> Citation | None:
+    try:
+        kind = EdgeKind(hop.edge)
+        evidence = Evidence(EvidenceKind(hop.evidence.value), hop.path, hop.line, hop.confidence)
+    except ValueError:
         return None
-    c = for_node(node)
-    if c is not None:
-        cites.append(c)
-    return {
-        "id": node.id,
-        "kind": node.kind,
-        "layer": node.layer,
-        "why": why,
-        "where": c.where if c else None,
-    }
-
-
-def _symbols_of(view: MapView, node: Node) -> list[str]:
-    if node.kind == "symbol":
-        return [node.id]
-    if node.kind == "interface":
-        return [e.source for e in view.implementations(node.id)]
-    return []
+    return for_edge(view, Edge(hop.source, hop.target, kind, (evidence,)))
 
 
 def impact(view: MapView, node: Node) -> tuple[dict[str, Any], list[Citation]]:
-    """What depends on ``node``: who consumes and provides it (interfaces), which code calls
-    its implementation (up to two calls away), which docs describe it, which tests cover it and
-    which scenarios step through it. Rows carry the edge they come from."""
-    cites: list[Citation] = []
-    rows: dict[str, list[dict[str, Any]]] = {
-        "providers": [],
-        "consumers": [],
-        "implemented_by": [],
-        "callers": [],
-        "described_by": [],
-        "tests": [],
-        "scenarios": [],
-    }
+    """What must change with ``node`` (the impact package's precise walk): per category, each
+    affected node with its layer, component, explanation path and the citation of its last
+    hop (the edge that brings it in)."""
+    from mapper.impact import impact_of
 
-    def add(bucket: str, edge_node: str, edge: Any, why: str) -> None:
-        if len(rows[bucket]) >= _MAX_ROWS or any(r["id"] == edge_node for r in rows[bucket]):
-            return
-        row = _row(view, edge_node, why, cites)
-        if row is None:
-            return
-        c = for_edge(view, edge)
+    report = impact_of(_impact_view(view), view.root, node.id)
+    cites: list[Citation] = []
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for item in report.affected:
+        bucket = rows.setdefault(item.category.value, [])
+        if len(bucket) >= _MAX_ROWS:
+            continue
+        c = _hop_citation(view, item.why[-1]) if item.why else None
+        if c is None and (affected := view.node(item.node)) is not None:
+            c = for_node(affected)
         if c is not None:
             cites.append(c)
-            row["evidence"] = c.where
-        rows[bucket].append(row)
-
-    for edge in view.providers(node.id):
-        add("providers", edge.source, edge, "provides it")
-    for edge in view.consumers(node.id):
-        add("consumers", edge.source, edge, "consumes it")
-    for edge in view.neighbours(node.id, {EdgeKind.IMPLEMENTS}, "in"):
-        add("implemented_by", edge.source, edge, "implements it")
-    for edge in view.neighbours(node.id, {EdgeKind.DESCRIBES}, "in"):
-        add("described_by", edge.source, edge, "describes it")
-    for edge in view.neighbours(node.id, {EdgeKind.STEP}, "in"):
-        add("scenarios", edge.source, edge, "a step of this scenario")
-    if node.kind == "component":
-        for edge in view.neighbours(node.id, {EdgeKind.CALLS}, "in"):
-            add("callers", edge.source, edge, "calls into it")
-    frontier = _symbols_of(view, node)
-    seen = set(frontier)
-    for depth in range(1, _CALLER_DEPTH + 1):
-        nxt: list[str] = []
-        for sym in frontier:
-            for edge in view.neighbours(sym, {EdgeKind.CALLS}, "in"):
-                if edge.source in seen or not edge.source.startswith("symbol:"):
-                    continue
-                seen.add(edge.source)
-                nxt.append(edge.source)
-                add("callers", edge.source, edge, f"calls it ({depth} hop{'s' * (depth > 1)})")
-            for edge in view.neighbours(sym, {EdgeKind.COVERS}, "in"):
-                add("tests", edge.source, edge, "covers it")
-        frontier = nxt
-    layers = sorted(
-        {r["layer"] for bucket in rows.values() for r in bucket if r.get("layer")},
-        key=lambda lid: view.layers().index(lid) if lid in view.layers() else 99,
-    )
-    return {"node": node.id, "layers": layers, **rows}, cites
+        bucket.append(
+            {
+                "id": item.node,
+                "kind": item.kind,
+                "layer": item.layer,
+                "component": item.component,
+                "path": " ".join(h.render() for h in item.why),
+                "evidence": c.where if c else None,
+            }
+        )
+    layers = [
+        lid
+        for lid in view.layers()
+        if any(r.get("layer") == lid for bucket in rows.values() for r in bucket)
+    ]
+    return {"node": node.id, "layers": layers, "affected": rows}, cites
 
 
 def scenario_walk(view: MapView, scenario: Node) -> tuple[dict[str, Any], list[Citation]]:
