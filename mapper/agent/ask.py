@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 from mapper.agent import default
 from mapper.agent.citations import validate
@@ -72,9 +73,16 @@ def _order(
     )
 
 
-def ask(question: str, *, role: str | None = None, map: Path | MapView | None = None) -> Answer:
+def ask(
+    question: str,
+    *,
+    role: str | None = None,
+    map: Path | MapView | None = None,
+    model: Any = None,
+) -> Answer:
     """Answer ``question`` from the map of ``map`` (a repository root, an open view, or the
-    current directory); ``role`` (a role id from the config) puts its layers first."""
+    current directory); ``role`` (a role id from the config) puts its layers first; ``model``
+    (a langchain chat model with tool calling) replaces the configured one."""
     start = time.perf_counter()
     text = check_question(question)
     if isinstance(map, MapView):
@@ -94,7 +102,7 @@ def ask(question: str, *, role: str | None = None, map: Path | MapView | None = 
         )
     from mapper.agent.llm import model_answer
 
-    modelled = model_answer(box, text, role_cfg, warnings)
+    modelled = model_answer(box, text, role_cfg, warnings, model)
     if modelled is not None:
         body, intent, entities, cites, known, dropped = modelled
         mode = "model"
