@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mapper.agent.mapview import Edge, MapView, Node
 from mapper.agent.records import Citation, CitationKind
+from mapper.model import EdgeKind
 
 _WINDOW = 3  # lines after the cited one that may hold the needle (decorators, wrapped defs)
 _FRONT_MATTER_MAX = 60
@@ -89,7 +90,25 @@ def for_edge(view: MapView, edge: Edge) -> Citation | None:
     else:
         needle = tail(str(target.attrs.get("qualname") or target.name))
     label = f"{edge.source} {edge.kind.value} {edge.target} ({ev.kind.value})"
+    if edge.kind is EdgeKind.CALLS and (via := _through(view, target, ev.path, ev.line, needle)):
+        needle, label = via, f"{label} through {via}"
     return Citation(ev.path, ev.line, _kind_of(ev.path), needle, edge.source, label)
+
+
+def _through(view: MapView, target: Node, path: str, line: int, needle: str) -> str | None:
+    """A call the code makes through what ``target`` implements (an ioctl number, a dispatch
+    slot) names that, not the handler: the implemented name found on the cited lines."""
+    lines = read_lines(view.root, path)
+    if lines is None or not 1 <= line <= len(lines):
+        return None
+    text = "\n".join(window(lines, path, line)).lower()
+    if needle.lower() in text:
+        return None
+    for edge in view.neighbours(target.id, {EdgeKind.IMPLEMENTS}, "out"):
+        name = tail(edge.target)
+        if name.lower() in text:
+            return name
+    return None
 
 
 def for_step(scenario: Node, step: dict[str, object]) -> Citation | None:

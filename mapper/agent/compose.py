@@ -3,142 +3,34 @@
 A template runs tools through the question's :class:`~mapper.agent.tools.Toolbox` and writes
 lines from their results only; every line that states a fact carries the ``[path:line]`` the
 tool returned for it, and :class:`Draft` keeps those citations. A template that finds nothing
-returns None and the caller answers "the map does not know" with the nearest things it has.
+returns False and the caller answers "the map does not know" with the nearest things it has.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
 
-from mapper.agent.records import Citation, Entity, Intent
-from mapper.agent.tools import Toolbox
-from mapper.config import RoleConfig
-
-
-@dataclass
-class Draft:
-    box: Toolbox
-    role: RoleConfig | None
-    lines: list[str] = field(default_factory=list)
-    cited: dict[str, Citation] = field(default_factory=dict)
-
-    def cite(self, where: str | None) -> str:
-        """`` [path:line]`` for a place a tool returned (and keep it), else ``""``."""
-        if not where:
-            return ""
-        path, _, line = where.rpartition(":")
-        c = self.box.returned.get((path, int(line))) if line.isdigit() else None
-        if c is None:
-            return ""
-        self.cited.setdefault(where, c)
-        return f" [{where}]"
-
-    def say(self, text: str) -> None:
-        self.lines.append(text)
-
-    def rank(self, layer: str | None) -> int:
-        """0 for the role's layers (in its order), 100 + position otherwise."""
-        layers = self.box.view.layers()
-        if self.role is not None and layer in self.role.layers:
-            return self.role.layers.index(layer)
-        return 100 + (layers.index(layer) if layer in layers else 50)
-
-    def ordered(self, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-        return sorted(rows, key=lambda r: self.rank(r.get("layer")))
-
+from mapper.agent.draft import (
+    Draft,
+    between,
+    describe,
+    list_hits,
+    mentioned,
+    search_hits,
+    specific,
+    walk,
+    where_of,
+)
+from mapper.agent.records import Entity, Intent
 
 Template = Callable[[Draft, str, list[Entity]], bool]
 
 
-def _specific(entities: list[Entity], strong: float = 0.0) -> list[Entity]:
-    """Entities below layer level when there are any (within 0.2 of the best score, and at
-    least ``strong``), else the layers."""
-    narrow = [e for e in entities if e.kind != "layer"]
-    if narrow:
-        best = max(e.score for e in narrow)
-        narrow = [e for e in narrow if e.score >= max(best - 0.2, strong)]
-    return narrow if narrow or strong else entities
-
-
-def _mentioned(question: str, entities: list[Entity]) -> list[Entity]:
-    """Entities in the order the question names them."""
-    low = question.lower()
-    return sorted(entities, key=lambda e: (low.find(e.matched.lower()), -e.score))
-
-
-def describe(d: Draft, entity: Entity) -> None:
-    data = d.box.run("node", node_id=entity.id)
-    node = data["node"]
-    where = d.cite(data["citations"][0]) if data["citations"] else ""
-    if node["kind"] == "layer":
-        where = _layer_page(d, entity.id)
-    text = node.get("description") or node.get("title") or node.get("doc") or node.get("text") or ""
-    head = f"- {entity.id} ({node['kind']}, layer {node.get('layer') or '-'}){where}"
-    d.say(f"{head}: {' '.join(str(text).split())[:240]}" if text else head)
-    if node["kind"] == "interface":
-        d.say(
-            f"  contract: {node.get('upper')} consumes, {node.get('lower')} provides; "
-            f"symbol {node.get('symbol')}; {node.get('sync') or '?'}."
-        )
-        for key in ("synchronization", "memory", "errors"):
-            if node.get(key):
-                d.say(f"  {key}: {node[key]}")
-    if node["kind"] == "layer":
-        order = d.box.view.layers()
-        i = order.index(entity.id.split(":", 1)[1]) if entity.id[6:] in order else -1
-        above = order[i - 1] if i > 0 else "none (top)"
-        below = order[i + 1] if 0 <= i < len(order) - 1 else "none (bottom)"
-        d.say(f"  above: {above}; below: {below}.")
-    if node["kind"] == "component" and node.get("paths"):
-        d.say(f"  code: {', '.join(node['paths'][:6])}")
-
-
-def _layer_page(d: Draft, layer_id: str) -> str:
-    """The citation of the doc page that describes a layer (its layers/ page first)."""
-    rows = d.box.run(
-        "neighbours", node_id=layer_id, edge_kinds=["describes"], direction="in", limit=60
-    )
-    own = f"/{layer_id.split(':', 1)[1]}.md"
-    pages = sorted(rows["edges"], key=lambda e: (not e["source"].endswith(own), "#" in e["source"]))
-    for e in pages:
-        node = d.box.run("node", node_id=e["source"])
-        if node["citations"]:
-            return d.cite(node["citations"][0])
-    return ""
-
-
-def _between(d: Draft, layers: list[Entity]) -> bool:
-    order = d.box.view.layers()
-    upper, lower = sorted((layers[0].id[6:], layers[1].id[6:]), key=order.index)
-    data = d.box.run("interfaces_between", upper=upper, lower=lower)
-    if not data["interfaces"]:
-        return False
-    d.say(f"Interfaces between {upper} (consumer) and {lower} (provider):")
-    for i in data["interfaces"]:
-        d.say(f"- {i['id']} ({i.get('sync') or '?'}){d.cite(_where(d, i['id']))}")
-    return True
-
-
-def _hits(d: Draft, query: str, limit: int = 5, kind: str | None = None) -> list[dict[str, Any]]:
-    return list(d.box.run("search", query=query, limit=limit, kind=kind)["hits"])
-
-
-def _list_hits(d: Draft, hits: list[dict[str, Any]]) -> None:
-    for h in d.ordered(hits):
-        comp = f", component {h['component']}" if h.get("component") else ""
-        d.say(
-            f"- {h['id']} ({h['kind']}, layer {h.get('layer') or '-'}{comp})"
-            f"{d.cite(h.get('where'))}" + (f": {h['snippet']}" if h.get("snippet") else "")
-        )
-
-
 def locate(d: Draft, question: str, entities: list[Entity]) -> bool:
     layers = [e for e in entities if e.kind == "layer"]
-    if len(layers) >= 2 and not _specific(entities, 0.85) and _between(d, layers):
+    if len(layers) >= 2 and not specific(entities, 0.85) and between(d, layers):
         return True
-    chosen = _specific(entities)[:3]
+    chosen = specific(entities)[:3]
     if chosen:
         d.say("On the map:")
         for e in sorted(chosen, key=lambda e: d.rank(e.layer)):
@@ -150,26 +42,11 @@ def locate(d: Draft, question: str, entities: list[Entity]) -> bool:
         return False
     from mapper.agent.entities import content_query
 
-    hits = [h for h in _hits(d, content_query(question)) if h["score"] >= 0.35]
-    if not hits:
+    found = [h for h in search_hits(d, content_query(question)) if h["score"] >= 0.35]
+    if not found:
         return False
     d.say("The map's closest matches:")
-    _list_hits(d, hits[:4])
-    return True
-
-
-def _walk(d: Draft, scenario_id: str) -> bool:
-    data = d.box.run("scenario_walk", node_id=scenario_id)
-    head = d.cite(data["citations"][0]) if data["citations"] else ""
-    d.say(f"Scenario {scenario_id.split(':', 1)[1]} — {data['title']}{head}:")
-    mine = [s["order"] for s in data["steps"] if d.role and s.get("layer") in d.role.layers]
-    if d.role is not None:
-        d.say(f"  ({d.role.name}: steps in your layers: {', '.join(map(str, mine)) or 'none'})")
-    for s in data["steps"]:
-        d.say(
-            f"  {s['order']}. [{s.get('layer') or '-'}] {s['target']} — {s['action']}"
-            f"{d.cite(s.get('where'))}"
-        )
+    list_hits(d, found[:4])
     return True
 
 
@@ -185,9 +62,9 @@ def _scenario(d: Draft, *words: str) -> str | None:
 def explain_path(d: Draft, question: str, entities: list[Entity]) -> bool:
     scen = [e for e in entities if e.kind == "scenario"]
     strong = sorted(
-        (e for e in _specific(entities, 0.85) if e.kind != "scenario"), key=lambda e: -e.score
+        (e for e in specific(entities, 0.85) if e.kind != "scenario"), key=lambda e: -e.score
     )
-    narrow = _mentioned(question, strong[:2])
+    narrow = mentioned(question, strong[:2])
     layers = [e for e in entities if e.kind == "layer"]
     if len(narrow) >= 2:
         data = d.box.run("explain_path", source=narrow[0].id, target=narrow[1].id)
@@ -200,10 +77,10 @@ def explain_path(d: Draft, question: str, entities: list[Entity]) -> bool:
                     f"{d.cite(h.get('where'))}"
                 )
             return True
-    if len(layers) >= 2 and not scen and _between(d, layers):
+    if len(layers) >= 2 and not scen and between(d, layers):
         return True
     picked = scen[0].id if scen else pick_scenario(d, question, [e.id[6:] for e in layers])
-    return _walk(d, picked) if picked else locate(d, question, entities)
+    return walk(d, picked) if picked else locate(d, question, entities)
 
 
 def pick_scenario(d: Draft, question: str, layers: list[str]) -> str | None:
@@ -227,11 +104,6 @@ def pick_scenario(d: Draft, question: str, layers: list[str]) -> str | None:
     return best[2] if best else None
 
 
-def _where(d: Draft, node_id: str) -> str | None:
-    c = next((c for c in d.box.returned.values() if c.node == node_id), None)
-    return c.where if c else None
-
-
 _CATEGORIES = (
     ("implementation", "implemented by"), ("interface", "interfaces it implements"),
     ("consumer", "consumed by"), ("caller", "called by"), ("importer", "imported by"),
@@ -242,7 +114,7 @@ _CATEGORIES = (
 
 
 def impact(d: Draft, question: str, entities: list[Entity]) -> bool:
-    narrow = _specific(entities)
+    narrow = specific(entities)
     if not narrow:
         return False
     target = narrow[0]
@@ -284,20 +156,20 @@ def new_op(d: Draft, question: str, entities: list[Entity]) -> bool:
     if scenario is None:
         return False
     d.say("Adding an op changes one place per layer, following the map's onboarding walk:")
-    return _walk(d, scenario)
+    return walk(d, scenario)
 
 
 def _with_scenario(*words: str) -> Template:
     def template(d: Draft, question: str, entities: list[Entity]) -> bool:
         narrow = sorted(
-            [e for e in _specific(entities) if e.kind != "scenario"],
+            [e for e in specific(entities) if e.kind != "scenario"],
             key=lambda e: (-e.score, d.rank(e.layer)),
         )[:2]
         for e in narrow:
             describe(d, e)
         scenario = _scenario(d, *words)
         if scenario is not None and not any(e.score >= 0.85 for e in narrow):
-            _walk(d, scenario)
+            walk(d, scenario)
         return bool(narrow) or scenario is not None
 
     return template
@@ -323,13 +195,13 @@ def role(d: Draft, question: str, entities: list[Entity]) -> bool:
     for b in data["boundaries"]:
         d.say(
             f"- {b['upper']} → {b['lower']} interfaces: "
-            + ", ".join(f"{i}{d.cite(_where(d, i))}" for i in b["interfaces"][:6])
+            + ", ".join(f"{i}{d.cite(where_of(d, i))}" for i in b["interfaces"][:6])
         )
     return True
 
 
 def map_vs_code(d: Draft, question: str, entities: list[Entity]) -> bool:
-    narrow = _specific(entities)[:1]
+    narrow = specific(entities)[:1]
     if not narrow:
         data = d.box.run("findings")
         holes = [f for f in data["findings"] if f["finding"] == "hole"]
@@ -339,7 +211,7 @@ def map_vs_code(d: Draft, question: str, entities: list[Entity]) -> bool:
             "enum); `stackmap check` runs every map-versus-code rule."
         )
         for f in data["findings"][:10]:
-            d.say(f"- {f['node']}: {f['finding']}{d.cite(_where(d, f['node']))}")
+            d.say(f"- {f['node']}: {f['finding']}{d.cite(where_of(d, f['node']))}")
         return True
     e = narrow[0]
     describe(d, e)

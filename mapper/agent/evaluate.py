@@ -123,7 +123,7 @@ def load_set(path: Path, repo: Path) -> EvalSet:
 
 
 #: The shipped sets: this repository's reference stack first, then the second stack.
-SETS = ("refstack.yaml", "minirepo.yaml")
+SETS = ("refstack.yaml", "minirepo.yaml", "kfd.yaml")
 
 
 def default_sets() -> list[Path]:

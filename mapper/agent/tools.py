@@ -14,14 +14,24 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from mapper.agent import walks
 from mapper.agent.citations import excerpt, for_edge, for_node
 from mapper.agent.mapview import MapView, Node
 from mapper.agent.records import Citation, ToolCall
+from mapper.agent.toolargs import (
+    ExcerptArgs,
+    FindingArgs,
+    LayersArgs,
+    NeighbourArgs,
+    NodeArgs,
+    PathArgs,
+    RoleArgs,
+    SearchArgs,
+)
 from mapper.errors import MapperError, UnknownNameError
 from mapper.model import EdgeKind, NodeKind
 
@@ -103,47 +113,6 @@ class Toolbox:
             return json.dumps(self.run(name, **kwargs), separators=(",", ":"), default=str)
         except MapperError as exc:
             return json.dumps({"error": str(exc)})
-
-
-# -- argument models ----------------------------------------------------------------------
-class SearchArgs(BaseModel):
-    query: str = Field(description="Words or a code name to look for on the map.")
-    limit: int = Field(6, ge=1, le=20, description="Most hits to return.")
-    kind: str | None = Field(None, description="Only nodes of this kind (component, symbol, …).")
-
-
-class NodeArgs(BaseModel):
-    node_id: str = Field(description="A node id (interface:umd_kmd.free) or an unambiguous name.")
-
-
-class NeighbourArgs(NodeArgs):
-    edge_kinds: list[str] | None = Field(None, description="Only these edge kinds (calls, …).")
-    direction: Literal["in", "out", "both"] = "both"
-    limit: int = Field(20, ge=1, le=60)
-
-
-class PathArgs(BaseModel):
-    source: str = Field(description="Start node id or name.")
-    target: str = Field(description="End node id or name.")
-
-
-class LayersArgs(BaseModel):
-    upper: str = Field(description="The upper (consuming) layer id.")
-    lower: str = Field(description="The lower (providing) layer id.")
-
-
-class FindingArgs(BaseModel):
-    node_id: str | None = Field(None, description="Only findings on this node (all when empty).")
-
-
-class RoleArgs(BaseModel):
-    role: str = Field(description="A role id from the map's config (compiler, runtime, driver).")
-
-
-class ExcerptArgs(BaseModel):
-    path: str = Field(description="A repository path a tool returned as a citation.")
-    line: int = Field(ge=1, description="The cited line.")
-    context: int = Field(2, ge=0, le=8)
 
 
 _KEEP = (

@@ -16,10 +16,10 @@ GOAL = 0.9
 def test_evaluation_sets_cover_axes_roles_and_unknowns() -> None:
     sets = [load_set(p, REPO) for p in default_sets()]
     questions = [q for s in sets for q in s.questions]
-    assert len(questions) == 56
+    assert len(questions) == 64
     assert set(Counter(q.axis for q in questions)) == set(AXES)
     assert set(Counter(q.role for q in questions)) == set(ROLES)
-    assert sum(1 for q in questions if not q.known) == 7
+    assert sum(1 for q in questions if not q.known) == 8
     intents = Counter(i for q in questions for i in q.intents)
     assert set(intents) == {
         "locate",
@@ -33,7 +33,7 @@ def test_evaluation_sets_cover_axes_roles_and_unknowns() -> None:
         "unknown",
     }
     assert any("quantize op" in q.question for q in questions)
-    assert [s.name for s in sets] == ["refstack", "minirepo"]
+    assert [s.name for s in sets] == ["refstack", "minirepo", "kfd"]
 
 
 def test_default_path_meets_the_goal_without_fabricated_citations() -> None:
@@ -53,6 +53,6 @@ def test_default_path_meets_the_goal_without_fabricated_citations() -> None:
         f"{report['passed']}/{report['questions']} complete, "
         f"fabricated citations {report['fabricated']}"
     )
-    assert report["questions"] == 56
+    assert report["questions"] == 64
     assert report["fabricated"] == 0
     assert report["score"] >= GOAL, "\n".join(misses)
