@@ -20,6 +20,7 @@ STEPS: list[list[str]] = [
     # The map of that stack: ingest, ask, list, and check the map against the code.
     ["stackmap", "ingest", "."],
     ["stackmap", "search", "who frees device memory", "--limit", "5"],
+    ["stackmap", "ask", "what changes to add a quantize op", "--role", "compiler"],
     ["stackmap", "ls", "--kind", "layer"],
     ["stackmap", "check", "."],
 ]
