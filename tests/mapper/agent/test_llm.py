@@ -129,3 +129,25 @@ def test_model_configuration_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert load_llm_config(tmp_path).model == "qwen"  # type: ignore[union-attr]
     monkeypatch.setenv("STACKMAP_LLM_PROVIDER", "none")
     assert load_llm_config(tmp_path) is None
+
+
+def test_cli_endpoint_down_warns_on_stderr_and_answers(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from mapper.cli import app
+
+    root = tmp_path / "mini"
+    shutil.copytree(MINIREPO, root, ignore=shutil.ignore_patterns(".stackmap"))
+    url = f"http://127.0.0.1:{_closed_port()}"
+    with (root / "stackmap.toml").open("a", encoding="utf-8") as fh:
+        fh.write(f'\n[agent]\nprovider = "ollama"\nmodel = "qwen"\nbase_url = "{url}"\n')
+    ingest(root, load_config(root), embed=False, progress=False)
+    result = CliRunner().invoke(
+        app, ["ask", "What is MINI_IOCTL_ALLOC?", "-C", str(root), "--json"]
+    )
+    assert result.exit_code == 0
+    record = json.loads(result.stdout)
+    assert record["mode"] == "default" and record["known"] is True
+    assert result.stderr.startswith(f"warning: chat model endpoint {url} unreachable (")
