@@ -87,8 +87,9 @@ def import_model(
     """Translate an ONNX model into the compiler's IR graph.
 
     Synchronous; nothing is allocated on any device. Raises ModelFormatError (unreadable,
-    dynamic dims without ``input_shapes``), UnsupportedOpError (op type, node name and the
-    layers where support would have to be added), UnsupportedTypeError, and the compiler's
+    dynamic dims without ``input_shapes``, ``input_shapes`` naming something not an input),
+    UnsupportedOpError (op type, node name and the layers where support would have to be
+    added), UnsupportedTypeError, and the compiler's
     ShapeMismatchError / ShapeInferenceError / VerifyError for inconsistent graphs.
     """
     model = load_model(source)
@@ -100,6 +101,15 @@ def import_model(
     ctx = ImportContext(g.name or "model", opset)
     shapes = dict(input_shapes or {})
     bound = dict(bind or {})
+    unknown = sorted(set(shapes) - {vi.name for vi in g.input})
+    if unknown:
+        known = ", ".join(
+            vi.name for vi in g.input if vi.name not in {i.name for i in g.initializer}
+        )
+        raise ModelFormatError(
+            f"input_shapes names {unknown[0]!r}, which is not an input; inputs: {known}",
+            node=unknown[0],
+        )
     for init in g.initializer:
         ctx.add_const(init.name, numpy_helper.to_array(init))
     for vi in g.input:

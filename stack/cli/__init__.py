@@ -10,6 +10,7 @@ import typer
 
 from stack import __version__
 from stack.cli import bench, kmd_cmd, model_cmd, run_cmd, umd_cmd
+from stack.cli._common import ErrorPath, set_debug
 
 HELP = """The reference five-layer AI-accelerator stack: adapter → compiler → runtime → UMD → KMD.
 
@@ -28,7 +29,14 @@ Examples:
   refstack conformance --json
 """
 
-app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    help=HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    cls=ErrorPath,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
 
 
 def _version(value: bool) -> None:
@@ -39,11 +47,16 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    debug: bool = typer.Option(
+        False, "--debug", help="Show the traceback of an error instead of one line."
+    ),
 ) -> None:
     """The reference stack."""
+    set_debug(ctx, debug)
 
 
 app.add_typer(bench.app, name="bench")

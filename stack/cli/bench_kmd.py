@@ -15,9 +15,13 @@ def register(app: typer.Typer) -> None:
 def bench_kmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     backend: str = typer.Option(None, "--backend", help="numpy | cupy (default: auto)."),
-    size: int = typer.Option(2048, "--size", help="GEMM side (N x N x N)."),
-    reps: int = typer.Option(5, "--reps", help="Timed GEMM repetitions (best and median)."),
-    iters: int = typer.Option(2000, "--iters", help="Fence round trips measured."),
+    size: int = typer.Option(2048, "--size", min=1, max=16384, help="GEMM side (N x N x N)."),
+    reps: int = typer.Option(
+        5, "--reps", min=1, max=10_000, help="Timed GEMM repetitions (best and median)."
+    ),
+    iters: int = typer.Option(
+        2000, "--iters", min=1, max=10_000_000, help="Fence round trips measured."
+    ),
 ) -> None:
     """Fence latency and GEMM throughput through the KMD shim against the bare library."""
     from stack.kmd import bench

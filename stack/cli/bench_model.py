@@ -170,11 +170,19 @@ def bench_model(
         ..., help="An ONNX model file, or a built-in: cnn, mlp, transformer, resnet50."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    runs: int = typer.Option(50, "--runs", help="Timed runs per engine."),
-    streams: int = typer.Option(1, "--streams", help="Stream lanes for the compiled model."),
-    int8: int = typer.Option(0, "--int8", help="Quantize to int8 with N calibration samples."),
+    runs: int = typer.Option(50, "--runs", min=1, max=1_000_000, help="Timed runs per engine."),
+    streams: int = typer.Option(
+        1, "--streams", min=1, max=64, help="Stream lanes for the compiled model."
+    ),
+    int8: int = typer.Option(
+        0, "--int8", min=0, max=10_000, help="Quantize to int8 with N calibration samples."
+    ),
     threads: int = typer.Option(
-        1, "--threads", min=1, help="Threads of each engine (the stack's $REFSTACK_THREADS)."
+        1,
+        "--threads",
+        min=1,
+        max=256,
+        help="Threads of each engine (the stack's $REFSTACK_THREADS).",
     ),
 ) -> None:
     """A model through the stack and onnxruntime: time, error, memory plan."""

@@ -15,7 +15,9 @@ def register(app: typer.Typer) -> None:
 
 def bench_umd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    n: int = typer.Option(1000, min=1, help="Timed calls per figure (medians are reported)."),
+    n: int = typer.Option(
+        1000, min=1, max=1_000_000, help="Timed calls per figure (medians are reported)."
+    ),
 ) -> None:
     """Translation cost in process and over gRPC, against the transport floor.
 
@@ -40,7 +42,7 @@ def bench_umd_hog(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     hog_calls: int = typer.Option(64, min=1, max=4096, help="WaitFence calls the hog fires."),
     clients: int = typer.Option(4, min=1, max=64, help="Well-behaved clients."),
-    echoes: int = typer.Option(200, min=1, help="Echo calls per well-behaved client."),
+    echoes: int = typer.Option(200, min=1, max=100_000, help="Echo calls per well-behaved client."),
 ) -> None:
     """Echo latency of well-behaved clients while one client hogs waits (loopback, bounded).
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import typer
 
-from stack.cli._common import emit_json, fail
+from stack.cli._common import emit_json, fail, os_message, progress, refuse_overwrite
 from stack.errors import StackError
 
 
@@ -18,15 +18,47 @@ def register(app: typer.Typer) -> None:
     app.command("conformance")(conformance)
 
 
+MAX_DIM = 1 << 31
+
+
 def parse_shapes(specs: list[str]) -> dict[str, tuple[int, ...]]:
-    """``NAME=1,3,224,224`` options -> {name: shape}."""
+    """``NAME=1,3,224,224`` options -> {name: shape}; typer.BadParameter for anything else."""
     shapes: dict[str, tuple[int, ...]] = {}
     for spec in specs:
         name, _, dims = spec.partition("=")
         if not name or not dims:
-            raise typer.BadParameter(f"expected NAME=D1,D2,..., got {spec!r}")
-        shapes[name] = tuple(int(d) for d in dims.split(","))
+            raise typer.BadParameter(
+                f"expected NAME=D1,D2,..., got {spec!r}", param_hint="--input-shape"
+            )
+        try:
+            shape = tuple(int(d) for d in dims.split(","))
+        except ValueError:
+            raise typer.BadParameter(
+                f"{spec!r}: dims must be integers (NAME=D1,D2,...)", param_hint="--input-shape"
+            ) from None
+        if any(not 0 < d <= MAX_DIM for d in shape):
+            raise typer.BadParameter(
+                f"{spec!r}: every dim must be in 1..{MAX_DIM}", param_hint="--input-shape"
+            )
+        if name in shapes:
+            raise typer.BadParameter(f"input {name!r} given twice", param_hint="--input-shape")
+        shapes[name] = shape
     return shapes
+
+
+def load_source(model: str) -> Any:
+    """An ONNX file path, or the name of a built-in model (those of ``refstack bench model``)."""
+    from stack.adapter.zoo import BUILTIN
+
+    path = Path(model)
+    if not path.exists() and model in BUILTIN:
+        return BUILTIN[model]()
+    if not path.is_file():
+        known = ", ".join(sorted(BUILTIN))
+        raise typer.BadParameter(
+            f"{model}: no such file, and not a built-in model ({known})", param_hint="MODEL"
+        )
+    return path
 
 
 def random_samples(graph: Any, count: int) -> tuple[dict[str, np.ndarray], ...]:
@@ -42,14 +74,22 @@ def random_samples(graph: Any, count: int) -> tuple[dict[str, np.ndarray], ...]:
 
 
 def compile_model(
-    model: Path = typer.Argument(..., help="An ONNX model file."),
+    model: str = typer.Argument(
+        ..., help="An ONNX model file, or a built-in model: cnn, mlp, transformer, resnet50."
+    ),
     output: Path = typer.Option(..., "-o", "--output", help="Where to write the Executable."),
     input_shape: list[str] = typer.Option(
         [], "--input-shape", help="NAME=D1,D2,... for inputs with dynamic dims."
     ),
-    streams: int = typer.Option(1, "--streams", help="Stream lanes to schedule ops on."),
+    streams: int = typer.Option(
+        1, "--streams", min=1, max=64, help="Stream lanes to schedule ops on."
+    ),
     int8: int = typer.Option(
-        0, "--int8", help="Quantize to int8, calibrating on this many seeded random-normal samples."
+        0,
+        "--int8",
+        min=0,
+        max=10_000,
+        help="Quantize to int8, calibrating on this many seeded random-normal samples.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
@@ -57,14 +97,24 @@ def compile_model(
     from stack.adapter import import_model
     from stack.compiler import CompileOptions, QuantizeOptions, compile_graph
 
+    shapes = parse_shapes(input_shape)
+    source = load_source(model)
+    if isinstance(source, Path):
+        refuse_overwrite(output, source)
+    if not output.parent.is_dir():
+        fail(f"cannot write {output}: folder {output.parent} does not exist", as_json=as_json)
     try:
-        graph = import_model(model, input_shapes=parse_shapes(input_shape))
-        quantize = QuantizeOptions(calibration=random_samples(graph, int8)) if int8 else None
-        result = compile_graph(graph, CompileOptions(streams=streams, quantize=quantize))
-        data = result.executable.to_bytes()
+        with progress(f"compiling {model}"):
+            graph = import_model(source, input_shapes=shapes)
+            quantize = QuantizeOptions(calibration=random_samples(graph, int8)) if int8 else None
+            result = compile_graph(graph, CompileOptions(streams=streams, quantize=quantize))
+            data = result.executable.to_bytes()
     except StackError as err:
         fail(err, as_json=as_json)
-    output.write_bytes(data)
+    try:
+        output.write_bytes(data)
+    except OSError as exc:
+        fail(f"cannot write {output}: {os_message(exc)}", as_json=as_json)
     summary = {
         "executable": str(output),
         "bytes": len(data),

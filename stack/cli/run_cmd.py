@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import typer
 
-from stack.cli._common import emit_json, fail
+from stack.cli._common import emit_json, fail, progress
 from stack.errors import StackError
 from stack.runtime import Runtime
 from stack.runtime.errors import ModelInputError
@@ -35,6 +35,26 @@ def safe_file_name(name: str, taken: set[str]) -> str:
     return candidate
 
 
+def load_npy(file: str) -> np.ndarray:
+    """A ``.npy`` file as an array; ValueError when its header does not match its size.
+
+    Mapped first, so a header claiming more data than the file holds (16 TiB, say) is refused
+    by the mapping instead of allocating what it claims.
+    """
+    mapped = np.load(file, allow_pickle=False, mmap_mode="r")
+    if not isinstance(mapped, np.ndarray):
+        raise ValueError("not a single array (.npz?)")
+    return np.array(mapped)
+
+
+def parse_target(target: str) -> str:
+    """``HOST:PORT`` of a UMD service, checked (typer.BadParameter otherwise)."""
+    host, sep, port = target.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise typer.BadParameter(f"{target!r} is not HOST:PORT (port 1..65535)", param_hint="--umd")
+    return target
+
+
 def _read_inputs(specs: list[str]) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {}
     for spec in specs:
@@ -44,7 +64,7 @@ def _read_inputs(specs: list[str]) -> dict[str, np.ndarray]:
         if name in arrays:
             raise ModelInputError(f"input {name!r} given twice", input=name)
         try:
-            arrays[name] = np.load(file, allow_pickle=False)
+            arrays[name] = load_npy(file)
         except (OSError, ValueError) as exc:
             raise ModelInputError(
                 f"cannot read input {name!r} from {file}: {exc}", input=name, path=file
@@ -60,9 +80,13 @@ def run_model(
     umd: str | None = typer.Option(
         None, "--umd", help="HOST:PORT of a `refstack umd serve` to run on (default: in process)."
     ),
-    streams: int = typer.Option(2, "--streams", min=1, help="Device streams per model."),
-    timeout_s: float = typer.Option(60.0, "--timeout", help="Seconds one run may take."),
-    repeat: int = typer.Option(1, "--repeat", min=1, help="Runs to time (median reported)."),
+    streams: int = typer.Option(2, "--streams", min=1, max=64, help="Device streams per model."),
+    timeout_s: float = typer.Option(
+        60.0, "--timeout", min=0.001, max=86_400, help="Seconds one run may take."
+    ),
+    repeat: int = typer.Option(
+        1, "--repeat", min=1, max=1_000_000, help="Runs to time (median reported)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Run an Executable through runtime → UMD → KMD and write each output as .npy.
@@ -72,12 +96,14 @@ def run_model(
 
     Each output goes to DIR/<output name>.npy, the name reduced to file-safe characters.
     """
+    target = parse_target(umd) if umd is not None else None
     try:
         arrays = _read_inputs(inputs)
         exe = read_executable(executable)
         started = time.perf_counter()
-        with Runtime(backend, streams=streams, umd=umd) as runtime:
-            model = runtime.load(exe)
+        with Runtime(backend, streams=streams, umd=target) as runtime:
+            with progress(f"loading {executable}"):
+                model = runtime.load(exe)
             loaded = time.perf_counter()
             run_ms = []
             for _ in range(repeat):

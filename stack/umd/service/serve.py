@@ -25,7 +25,11 @@ def serve(config: ServerConfig) -> None:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    port = server.start()
+    try:
+        port = server.start()
+    except BaseException:
+        server.stop(0)
+        raise
     sys.stdout.write(f"port={port}\n")
     sys.stdout.flush()
     while not stop.wait(0.5):

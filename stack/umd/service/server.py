@@ -20,6 +20,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from stack.umd.driver import Umd
+from stack.umd.errors import TransportError
 from stack.umd.service import umd_pb2 as pb
 from stack.umd.service import umd_pb2_grpc as pb_grpc
 from stack.umd.service.admission import Limits
@@ -86,10 +87,15 @@ class UmdServer:
         self._stop_lock = threading.Lock()
 
     def start(self) -> int:
-        """Bind and serve; returns the bound port (useful with ``port=0``)."""
-        self.port = self._server.add_insecure_port(f"{self.config.host}:{self.config.port}")
+        """Bind and serve; returns the bound port (useful with ``port=0``). TransportError
+        when the address cannot be bound (busy port, foreign address)."""
+        where = f"{self.config.host}:{self.config.port}"
+        try:
+            self.port = self._server.add_insecure_port(where)
+        except RuntimeError:  # grpc's way of saying the bind failed
+            self.port = 0
         if self.port == 0:
-            raise OSError(f"cannot bind {self.config.host}:{self.config.port}")
+            raise TransportError(f"cannot bind {where}: address in use or not available")
         self._server.start()
         for name in ("", SERVICE_NAME):
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
