@@ -22,7 +22,7 @@ from stack.compiler.schedule import Schedule
 from stack.runtime import (
     CONST_ALIGNMENT,
     FORMAT_VERSION,
-    DType,
+    ExecDType,
     Executable,
     ExecutableFormatError,
     OpRecord,
@@ -31,19 +31,19 @@ from stack.runtime import (
     TensorRole,
 )
 
-_DTYPES: dict[ElemType, DType] = {
-    ElemType.F32: DType.F32,
-    ElemType.F16: DType.F16,
-    ElemType.F64: DType.F64,
-    ElemType.I8: DType.I8,
-    ElemType.U8: DType.U8,
-    ElemType.I32: DType.I32,
-    ElemType.I64: DType.I64,
-    ElemType.BOOL: DType.BOOL,
+_DTYPES: dict[ElemType, ExecDType] = {
+    ElemType.F32: ExecDType.F32,
+    ElemType.F16: ExecDType.F16,
+    ElemType.F64: ExecDType.F64,
+    ElemType.I8: ExecDType.I8,
+    ElemType.U8: ExecDType.U8,
+    ElemType.I32: ExecDType.I32,
+    ElemType.I64: ExecDType.I64,
+    ElemType.BOOL: ExecDType.BOOL,
 }
 
 
-def device_dtype(dtype: ElemType, value: str = "") -> DType:
+def device_dtype(dtype: ElemType, value: str = "") -> ExecDType:
     """The device DType of an IR element type; UnsupportedDTypeError naming the layers if none."""
     try:
         return _DTYPES[dtype]

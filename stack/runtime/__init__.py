@@ -13,8 +13,6 @@ from stack.runtime.errors import (
 from stack.runtime.executable import (
     CONST_ALIGNMENT,
     FORMAT_VERSION,
-    DType,
-    ExecOp,
     Executable,
     OpRecord,
     Segment,
@@ -22,13 +20,16 @@ from stack.runtime.executable import (
     TensorRole,
 )
 from stack.runtime.executor import LoadedModel, RunStats
+from stack.runtime.opcodes import UMD_DTYPES, UMD_OPS, ExecDType, ExecOp
 from stack.runtime.recovery import RecoveryPolicy
 from stack.runtime.runtime import Runtime
 
 __all__ = [
     "CONST_ALIGNMENT",
     "FORMAT_VERSION",
-    "DType",
+    "UMD_DTYPES",
+    "UMD_OPS",
+    "ExecDType",
     "ExecOp",
     "Executable",
     "ExecutableFormatError",

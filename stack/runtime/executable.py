@@ -21,17 +21,14 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from stack.umd import DType, OpKind
-
-#: The op vocabulary of Executables: exactly the UMD's request vocabulary.
-ExecOp = OpKind
+from stack.runtime.opcodes import ExecDType, ExecOp
 
 #: An attribute value, as in UMD requests.
 AttrValue = int | float | str | tuple[int, ...] | tuple[float, ...]
 
 #: Format version written by this code: (major, minor). A reader accepts the same major and
 #: any minor (newer minors only add optional fields).
-FORMAT_VERSION: tuple[int, int] = (1, 0)
+FORMAT_VERSION: tuple[int, int] = (2, 0)
 
 #: Alignment of the const segment in the file and of every constant inside it.
 CONST_ALIGNMENT = 64
@@ -66,7 +63,7 @@ class TensorInfo:
     id: int
     name: str
     shape: tuple[int, ...]
-    dtype: DType
+    dtype: ExecDType
     role: TensorRole
     segment: Segment
     lane: int
@@ -82,7 +79,7 @@ class TensorInfo:
         count = 1
         for dim in self.shape:
             count *= dim
-        return count * DType(self.dtype).itemsize
+        return count * ExecDType(self.dtype).itemsize
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +91,7 @@ class OpRecord:
     """
 
     index: int
-    op: OpKind
+    op: ExecOp
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     attrs: tuple[tuple[str, AttrValue], ...]

@@ -19,6 +19,7 @@ from stack.runtime.errors import ExecutionFaultError, ModelClosedError
 from stack.runtime.executable import Executable
 from stack.runtime.inputs import check_inputs
 from stack.runtime.loader import DeviceImage
+from stack.runtime.opcodes import UMD_DTYPES
 from stack.runtime.recovery import DEVICE_FAULTS, RecoveryPolicy
 from stack.umd import Ticket, Translated
 from stack.umd.protocol import SessionApi
@@ -83,7 +84,9 @@ class LoadedModel:
         )
         self._in_names = frozenset(t.name for t in exe.input_tensors)
         self._plan = tuple((image.streams[g.stream], g.waits) for g in image.schedule.groups)
-        self._out_sig = tuple((t.name, image.addr(t), t.shape, t.dtype) for t in exe.output_tensors)
+        self._out_sig = tuple(
+            (t.name, image.addr(t), t.shape, UMD_DTYPES[t.dtype]) for t in exe.output_tensors
+        )
 
     @property
     def executable(self) -> Executable:

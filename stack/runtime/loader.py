@@ -23,6 +23,7 @@ import numpy as np
 from stack.errors import UmdError
 from stack.runtime.errors import ModelLoadError
 from stack.runtime.executable import Executable, OpRecord, Segment, TensorInfo
+from stack.runtime.opcodes import UMD_DTYPES, UMD_OPS
 from stack.runtime.scheduler import Schedule, build_schedule
 from stack.umd import OpRequest, TensorDesc, Translated
 from stack.umd.protocol import SessionApi
@@ -91,10 +92,13 @@ def _alloc(session: SessionApi, nbytes: int, what: str) -> int:
 def _request(image_addr: Any, exe: Executable, op: OpRecord) -> OpRequest:
     def desc(tid: int) -> TensorDesc:
         t = exe.tensors[tid]
-        return TensorDesc(image_addr(t), t.shape, t.dtype)
+        return TensorDesc(image_addr(t), t.shape, UMD_DTYPES[t.dtype])
 
     return OpRequest(
-        op.op, tuple(desc(i) for i in op.inputs), tuple(desc(i) for i in op.outputs), op.attrs
+        UMD_OPS[op.op],
+        tuple(desc(i) for i in op.inputs),
+        tuple(desc(i) for i in op.outputs),
+        op.attrs,
     )
 
 

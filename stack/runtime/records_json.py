@@ -14,7 +14,7 @@ from typing import Any
 from stack.runtime.errors import ExecutableFormatError
 from stack.runtime.executable import (
     AttrValue,
-    DType,
+    ExecDType,
     ExecOp,
     Executable,
     OpRecord,
@@ -47,7 +47,7 @@ def records_to_json(exe: Executable) -> tuple[Any, Any, Any]:
     code = {
         "ops": [
             [
-                ExecOp(op.op).name,
+                int(ExecOp(op.op)),
                 list(op.inputs),
                 list(op.outputs),
                 [[k, _attr_out(v)] for k, v in op.attrs],
@@ -61,7 +61,7 @@ def records_to_json(exe: Executable) -> tuple[Any, Any, Any]:
         "tensors": [
             [
                 list(t.shape),
-                DType(t.dtype).name,
+                int(ExecDType(t.dtype)),
                 t.role.value,
                 t.segment.value,
                 t.lane,
@@ -105,12 +105,14 @@ def _op(i: int, row: Any, name: str) -> OpRecord:
         raise ExecutableFormatError("op record must be a 6-item list", field=field)
     kind, inputs, outputs, attrs, stream, deps = row
     try:
-        op = ExecOp.__members__[kind]
-    except (KeyError, TypeError):
-        known = ", ".join(k.name for k in ExecOp)
+        op = ExecOp(kind) if type(kind) is int else None
+    except ValueError:
+        op = None
+    if op is None:
+        known = ", ".join(f"{k.value} {k.name}" for k in ExecOp)
         raise ExecutableFormatError(
-            f"unknown op {kind!r} (known: {known})", field=f"{field}.op"
-        ) from None
+            f"unknown op code {kind!r} (known: {known})", field=f"{field}.op"
+        )
     if not isinstance(attrs, list) or not all(
         isinstance(a, list) and len(a) == 2 and isinstance(a[0], str) for a in attrs
     ):
@@ -133,7 +135,9 @@ def _tensor(i: int, row: Any, name: str) -> TensorInfo:
         raise ExecutableFormatError("tensor record must be a 10-item list", field=field)
     shape, dtype, role, segment, lane, offset, size, alignment, first, last = row
     try:
-        dt = DType[dtype]
+        if type(dtype) is not int:
+            raise ValueError(f"dtype code {dtype!r} is not an int")
+        dt = ExecDType(dtype)
         rl = TensorRole(role)
         sg = Segment(segment)
     except (KeyError, ValueError, TypeError) as exc:

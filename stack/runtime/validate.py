@@ -13,7 +13,7 @@ from stack.runtime.errors import ExecutableFormatError
 from stack.runtime.executable import (
     CONST_ALIGNMENT,
     FORMAT_VERSION,
-    DType,
+    ExecDType,
     ExecOp,
     Executable,
     OpRecord,
@@ -38,8 +38,8 @@ def _check_tensor(exe: Executable, pos: int, t: TensorInfo) -> None:
     field = f"tensors[{pos}]"
     if t.id != pos:
         raise _bad(f"tensor id {t.id} at position {pos}", f"{field}.id")
-    if not isinstance(t.dtype, DType) or not isinstance(t.role, TensorRole):
-        raise _bad("dtype/role must be DType/TensorRole members", field)
+    if not isinstance(t.dtype, ExecDType) or not isinstance(t.role, TensorRole):
+        raise _bad("dtype/role must be ExecDType/TensorRole members", field)
     if any(d < 0 for d in t.shape):
         raise _bad(f"negative dimension in {t.shape}", f"{field}.shape")
     if t.segment not in _SEGMENT_OF_ROLE[t.role]:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from stack.runtime import DType, ExecOp, Executable, OpRecord, Segment, TensorInfo, TensorRole
+from stack.runtime import ExecDType, ExecOp, Executable, OpRecord, Segment, TensorInfo, TensorRole
 from stack.runtime.executable import FORMAT_VERSION
 
 
@@ -34,7 +34,7 @@ class ExeBuilder:
         self,
         name: str,
         shape: tuple[int, ...],
-        dtype: DType,
+        dtype: ExecDType,
         role: TensorRole,
         segment: Segment,
         lane: int,
@@ -55,28 +55,28 @@ class ExeBuilder:
         )
         return len(self.tensors) - 1
 
-    def _io(self, name: str, shape: tuple[int, ...], dtype: DType, role: TensorRole) -> int:
+    def _io(self, name: str, shape: tuple[int, ...], dtype: ExecDType, role: TensorRole) -> int:
         offset = _align(self.io, 64)
         tid = self._add(name, shape, dtype, role, Segment.IO, 0, offset)
         self.io = offset + self.tensors[tid]["size"]
         return tid
 
-    def input(self, name: str, shape: tuple[int, ...], dtype: DType = DType.F32) -> int:
+    def input(self, name: str, shape: tuple[int, ...], dtype: ExecDType = ExecDType.F32) -> int:
         self.inputs.append(self._io(name, shape, dtype, TensorRole.INPUT))
         return self.inputs[-1]
 
-    def output(self, name: str, shape: tuple[int, ...], dtype: DType = DType.F32) -> int:
+    def output(self, name: str, shape: tuple[int, ...], dtype: ExecDType = ExecDType.F32) -> int:
         self.outputs.append(self._io(name, shape, dtype, TensorRole.OUTPUT))
         return self.outputs[-1]
 
     def const(self, name: str, array: np.ndarray) -> int:
         offset = _align(len(self.consts), 64)
         self.consts += b"\0" * (offset - len(self.consts)) + np.ascontiguousarray(array).tobytes()
-        dtype = DType.from_numpy(array.dtype)
+        dtype = ExecDType.from_numpy(array.dtype)
         return self._add(name, array.shape, dtype, TensorRole.CONST, Segment.CONST, 0, offset)
 
     def temp(
-        self, name: str, shape: tuple[int, ...], dtype: DType = DType.F32, lane: int = 0
+        self, name: str, shape: tuple[int, ...], dtype: ExecDType = ExecDType.F32, lane: int = 0
     ) -> int:
         offset = _align(self.arena.get(lane, 0), 64)
         tid = self._add(name, shape, dtype, TensorRole.INTERMEDIATE, Segment.ARENA, lane, offset)

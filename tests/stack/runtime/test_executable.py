@@ -115,14 +115,34 @@ def test_misaligned_const_segment(conv_model: Any) -> None:
     assert _field(seal(bytes(data))) == "segments.const"
 
 
-def test_unknown_op_name(conv_model: Any) -> None:
+def test_unknown_op_code(conv_model: Any) -> None:
     data = conv_model[0].to_bytes()
-    patched = data.replace(b'"RELU"', b'"RELX"')
-    assert patched != data
+    relu = f"],[{int(ExecOp.RELU)},[".encode()
+    assert data.count(relu) == 1
+    patched = data.replace(relu, b"],[0,[")  # same length: 0 is no op code
     with pytest.raises(ExecutableFormatError) as info:
         Executable.from_bytes(seal(patched))
     assert info.value.field == "ops[1].op"
     assert "CONV2D" in info.value.message  # the error lists the known ops
+
+
+def test_the_file_carries_its_own_codes_not_the_umd_names(conv_model: Any) -> None:
+    """Op and dtype are the format's numbers (ExecOp / ExecDType): no UMD or KMD enum name or
+    value is written, so renaming or renumbering one leaves every file unchanged."""
+    from stack.runtime import UMD_DTYPES, UMD_OPS, ExecDType
+    from stack.umd import DType, OpKind
+
+    exe = conv_model[0]
+    code, plan, _ = records_to_json(exe)
+    assert [row[0] for row in code["ops"]] == [int(op.op) for op in exe.ops]
+    assert all(type(row[1]) is int for row in plan["tensors"])
+    assert b'"RELU"' not in exe.to_bytes() and b'"F32"' not in exe.to_bytes()
+    assert all(type(op.op) is ExecOp for op in exe.ops)
+    assert all(type(t.dtype) is ExecDType for t in exe.tensors)
+    # every code maps onto the UMD's vocabulary, one to one
+    assert set(UMD_OPS) == set(ExecOp) and set(UMD_OPS.values()) == set(OpKind)
+    assert set(UMD_DTYPES) == set(ExecDType) and set(UMD_DTYPES.values()) == set(DType)
+    assert all(UMD_DTYPES[d].numpy == d.numpy for d in ExecDType)
 
 
 def test_corrupt_json_segment(conv_model: Any) -> None:
