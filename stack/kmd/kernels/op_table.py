@@ -1,0 +1,61 @@
+"""The one table of kernel ids and of the UMD op kinds that name them.
+
+Each row is a kernel id (blob ABI), its KMD name and the name of the UMD request op that
+reaches it (the same except MATMUL_INTEGER, whose kernel is GEMM_I8). ``scripts/gen_op_codes.py``
+writes from it, between ``BEGIN GENERATED`` / ``END GENERATED`` markers: ``KernelId``
+(:mod:`stack.kmd.kernels.ids`), the UMD's ``OpKind`` (:mod:`stack.umd.ops`), the C header's
+``REFSTACK_KERNEL_*`` and ``contracts/umd.proto``'s ``OpType``; a test keeps them generated.
+Rows are only ever appended: a value is never reused.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class KernelRow(NamedTuple):
+    """One kernel: its id, its KMD name, the UMD op kind naming it."""
+
+    value: int
+    kernel: str
+    op: str
+
+
+ROWS: tuple[KernelRow, ...] = (
+    KernelRow(1, "GEMM", "GEMM"),
+    KernelRow(2, "MATMUL", "MATMUL"),
+    KernelRow(3, "CONV2D", "CONV2D"),
+    KernelRow(4, "BATCHNORM", "BATCHNORM"),
+    KernelRow(5, "ADD", "ADD"),
+    KernelRow(6, "MUL", "MUL"),
+    KernelRow(7, "RELU", "RELU"),
+    KernelRow(8, "SOFTMAX", "SOFTMAX"),
+    KernelRow(9, "LAYERNORM", "LAYERNORM"),
+    KernelRow(10, "MAXPOOL", "MAXPOOL"),
+    KernelRow(11, "AVGPOOL", "AVGPOOL"),
+    KernelRow(12, "GLOBALAVGPOOL", "GLOBALAVGPOOL"),
+    KernelRow(13, "QUANTIZE", "QUANTIZE"),
+    KernelRow(14, "DEQUANTIZE", "DEQUANTIZE"),
+    KernelRow(15, "GEMM_I8", "MATMUL_INTEGER"),
+    KernelRow(16, "QLINEARMATMUL", "QLINEARMATMUL"),
+    KernelRow(17, "TRANSPOSE", "TRANSPOSE"),
+    KernelRow(18, "CONCAT", "CONCAT"),
+    KernelRow(19, "COPY", "COPY"),
+    KernelRow(20, "SUB", "SUB"),
+    KernelRow(21, "DIV", "DIV"),
+    KernelRow(22, "FILL", "FILL"),
+    KernelRow(23, "UNARY", "UNARY"),
+    KernelRow(24, "BINARY", "BINARY"),
+    KernelRow(25, "WHERE", "WHERE"),
+    KernelRow(26, "CAST", "CAST"),
+    KernelRow(27, "REDUCE", "REDUCE"),
+    KernelRow(28, "ARG_REDUCE", "ARG_REDUCE"),
+    KernelRow(29, "CUMSUM", "CUMSUM"),
+    KernelRow(30, "TOPK", "TOPK"),
+    KernelRow(31, "GATHER", "GATHER"),
+    KernelRow(32, "GATHER_ELEMENTS", "GATHER_ELEMENTS"),
+    KernelRow(33, "SLICE", "SLICE"),
+    KernelRow(34, "PAD", "PAD"),
+    KernelRow(35, "EXPAND", "EXPAND"),
+    KernelRow(36, "TILE", "TILE"),
+)
