@@ -12,9 +12,9 @@ import functools
 import re
 from pathlib import Path
 
-from mapper.agent.mapview import Edge, MapView, Node
+from mapper.agent.mapview import MapView
 from mapper.agent.records import Citation, CitationKind
-from mapper.model import EdgeKind
+from mapper.model import Edge, EdgeKind, Node
 
 _WINDOW = 3  # lines after the cited one that may hold the needle (decorators, wrapped defs)
 _FRONT_MATTER_MAX = 60
@@ -68,7 +68,7 @@ def for_node(node: Node) -> Citation | None:
 
 def for_edge(view: MapView, edge: Edge) -> Citation | None:
     """The strongest evidence of an edge, claiming the far end's name is written there."""
-    ev = edge.strongest
+    ev = edge.citation
     if not ev.path or not ev.line:
         return None
     target = view.node(edge.target)
@@ -87,6 +87,9 @@ def for_edge(view: MapView, edge: Edge) -> Citation | None:
         needle = target.name
     elif target.kind == "layer":
         needle = target.id.split(":", 1)[1]
+    elif target.kind == "file":  # an import names the module: its stem, or its package
+        stem = Path(target.id.split(":", 1)[1])
+        needle = stem.parent.name if stem.stem == "__init__" else stem.stem
     else:
         needle = tail(str(target.attrs.get("qualname") or target.name))
     label = f"{edge.source} {edge.kind.value} {edge.target} ({ev.kind.value})"

@@ -71,7 +71,7 @@ def explain_path(d: Draft, question: str, entities: list[Entity]) -> bool:
         if data["hops"]:
             d.say(f"Path from {data['source']} to {data['target']}, {len(data['hops'])} hops:")
             for h in data["hops"]:
-                arrow = "->" if h["walked"] == "out" else "<-"
+                arrow = "->" if h["walked"] == "forward" else "<-"
                 d.say(
                     f"  {h['from']} -{h['kind']}{arrow} {h['to']} ({h['evidence']})"
                     f"{d.cite(h.get('where'))}"
@@ -216,10 +216,8 @@ def map_vs_code(d: Draft, question: str, entities: list[Entity]) -> bool:
     e = narrow[0]
     describe(d, e)
     data = d.box.run("neighbours", node_id=e.id, limit=60)
-    declared = [
-        x for x in data["edges"] if x["evidence"] in ("contract", "doc_front_matter", "doc_mention")
-    ]
-    observed = [x for x in data["edges"] if x["evidence"] in ("code_reference", "import")]
+    declared = [x for x in data["edges"] if x["declared"]]
+    observed = [x for x in data["edges"] if x["observed"]]
     d.say(
         f"The map says (docs, contracts): {len(declared)} edges; the code shows: "
         f"{len(observed)} edges."

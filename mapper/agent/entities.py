@@ -42,7 +42,7 @@ def stem(word: str) -> str:
 
 
 def _code_like(token: str) -> bool:
-    mixed_case = token != token.lower() and token != token.upper()
+    mixed_case = any(c.isupper() for c in token[1:]) and not token.isupper()  # CamelCase
     return any(c in token for c in "._:/") or mixed_case or (token.isupper() and "_" in token)
 
 
@@ -111,7 +111,8 @@ def link(view: MapView, question: str, limit: int = 8) -> list[Entity]:
             put(node_id, 1.0, token)
         for node_id in idx.suffix_tail.get(tail(low), ()):
             name = node_id.split(":", 1)[1].lower()
-            put(node_id, 0.95 if name.endswith(low) else 0.7, token)
+            qualified = any(sep in low for sep in (".", "::", "/"))
+            put(node_id, 0.95 if qualified and name.endswith(low) else 0.7, token)
     words = [(w, stem(w)) for w in _WORD.findall(question.lower()) if w not in _STOP]
     for n in (3, 2, 1):
         for i in range(len(words) - n + 1):

@@ -11,6 +11,7 @@ one toolbox per question.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from mapper.agent import walks
 from mapper.agent.citations import excerpt, for_edge, for_node
-from mapper.agent.mapview import MapView, Node
+from mapper.agent.mapview import MapView
 from mapper.agent.records import Citation, ToolCall
 from mapper.agent.toolargs import (
     ExcerptArgs,
@@ -33,7 +34,7 @@ from mapper.agent.toolargs import (
     SearchArgs,
 )
 from mapper.errors import MapperError, UnknownNameError
-from mapper.model import EdgeKind, NodeKind
+from mapper.model import EdgeKind, Node, NodeKind
 
 Result = tuple[dict[str, Any], list[Citation]]
 
@@ -69,12 +70,14 @@ def specs() -> list[ToolSpec]:
 
 
 class Toolbox:
-    """Runs tools on one map view and keeps what they returned."""
+    """Runs tools on one map view and keeps what they returned. A chat model may run several
+    tool calls of one turn at once: recording is locked."""
 
     def __init__(self, view: MapView) -> None:
         self.view = view
         self.calls: list[ToolCall] = []
         self.returned: dict[tuple[str, int], Citation] = {}
+        self._lock = threading.Lock()
 
     def resolve(self, raw: str) -> Node:
         """A node from its id, or from a name that names one node (``umd_kmd.free``)."""
@@ -99,12 +102,12 @@ class Toolbox:
         unique: dict[tuple[str, int], Citation] = {}
         for c in cites:
             unique.setdefault((c.path, c.line), c)
-        self.returned.update({k: v for k, v in unique.items() if k not in self.returned})
         ms = (time.perf_counter() - start) * 1000
         summary = data.pop("_summary", "") or f"{len(unique)} citations"
-        self.calls.append(
-            ToolCall(name, tuple(sorted(args.model_dump().items())), summary, ms, len(unique))
-        )
+        call = ToolCall(name, tuple(sorted(args.model_dump().items())), summary, ms, len(unique))
+        with self._lock:
+            self.returned.update({k: v for k, v in unique.items() if k not in self.returned})
+            self.calls.append(call)
         return {**data, "citations": [c.where for c in unique.values()]}
 
     def run_json(self, name: str, **kwargs: Any) -> str:
@@ -186,7 +189,9 @@ def _neighbours(box: Toolbox, a: NeighbourArgs) -> Result:
                 "source": e.source,
                 "kind": e.kind.value,
                 "target": e.target,
-                "evidence": e.strongest.kind.value,
+                "evidence": e.citation.kind.value,
+                "declared": bool(e.declared()),
+                "observed": bool(e.observed()),
                 "where": c.where if c else None,
             }
         )
@@ -198,7 +203,7 @@ def _path(box: Toolbox, a: PathArgs) -> Result:
     found = box.view.paths(src.id, dst.id)
     cites: list[Citation] = []
     hops = []
-    for hop in found[0] if found else ():
+    for hop in found[0].hops if found else ():
         c = for_edge(box.view, hop.edge)
         if c is not None:
             cites.append(c)

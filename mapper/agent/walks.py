@@ -11,9 +11,9 @@ import weakref
 from typing import Any
 
 from mapper.agent.citations import for_edge, for_node, for_step
-from mapper.agent.mapview import Edge, Evidence, EvidenceKind, MapView, Node
+from mapper.agent.mapview import MapView
 from mapper.agent.records import Citation
-from mapper.model import EdgeKind
+from mapper.model import Edge, EdgeKind, Evidence, EvidenceKind, Node
 
 _MAX_ROWS = 24
 _IMPACT_VIEWS: weakref.WeakKeyDictionary[MapView, Any] = weakref.WeakKeyDictionary()

@@ -73,7 +73,8 @@ def test_ask_with_a_model_reports_the_model_path(mini_view: MapView) -> None:
     )
     a = ask("Which interfaces sit between the runtime and the driver?", map=mini_view, model=model)
     assert a.mode == "model"
-    assert [t.tool for t in a.tool_calls] == ["interfaces_between", "search"]
+    # one model turn's tool calls run concurrently: their order is not fixed
+    assert sorted(t.tool for t in a.tool_calls) == ["interfaces_between", "search"]
     assert {c.where for c in a.citations} == {
         "contracts/runtime_driver.yaml:21",
         "driver/mini_drv.h:7",
