@@ -16,6 +16,7 @@ from mapper.cli import (
     eval_cmd,
     impact_cmd,
     ingest_cmd,
+    map_cmd,
     query_cmd,
     status_cmd,
 )
@@ -30,7 +31,9 @@ Examples:
 
   stackmap search "who frees device memory" --json
 
-  stackmap show interface:umd_kmd.submit
+  stackmap show interface:umd_kmd.submit        every edge with all its evidence
+
+  stackmap path component:compiler.emit component:runtime.loader -k 3
 
   stackmap ls --kind component --layer umd
 
@@ -62,6 +65,7 @@ def _root(
 status_cmd.register(app)
 ingest_cmd.register(app)
 query_cmd.register(app)
+map_cmd.register(app)
 bench_cmd.register(app)
 check_cmd.register(app)
 impact_cmd.register(app)

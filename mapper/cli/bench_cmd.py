@@ -56,3 +56,23 @@ def _emit(result: dict[str, object], as_json: bool) -> None:
         return
     for key, value in result.items():
         typer.echo(f"{key}: {value}")
+
+
+@bench_app.command("query")
+def bench_query(
+    root: Path = typer.Argument(Path("."), help="Repository root (its map must be built)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    samples: int = typer.Option(200, "--samples", help="Queries per figure."),
+) -> None:
+    """open_s, node_p95_ms, hop3_p95_ms, path_p95_ms on the current map, with their goals."""
+    from mapper.query.bench import bench_query as run
+
+    try:
+        result = run(root, samples=max(1, samples))
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json(result)
+        return
+    for key, value in result.items():
+        typer.echo(f"{key}: {value}")

@@ -1,4 +1,4 @@
-"""``stackmap search``, ``show`` and ``ls``: looking at the map from the terminal."""
+"""``stackmap search`` and ``ls``: looking for nodes of the map from the terminal."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from mapper.errors import MapperError
 
 def register(app: typer.Typer) -> None:
     app.command("search")(search)
-    app.command("show")(show)
     app.command("ls")(ls)
 
 
@@ -42,36 +41,6 @@ def search(
         typer.echo(f"{h.score:.2f} {h.match:7} {h.kind:9} {h.id}  [{place}]  {h.where}")
         if h.snippet:
             typer.echo(f"        {h.snippet}")
-
-
-def show(
-    node_id: str = typer.Argument(..., help="A node id, e.g. interface:umd_kmd.submit."),
-    root: Path = ROOT,
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-) -> None:
-    """A node with its edges and their provenance."""
-    from mapper.ingest import load_map
-    from mapper.search import show as run
-
-    try:
-        record = run(load_map(root), node_id)
-    except MapperError as exc:
-        fail(exc, as_json=as_json)
-    if as_json:
-        emit_json(record)
-        return
-    typer.echo(record["id"])
-    for key, value in sorted(record["node"].items()):
-        if value not in (None, "", [], {}):
-            typer.echo(f"  {key}: {value}")
-    for direction, other in (("out", "to"), ("in", "from")):
-        for e in record[direction]:
-            where = f" {e['path']}:{e['line']}" if e.get("path") else ""
-            arrow = "->" if direction == "out" else "<-"
-            typer.echo(
-                f"  {arrow} {e['kind']:10} {e[other]}  "
-                f"({e['provenance']}, {e['confidence']}){where}"
-            )
 
 
 def ls(

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import tree_sitter as ts
 
+from mapper.ingest import _python_refs
 from mapper.ingest._python_imports import imports_of
 from mapper.ingest.treesitter import captures, text
 from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
@@ -132,6 +133,16 @@ def extract(
         found = _self_attribute(node, module)
         if found is not None:
             attributes.append(found)
+    if detail:
+        definition_at = {r[0]: r[2] for r in ranges}
+        extra = [
+            *_python_refs.names(
+                sorted(caps.get("reference.name", ()), key=_START), scope_at, where
+            ),
+            *_python_refs.decorators(caps.get("reference.decorator", ()), definition_at, where),
+            *_python_refs.registrations(caps.get("reference.call", ()), scope_at, where),
+        ]
+        refs += extra
     refs.sort(key=_FIRST)  # by (start byte, end byte), packed in one int; stable
     return (
         tuple(symbols.values()),

@@ -17,6 +17,7 @@ from typing import Any
 from mapper.config import StackmapConfig, glob_regex
 from mapper.graph import MapGraph
 from mapper.ingest.bindings import add_bindings, arg_struct
+from mapper.ingest.build_relations import add_inheritance, add_relations
 from mapper.ingest.build_tests import add_tests
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.contracts import ContractFile
@@ -207,7 +208,11 @@ def build_code(config: StackmapConfig, inputs: Inputs, graph: MapGraph) -> Resol
     for path in sorted(inputs.code):
         owner[path] = _add_file(config, graph, inputs.code[path], declared)
     for path in sorted(inputs.code):
+        add_inheritance(graph, resolver, inputs.code[path])
+    for path in sorted(inputs.code):
         _add_references(graph, resolver, inputs.code[path], owner)
+    for path in sorted(inputs.code):
+        add_relations(graph, resolver, inputs.code[path])
     add_bindings(graph, resolver, [inputs.code[path] for path in sorted(inputs.code)])
     for path in sorted(inputs.tests):
         add_tests(graph, resolver, inputs.tests[path])
@@ -289,8 +294,6 @@ def _add_references(
     for ref in pf.references:
         kind = ref.kind
         if kind == "call":
-            if ref.scope is None:
-                continue
             found = resolver.call(pf, ref)
             if found is None:
                 continue
@@ -298,7 +301,7 @@ def _add_references(
             prov = TC if confidence >= 0.8 else Provenance.INFERRED
             where = ref.location
             graph.link(
-                scope_prefix + ref.scope,
+                scope_prefix + ref.scope if ref.scope else file_id,
                 sym.node_id,
                 EdgeKind.CALLS,
                 prov,

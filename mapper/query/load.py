@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 from mapper.config import StackmapConfig, load_config
 from mapper.errors import StoreCorrupt
@@ -46,18 +47,28 @@ def open_map(root: Path | str = ".", config: StackmapConfig | None = None) -> Ma
 def read_map(path: Path, config: StackmapConfig, version: int) -> Map:
     """A :class:`Map` from one map file (uncached)."""
     with MapFile(path) as mf:
-        node_rows = mf.rows("SELECT id, kind, name, layer, path, line, attrs FROM nodes")
-        edge_rows = mf.rows("SELECT source, target, key, kind, attrs, evidence FROM edges")
-    try:
+        node_rows = mf.rows("SELECT id, kind, name, layer, path, line FROM nodes ORDER BY rowid")
+        (node_attrs,) = mf.rows("SELECT '[' || group_concat(attrs) || ']' FROM nodes")[0]
+        edge_rows = mf.rows("SELECT source, target, key, kind FROM edges ORDER BY rowid")
+        (edge_attrs, evidence) = mf.rows(  # an edge's own fields, without the per-claim ones
+            "SELECT '[' || group_concat(json_remove(attrs, '$.provenance', '$.confidence', "
+            "'$.path', '$.line')) || ']', '[' || group_concat(evidence) || ']' "
+            "FROM (SELECT attrs, evidence FROM edges ORDER BY rowid)"
+        )[0]
+    try:  # one JSON document per column: decoding row by row costs most of the opening
         nodes = {
-            nid: Node(nid, NodeKind(kind), name, layer, p, line, json.loads(attrs))
-            for nid, kind, name, layer, p, line, attrs in node_rows
+            nid: Node(nid, _NODE_KIND[kind], name, layer, at, line, attrs)
+            for (nid, kind, name, layer, at, line), attrs in zip(
+                node_rows, json.loads(node_attrs or "[]"), strict=True
+            )
         }
         edges = [
-            Edge(src, dst, EdgeKind(kind), _evidence(evidence), key, _extra(attrs))
-            for src, dst, key, kind, attrs, evidence in edge_rows
+            Edge(src, dst, _EDGE_KIND[kind], _evidence(items), key, fields)
+            for (src, dst, key, kind), fields, items in zip(
+                edge_rows, json.loads(edge_attrs or "[]"), json.loads(evidence or "[]"), strict=True
+            )
         ]
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, KeyError) as exc:
         raise StoreCorrupt(
             f"corrupt map file: unreadable row ({exc}); run `stackmap ingest --full`",
             path=str(path),
@@ -66,17 +77,16 @@ def read_map(path: Path, config: StackmapConfig, version: int) -> Map:
     return Map(config, version, nodes, edges)
 
 
-def _evidence(text: str) -> tuple[Evidence, ...]:
-    items = [
-        Evidence(EvidenceKind(kind), path, line, confidence, detail)
-        for kind, path, line, confidence, detail in json.loads(text)
+_NODE_KIND = {k.value: k for k in NodeKind}
+_EDGE_KIND = {k.value: k for k in EdgeKind}
+_EVIDENCE_KIND = {k.value: k for k in EvidenceKind}
+
+
+def _evidence(items: list[list[Any]]) -> tuple[Evidence, ...]:
+    found = [
+        Evidence(_EVIDENCE_KIND[kind], path, line, confidence, detail)
+        for kind, path, line, confidence, detail in items
     ]
-    return tuple(sorted(items, key=evidence_rank))
-
-
-_BUILD_FIELDS = frozenset({"provenance", "confidence", "path", "line"})
-
-
-def _extra(text: str) -> dict[str, object]:
-    """An edge's own fields (a step's order and action), without the per-claim ones."""
-    return {k: v for k, v in json.loads(text).items() if k not in _BUILD_FIELDS}
+    if len(found) > 1:
+        found.sort(key=evidence_rank)
+    return tuple(found)

@@ -26,3 +26,12 @@
 
 (import_statement) @reference.import
 (import_from_statement) @reference.import
+
+; names that may denote a class, a constant or an enum member: Name, mod.NAME, Enum.MEMBER
+((identifier) @reference.name
+  (#match? @reference.name "^[A-Z]"))
+((attribute object: (identifier) attribute: (identifier)) @reference.name
+  (#match? @reference.name "^([A-Z][A-Za-z0-9_]*[.][A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*[.][A-Z][A-Za-z0-9_]*)$"))
+
+; decorators: @name, @mod.name, @name(args)
+(decorator) @reference.decorator

@@ -1,0 +1,124 @@
+"""Python references beyond calls and imports: names used, decorators, registry calls.
+
+From the captures of ``queries/python.scm`` (one query pass with the rest of the extraction):
+
+* ``name`` references: a name that may denote a class, a constant or an enum member (``Name``,
+  ``mod.NAME``, ``Enum.MEMBER``) used in code, once per (scope, name); bindings (definition
+  names, parameters, import lists, assignment targets, keyword names) are not uses.
+* ``decorator`` references: the decorator as written (``register``, ``mod.register``; the
+  callee of ``@register(...)``), scoped to the qualname of the definition it decorates.
+* ``register`` references: a call to a function whose name starts with ``register`` (a
+  registry call): one per name argument, target ``"<callee> <argument>"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import tree_sitter as ts
+
+from mapper.ingest.treesitter import text
+from mapper.model import Location, Reference
+
+_BINDING_PARENTS = frozenset(
+    {
+        "class_definition",
+        "function_definition",
+        "dotted_name",
+        "aliased_import",
+        "parameters",
+        "lambda_parameters",
+        "global_statement",
+        "nonlocal_statement",
+        "typed_parameter",
+        "list_splat_pattern",
+        "dictionary_splat_pattern",
+    }
+)
+# parent type → the field holding the name it binds
+_BINDING_FIELD = {
+    "keyword_argument": "name",
+    "default_parameter": "name",
+    "typed_default_parameter": "name",
+    "assignment": "left",
+    "augmented_assignment": "left",
+    "for_statement": "left",
+}
+
+Where = Callable[[int], Location]
+Scope = Callable[[int], "str | None"]
+
+
+def _flat(node: ts.Node | None) -> str:
+    return "".join(text(node).split())
+
+
+def _is_use(node: ts.Node) -> bool:
+    """Whether a captured name is a use (not a binding, not the member part of ``a.B``)."""
+    parent = node.parent
+    if parent is None:
+        return True
+    kind = parent.type
+    if kind in _BINDING_PARENTS:
+        return False
+    if kind == "attribute" and node.type == "identifier":
+        return False  # ``a.B`` is captured whole; its parts are not names on their own
+    field = _BINDING_FIELD.get(kind)
+    return field is None or parent.child_by_field_name(field) != node
+
+
+Keyed = list[tuple[int, Reference]]  # (start byte << 32 | end byte, reference): document order
+
+
+def _key(node: ts.Node) -> int:
+    return (node.start_byte << 32) | node.end_byte
+
+
+def names(nodes: Iterable[ts.Node], scope_at: Scope, where: Where) -> Keyed:
+    """``name`` references, the first use per (scope, name)."""
+    seen: set[tuple[str | None, str]] = set()
+    out: Keyed = []
+    for node in nodes:
+        if not _is_use(node):
+            continue
+        scope = scope_at(node.start_byte)
+        name = _flat(node)
+        if (scope, name) in seen:
+            continue
+        seen.add((scope, name))
+        out.append((_key(node), Reference("name", name, where(node.start_point[0]), scope)))
+    return out
+
+
+def decorators(nodes: Iterable[ts.Node], definition_at: dict[int, str], where: Where) -> Keyed:
+    """``decorator`` references scoped to the decorated definition's qualname."""
+    out: Keyed = []
+    for node in nodes:
+        parent = node.parent
+        target = parent.child_by_field_name("definition") if parent is not None else None
+        qualname = definition_at.get(target.start_byte) if target is not None else None
+        expr = node.named_child(0) if node.named_child_count else None
+        if qualname is None or expr is None:
+            continue
+        callee = expr.child_by_field_name("function") if expr.type == "call" else expr
+        ref = Reference("decorator", _flat(callee), where(node.start_point[0]), qualname)
+        out.append((_key(node), ref))
+    return out
+
+
+def registrations(callees: Iterable[ts.Node], scope_at: Scope, where: Where) -> Keyed:
+    """``register`` references: each name argument of a call to ``register*``/``*.register*``."""
+    out: Keyed = []
+    for callee in callees:
+        name = _flat(callee)
+        if not name.rpartition(".")[2].startswith("register"):
+            continue
+        call = callee.parent
+        args = call.child_by_field_name("arguments") if call is not None else None
+        for arg in args.named_children if args is not None else ():
+            if arg.type in ("identifier", "attribute"):
+                loc = where(arg.start_point[0])
+                scope = scope_at(arg.start_byte)
+                ref = Reference("register", f"{name} {_flat(arg)}", loc, scope)
+                out.append((_key(arg), ref))
+    return out
