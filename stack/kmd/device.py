@@ -70,6 +70,9 @@ class KmdDevice:
             Ioctl.STATS: d.stats,
             Ioctl.SIGNAL_FENCE: d.signal_fence,
             Ioctl.RESET_CONTEXT: d.reset_context,
+            Ioctl.CREATE_CMDBUF: d.create_cmdbuf,
+            Ioctl.EXECUTE_CMDBUF: d.execute_cmdbuf,
+            Ioctl.DESTROY_CMDBUF: d.destroy_cmdbuf,
         }
 
     def ioctl(self, cmd: Ioctl, args: Any) -> Any:
@@ -171,6 +174,42 @@ class KmdDevice:
             ctx, queue, blobs if type(blobs) is tuple else tuple(blobs), sig, waits
         )
         self.ioctl(Ioctl.SUBMIT, args)
+
+    # ---------------------------------------------------------------- command buffers
+    def create_cmdbuf(self, ctx: int, blobs: Sequence[bytes]) -> int:
+        """Record ``blobs`` as a reusable command buffer of ``ctx``; returns its handle. Sync:
+        every blob and address is checked and bound here, once (the errors of submit). The
+        buffer lives until destroy_cmdbuf or the context's destruction."""
+        result: int = self.ioctl(Ioctl.CREATE_CMDBUF, io.CreateCmdbufArgs(ctx, tuple(blobs)))
+        return result
+
+    def execute_cmdbuf(
+        self,
+        ctx: int,
+        queue: int,
+        cmdbuf: int,
+        *,
+        signal: tuple[int, int],
+        wait: Sequence[tuple[int, int]] = (),
+        rebind: Sequence[tuple[int, int]] = (),
+        inline: bool = False,
+    ) -> None:
+        """Queue one execution of ``cmdbuf`` — as submit of its blobs, with nothing re-checked.
+        Async (inline: run on this thread before returning when the queue is idle and nothing
+        is awaited). ``rebind`` (old base, new base) re-points allocations first, for this and
+        later executions. CommandBufferInvalidError when it references a freed allocation that
+        is not rebound; execution faults arrive through the fence, the buffer stays usable."""
+        sig: Any = signal if type(signal) is tuple else tuple(signal)
+        waits: Any = tuple(w if type(w) is tuple else tuple(w) for w in wait) if wait else ()
+        moves: Any = tuple(tuple(r) for r in rebind) if rebind else ()
+        self.ioctl(
+            Ioctl.EXECUTE_CMDBUF,
+            io.ExecuteCmdbufArgs(ctx, queue, cmdbuf, sig, waits, moves, inline),
+        )
+
+    def destroy_cmdbuf(self, ctx: int, cmdbuf: int) -> None:
+        """Forget a command buffer (executions already queued still run)."""
+        self.ioctl(Ioctl.DESTROY_CMDBUF, io.CmdbufArgs(ctx, cmdbuf))
 
     def fence_value(self, ctx: int, fence: int) -> int:
         """The fence's current value (non-blocking)."""

@@ -13,9 +13,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from stack.kmd import cmdbuf
 from stack.kmd import ioctl as io
-from stack.kmd.command import Command
+from stack.kmd.cmdbuf import CommandBuffer
+from stack.kmd.command import Command, Launch
 from stack.kmd.errors import (
+    CommandBufferInvalidError,
     FenceFailedError,
     InvalidArgumentError,
     InvalidHandleError,
@@ -23,7 +26,7 @@ from stack.kmd.errors import (
 from stack.kmd.fence import TimelineFence
 from stack.kmd.kernels.parallel import WorkerPool
 from stack.kmd.kernels.registry import KernelBackend
-from stack.kmd.memory import AddressSpace
+from stack.kmd.memory import AddressSpace, Allocation
 from stack.kmd.queue import CommandQueue
 from stack.kmd.submit import Planner
 
@@ -35,6 +38,7 @@ class Context:
     ctx: int
     queues: set[int] = field(default_factory=set)
     fences: set[int] = field(default_factory=set)
+    cmdbufs: set[int] = field(default_factory=set)
 
 
 class Driver:
@@ -50,6 +54,7 @@ class Driver:
         self._contexts: dict[int, Context] = {}
         self._queues: dict[int, CommandQueue] = {}
         self._fences: dict[int, TimelineFence] = {}
+        self._cmdbufs: dict[int, CommandBuffer] = {}
         self._retired = [0, 0, 0]  # submitted, completed, faults of destroyed queues
 
     # ---------------------------------------------------------------- handles
@@ -90,9 +95,10 @@ class Driver:
         with self._lock:
             for f in c.fences:
                 self._fences.pop(f)
+            for h in c.cmdbufs:
+                cmdbuf.forget(self._cmdbufs.pop(h))
             for alloc in self.space.owned_by(a.ctx):
                 self.space.force_unmap(alloc)
-            self.planner.forget_views()
 
     # ---------------------------------------------------------------- memory
     def alloc(self, a: io.AllocArgs) -> int:
@@ -105,8 +111,11 @@ class Driver:
     def free(self, a: io.FreeArgs) -> None:
         with self._lock:
             self._ctx(a.ctx)
-            self.space.unmap(a.ctx, a.va)
-            self.planner.forget_views()
+            alloc = self.space.unmap(a.ctx, a.va)
+            for h in alloc.users:  # exactly the command buffers recorded against it
+                buf = self._cmdbufs[h]
+                buf.stale, buf.launches = alloc.va, []
+                buf.allocs = [x for x in buf.allocs if x is not alloc]
 
     def write(self, a: io.WriteArgs) -> None:
         with self._lock:
@@ -213,36 +222,100 @@ class Driver:
 
     # ---------------------------------------------------------------- submission
     def submit(self, a: io.SubmitArgs) -> None:
-        fid, value = a.signal
         with self._lock:
-            q = self._queue(a.ctx, a.queue)
-            fence = self._fence(a.ctx, fid)
-            waits = [(self._fence(a.ctx, f), v) for f, v in a.wait] if a.wait else []
-            if q.fault is not None:
-                q.check_open()  # raises; push checks again under the queue's lock
-            if fence.failure is not None:
-                raise FenceFailedError(
-                    f"fence {fid} has failed; signal a new fence",
-                    fence=fid,
-                    value=value,
-                    fault=fence.failure,
-                )
+            q, fence, waits = self._targets(a.ctx, a.queue, a.signal, a.wait)
             launches, allocs = self.planner.bind_all(a.blobs, a.ctx, self.space)
-            before = fence.scheduled
-            fence.schedule(value)
-            fence.signaler = q
-            cmd = Command(launches, fence, value, waits, allocs)
-            for alloc in cmd.allocs:
-                alloc.inflight += 1
-                alloc.pending[fid] = max(alloc.pending.get(fid, 0), value)
+            cmd, before = self._command(q, fence, a.signal[1], waits, launches, allocs)
+        self._push(q, cmd, before, False)
+
+    def _targets(
+        self, ctx: int, queue: int, signal: tuple[int, int], wait: tuple[tuple[int, int], ...]
+    ) -> tuple[CommandQueue, TimelineFence, list[tuple[TimelineFence, int]]]:
+        """The queue, signal fence and wait fences of a submission, checked (lock held)."""
+        q = self._queue(ctx, queue)
+        fid, value = signal
+        fence = self._fence(ctx, fid)
+        waits = [(self._fence(ctx, f), v) for f, v in wait] if wait else []
+        if q.fault is not None:
+            q.check_open()  # raises; push checks again under the queue's lock
+        if fence.failure is not None:
+            raise FenceFailedError(
+                f"fence {fid} has failed; signal a new fence",
+                fence=fid,
+                value=value,
+                fault=fence.failure,
+            )
+        return q, fence, waits
+
+    def _command(
+        self,
+        q: CommandQueue,
+        fence: TimelineFence,
+        value: int,
+        waits: list[tuple[TimelineFence, int]],
+        launches: list[Launch],
+        allocs: list[Allocation],
+    ) -> tuple[Command, int]:
+        """Schedule the fence and take the memory references (lock held)."""
+        before = fence.scheduled
+        fence.schedule(value)
+        fence.signaler = q
+        cmd = Command(launches, fence, value, waits, allocs)
+        fid = fence.fid
+        for alloc in allocs:
+            alloc.inflight += 1
+            alloc.pending[fid] = max(alloc.pending.get(fid, 0), value)
+        return cmd, before
+
+    def _push(self, q: CommandQueue, cmd: Command, before: int, inline: bool) -> None:
         try:
-            q.push(cmd)
+            q.push(cmd, inline)
         except BaseException:
             self._release(cmd)
             with self._lock:
-                if fence.scheduled == value:
-                    fence.scheduled = before
+                if cmd.fence.scheduled == cmd.value:
+                    cmd.fence.scheduled = before
             raise
+
+    # ---------------------------------------------------------------- command buffers
+    def create_cmdbuf(self, a: io.CreateCmdbufArgs) -> int:
+        with self._lock:
+            c = self._ctx(a.ctx)
+            handle = next(self._ids)
+            self._cmdbufs[handle] = cmdbuf.record(handle, a.ctx, a.blobs, self.planner, self.space)
+            c.cmdbufs.add(handle)
+            return handle
+
+    def destroy_cmdbuf(self, a: io.CmdbufArgs) -> None:
+        with self._lock:
+            buf = self._cmdbuf(a.ctx, a.cmdbuf)
+            self._contexts[a.ctx].cmdbufs.discard(a.cmdbuf)
+            cmdbuf.forget(self._cmdbufs.pop(a.cmdbuf))
+        del buf
+
+    def execute_cmdbuf(self, a: io.ExecuteCmdbufArgs) -> None:
+        with self._lock:
+            q, fence, waits = self._targets(a.ctx, a.queue, a.signal, a.wait)
+            buf = self._cmdbuf(a.ctx, a.cmdbuf)
+            if a.rebind:
+                cmdbuf.rebind(buf, a.rebind, self.planner, self.space)
+            if buf.stale is not None:
+                raise CommandBufferInvalidError(
+                    f"command buffer {a.cmdbuf} references 0x{buf.stale:x}, freed since it was "
+                    "bound: rebind that allocation or record the buffer again",
+                    ctx=a.ctx,
+                    cmdbuf=a.cmdbuf,
+                    address=buf.stale,
+                )
+            cmd, before = self._command(q, fence, a.signal[1], waits, buf.launches, buf.allocs)
+        self._push(q, cmd, before, a.inline)
+
+    def _cmdbuf(self, ctx: int, handle: int) -> CommandBuffer:
+        if handle not in self._ctx(ctx).cmdbufs:
+            raise InvalidHandleError(
+                f"context {ctx} has no command buffer {handle}", kind="cmdbuf", handle=handle
+            )
+        return self._cmdbufs[handle]
 
     def _release(self, cmd: Command) -> None:
         with self._lock:

@@ -17,6 +17,7 @@ __all__ = [
     "AccessViolationError",
     "BackendUnavailableError",
     "BlobFormatError",
+    "CommandBufferInvalidError",
     "CrossContextAccessError",
     "DeviceClosedError",
     "DoubleFreeError",
@@ -170,3 +171,14 @@ class BackendUnavailableError(KmdError):
 
 class DeviceClosedError(KmdError):
     """An ioctl on a device after ``close()``."""
+
+
+class CommandBufferInvalidError(KmdError):
+    """EXECUTE_CMDBUF refused: the command buffer references an allocation freed since it was
+    recorded (``address``). Rebind that allocation or record the buffer again."""
+
+    def __init__(self, message: str, *, ctx: int, cmdbuf: int, address: int) -> None:
+        super().__init__(message, ctx=ctx, cmdbuf=cmdbuf, address=address)
+        self.ctx = ctx
+        self.cmdbuf = cmdbuf
+        self.address = address

@@ -51,6 +51,9 @@ class Ioctl(enum.IntEnum):
     STATS = ioc(_R, 18, 72)
     SIGNAL_FENCE = ioc(_W, 19, 16)
     RESET_CONTEXT = ioc(_W, 20, 8)
+    CREATE_CMDBUF = ioc(_WR, 21, 24)
+    EXECUTE_CMDBUF = ioc(_W, 22, 56)
+    DESTROY_CMDBUF = ioc(_W, 23, 8)
 
     @property
     def nr(self) -> int:
@@ -152,6 +155,39 @@ class SubmitArgs:
 
 
 @dataclass(frozen=True, slots=True)
+class CreateCmdbufArgs:
+    """Record ``blobs`` as a reusable command buffer of ``ctx`` (returns its handle)."""
+
+    ctx: int
+    blobs: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExecuteCmdbufArgs:
+    """Queue one execution of a command buffer (waits, then signal, as SUBMIT).
+
+    ``rebind``: (old base, new base) allocation pairs re-pointed before this execution and for
+    every later one; ``inline``: run on the calling thread when the queue is idle.
+    """
+
+    ctx: int
+    queue: int
+    cmdbuf: int
+    signal: tuple[int, int]
+    wait: tuple[tuple[int, int], ...] = ()
+    rebind: tuple[tuple[int, int], ...] = ()
+    inline: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CmdbufArgs:
+    """Args of DESTROY_CMDBUF."""
+
+    ctx: int
+    cmdbuf: int
+
+
+@dataclass(frozen=True, slots=True)
 class SignalFenceArgs:
     ctx: int
     fence: int
@@ -225,4 +261,7 @@ ARGS: dict[Ioctl, type] = {
     Ioctl.STATS: StatsArgs,
     Ioctl.SIGNAL_FENCE: SignalFenceArgs,
     Ioctl.RESET_CONTEXT: ContextArgs,
+    Ioctl.CREATE_CMDBUF: CreateCmdbufArgs,
+    Ioctl.EXECUTE_CMDBUF: ExecuteCmdbufArgs,
+    Ioctl.DESTROY_CMDBUF: CmdbufArgs,
 }

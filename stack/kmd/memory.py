@@ -38,6 +38,7 @@ class Allocation:
     storage: Any  # backend byte array of nbytes
     inflight: int = 0  # unfinished commands referencing this allocation
     pending: dict[int, int] = field(default_factory=dict)  # fence -> highest value to wait for
+    users: set[int] = field(default_factory=set)  # command buffers recorded against it
 
     @property
     def end(self) -> int:

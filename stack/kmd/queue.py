@@ -75,8 +75,12 @@ class CommandQueue:
         """Commands ever retired (monotonic)."""
         return self._rptr
 
-    def push(self, cmd: Command) -> None:
-        """Write ``cmd`` at the write pointer and ring the doorbell (blocks while full)."""
+    def push(self, cmd: Command, inline: bool = False) -> None:
+        """Write ``cmd`` at the write pointer and ring the doorbell (blocks while full).
+
+        ``inline``: when the queue is idle (nothing pending or running, no injection) and
+        ``cmd`` waits on nothing unreached, run it on the calling thread before returning —
+        exactly as the worker would (same faults, same completion)."""
         with self._cv:
             if self._closed:
                 raise InvalidHandleError(
@@ -91,13 +95,25 @@ class CommandQueue:
                 self._raise_if_faulted()
                 if self._wptr - self._rptr >= self.capacity:
                     raise QueueFullError(f"queue {self.qid} ring stayed full", queue=self.qid)
+            here = (
+                inline
+                and self._rptr == self._wptr
+                and not self._busy
+                and not self._inject
+                and not self._cancel.is_set()
+                and not blocked(cmd)
+            )
             self._ring[self._wptr % self.capacity] = cmd
             self._wptr += 1
             self.submitted += 1
             self._used_at = cmd.queued = time.monotonic()
-            if self._sleepers:
+            if here:
+                self._busy = True
+            elif self._sleepers:
                 self._urgent = True
                 self._cv.notify_all()  # the doorbell (a polling worker sees the command anyway)
+        if here:
+            self._complete(cmd, self._execute(cmd, None))
 
     def check_open(self) -> None:
         """QueueFaultedError when the queue is stopped on a fault."""

@@ -1,10 +1,9 @@
 """Turning submitted blobs into launches: decode, check against the kernel ABI, resolve every
 tensor address to a view of the submitting context's memory. All before anything runs.
 
-Decoded-and-checked blobs are cached by their bytes (the UMD re-submits the same blobs), and so
-are the array views of a blob bound in a context: a re-submission still looks every tensor up
-in the page table, and reuses the views only when each lookup finds the very same allocation.
-Any free clears the view cache, so it never keeps freed storage alive.
+Decoded-and-checked blobs are cached by their bytes (the same blob is planned once whichever
+context submits it). Resolving addresses to views is done per submit; work that runs again and
+again is recorded once as a command buffer (:mod:`stack.kmd.cmdbuf`), which keeps its views.
 """
 
 from __future__ import annotations
@@ -66,15 +65,13 @@ def _check_imms(abi: KernelAbi, kind: str, given: int, defaults: list[Any]) -> N
 
 
 class Planner:
-    """Per-device cache of plans for one backend."""
+    """Per-device cache of plans for one backend (by blob bytes: context-free, so valid across
+    contexts and frees). Binding to memory is not cached here: a command buffer
+    (:mod:`stack.kmd.cmdbuf`) is what keeps bound launches for re-execution."""
 
     def __init__(self, backend: KernelBackend) -> None:
         self.backend = backend
         self._cache: dict[bytes, Plan] = {}
-        self._bound: dict[tuple[int, bytes], tuple[list[Allocation], Launch]] = {}
-        self._commands: dict[
-            tuple[int, tuple[bytes, ...]], tuple[list[Launch], list[Allocation]]
-        ] = {}
 
     def plan(self, data: bytes) -> Plan:
         """The checked plan of blob ``data`` (BlobFormatError / KernelArgumentError)."""
@@ -103,9 +100,6 @@ class Planner:
         allocs = [space.lookup(ctx, p[0], p[1]) for p in plan.params]
         for alloc in allocs:
             touched[alloc.va] = alloc
-        hit = self._bound.get((ctx, data))
-        if hit is not None and all(a is b for a, b in zip(hit[0], allocs, strict=True)):
-            return hit[1]
         view = self.backend.view
         views = [
             view(a.storage, addr - a.va, used, shape, dtype)
@@ -113,33 +107,12 @@ class Planner:
         ]
         n = plan.n_inputs
         addrs = tuple(p[0] for p in plan.params)
-        launch = Launch(plan.kernel, plan.fn, views[:n], views[n:], plan.ints, plan.floats, addrs)
-        if len(self._bound) >= CACHE_LIMIT:
-            self._bound.clear()
-        self._bound[(ctx, data)] = (allocs, launch)
-        return launch
+        return Launch(plan.kernel, plan.fn, views[:n], views[n:], plan.ints, plan.floats, addrs)
 
     def bind_all(
         self, blobs: tuple[bytes, ...], ctx: int, space: AddressSpace
     ) -> tuple[list[Launch], list[Allocation]]:
-        """The launches of a whole command and the distinct allocations it touches.
-
-        A command submitted again (same blobs, same context) is re-validated by checking that
-        each distinct allocation it touches is still live — its ranges were checked against
-        those very allocations, whose extent and owner never change — instead of every tensor.
-        """
-        hit = self._commands.get((ctx, blobs))
-        if hit is not None and all(space.is_live(alloc) for alloc in hit[1]):
-            return hit
+        """The launches of a whole command and the distinct allocations it touches."""
         touched: dict[int, Allocation] = {}
         launches = [self.bind(b, ctx, space, touched) for b in blobs]
-        result = (launches, list(touched.values()))
-        if len(self._commands) >= CACHE_LIMIT:
-            self._commands.clear()
-        self._commands[(ctx, blobs)] = result
-        return result
-
-    def forget_views(self) -> None:
-        """Drop cached views (called on every free, so no freed storage stays referenced)."""
-        self._bound.clear()
-        self._commands.clear()
+        return launches, list(touched.values())

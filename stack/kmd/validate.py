@@ -69,19 +69,19 @@ def _waits(name: str, v: Any) -> None:
         _pair(f"{name}[{i}]", pair)
 
 
-#: Blob tuples already checked, by id (each kept alive by its entry, so ids stay unique): the
-#: UMD re-submits the very same tuple every run.
-_CHECKED_BLOBS: dict[int, tuple[bytes, ...]] = {}
+def _rebinds(name: str, v: Any) -> None:
+    if not isinstance(v, tuple):
+        raise InvalidArgumentError(f"{name} must be a tuple of (old, new) pairs", field=name)
+    for i, pair in enumerate(v):
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise InvalidArgumentError(f"{name}[{i}] must be an (old, new) pair", field=name)
+        _u64(f"{name}[{i}].old", pair[0])
+        _u64(f"{name}[{i}].new", pair[1])
 
 
 def _blobs(name: str, v: Any) -> None:
-    if _CHECKED_BLOBS.get(id(v)) is v:
-        return
-    if not isinstance(v, tuple) or not all(isinstance(b, bytes) for b in v):
+    if not isinstance(v, tuple) or not all(type(b) is bytes for b in v):
         raise InvalidArgumentError(f"{name} must be a tuple of bytes", field=name)
-    if len(_CHECKED_BLOBS) >= 1024:
-        _CHECKED_BLOBS.clear()
-    _CHECKED_BLOBS[id(v)] = v
 
 
 def _data(name: str, v: Any) -> None:
@@ -116,7 +116,8 @@ FIELD_CHECKS: dict[str, Callable[[str, Any], None]] = {
     "ctx": _u64, "queue": _u64, "fence": _u64, "va": _u64, "nbytes": _u64, "offset": _u64,
     "value": _u64, "initial": _u64, "after": _u64, "align": _align, "host_visible": _flag,
     "timeout_s": _timeout, "signal": _signal, "wait": _waits, "blobs": _blobs, "data": _data,
-    "kind": _kind, "callback": _callback, "shape": _shape, "dtype": _dtype,
+    "kind": _kind, "callback": _callback, "shape": _shape, "dtype": _dtype, "cmdbuf": _u64,
+    "rebind": _rebinds, "inline": _flag,
 }  # fmt: skip
 
 

@@ -57,7 +57,9 @@ class DeviceImage:
     ``commands[g]`` holds the translated ops of group ``g`` of ``schedule``. Translations that
     carry conversion scratch can be submitted once only (the UMD frees the scratch when they
     complete): ``retranslate[g]`` lists ``(position in group, op index)`` of those, which the
-    executor translates afresh from ``requests`` after their first use.
+    executor translates afresh from ``requests`` after their first use. ``cmdbufs[g]`` is the
+    UMD command buffer recorded for group ``g`` (validated and bound once, executed each run),
+    None for a group holding such translations (it is submitted instead).
     """
 
     exe: Executable
@@ -70,6 +72,7 @@ class DeviceImage:
     requests: tuple[OpRequest, ...]
     retranslate: tuple[tuple[tuple[int, int], ...], ...]
     cache_hits: int
+    cmdbufs: tuple[int | None, ...] = ()
 
     def addr(self, t: TensorInfo) -> int:
         """Device address of tensor ``t``."""
@@ -136,6 +139,13 @@ def build_image(session: SessionApi, exe: Executable, n_streams: int) -> DeviceI
         for g in schedule.groups
     )
     hits = sum(1 for t in translated if t.cache_hit)
+    try:
+        cmdbufs = tuple(
+            None if redo else session.record(ops)
+            for ops, redo in zip(commands, retranslate, strict=True)
+        )
+    except UmdError as exc:
+        raise ModelLoadError(f"cannot record the command buffers: {exc.message}") from exc
     return DeviceImage(
         exe,
         arenas,
@@ -147,4 +157,5 @@ def build_image(session: SessionApi, exe: Executable, n_streams: int) -> DeviceI
         tuple(requests),
         retranslate,
         hits,
+        cmdbufs,
     )

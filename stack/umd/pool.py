@@ -58,6 +58,15 @@ class MemoryPool:
         size = self._sizes.get(base)
         return size is not None and addr + nbytes <= base + size
 
+    def base_of(self, addr: int, nbytes: int) -> int | None:
+        """The base of the allocation holding ``[addr, addr + nbytes)``, or None."""
+        i = bisect.bisect_right(self._bases, addr) - 1
+        if i < 0:
+            return None
+        base = self._bases[i]
+        size = self._sizes.get(base)
+        return base if size is not None and addr + nbytes <= base + size else None
+
     def first_outside(self, addrs: tuple[int, ...], sizes: tuple[int, ...]) -> int:
         """Index of the first range ``[addrs[i], +sizes[i])`` not inside one allocation, or -1."""
         bases, table, find = self._bases, self._sizes, bisect.bisect_right

@@ -42,6 +42,26 @@ class SessionApi(Protocol):
         self, stream: int, ops: Sequence[Translated], wait: Sequence[Ticket] = ()
     ) -> Ticket: ...
 
+    def record(self, ops: Sequence[Translated]) -> int | None:
+        """A reusable command buffer of ``ops`` (None: this UMD records none; submit instead)."""
+        ...
+
+    def execute(
+        self,
+        stream: int,
+        cmdbuf: int,
+        wait: Sequence[Ticket] = (),
+        *,
+        rebind: Sequence[tuple[int, int]] = (),
+        inline: bool = False,
+    ) -> Ticket: ...
+
+    def release(self, cmdbuf: int) -> None: ...
+
+    def map(self, addr: int, shape: tuple[int, ...], dtype: DType) -> np.ndarray | None:
+        """A host view aliasing device memory (None: no host mapping; use write/read)."""
+        ...
+
     def wait(self, ticket: Ticket, timeout_s: float | None = None) -> None: ...
 
     def reset_stream(self, stream: int) -> None: ...

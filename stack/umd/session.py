@@ -6,6 +6,7 @@ serialised by its lock (so fence values stay in submission order).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -15,9 +16,15 @@ import numpy as np
 
 from stack.kmd.device import KmdDevice
 from stack.kmd.dtypes import DType
+from stack.kmd.errors import BackendUnavailableError
 from stack.umd.cache import CacheStats, CacheView, KernelCache
-from stack.umd.commands import FlatCommands
-from stack.umd.errors import ClosedError, InvalidRequestError, StreamNotFoundError
+from stack.umd.commands import flatten
+from stack.umd.errors import (
+    AddressError,
+    ClosedError,
+    InvalidRequestError,
+    StreamNotFoundError,
+)
 from stack.umd.ids import format_session_id
 from stack.umd.kmd_errors import kmd_call
 from stack.umd.ops import OpRequest
@@ -82,7 +89,6 @@ class UmdSession:
         self.cache = CacheView(cache)
         self._streams: dict[int, _Stream] = {}
         self._scratch_live: set[int] = set()
-        self._flat = FlatCommands()
         self._lock = threading.Lock()
         self.closed = False
         #: Called (no arguments) after the context is destroyed: owners of per-session state
@@ -118,6 +124,25 @@ class UmdSession:
             self._check_open()
         with kmd_call("read"):
             return self.device.read_array(self.ctx, addr, tuple(shape), dtype)
+
+    def map(self, addr: int, shape: tuple[int, ...], dtype: DType) -> np.ndarray | None:
+        """A host array of ``shape``/``dtype`` aliasing device memory at ``addr`` (sync), or None
+        when the device has no host mappings (then use write/read). Writes through it are seen
+        by work submitted afterwards and reads see finished work — order them with tickets as
+        write/read. Valid until the allocation is freed or the session closed. AddressError
+        when the range is not inside one allocation of this session."""
+        self._check_open()
+        nbytes = math.prod(shape) * dtype.itemsize
+        base = self.pool.base_of(addr, nbytes)
+        if base is None:
+            raise AddressError(f"0x{addr:x}+{nbytes} is not inside one allocation", field="addr")
+        try:
+            storage = self.device.map(self.ctx, base)
+        except BackendUnavailableError:
+            return None
+        start = addr - base
+        view: np.ndarray = storage[start : start + nbytes].view(dtype.numpy).reshape(shape)
+        return view
 
     def read_bytes(self, addr: int, nbytes: int, offset: int = 0) -> bytes:
         self._check_open()
@@ -196,7 +221,7 @@ class UmdSession:
         if self.closed:
             self._check_open()
         s = self._streams.get(stream) or self._stream(stream)
-        blobs, scratch = self._flat.get(ops)
+        blobs, scratch = flatten(ops)
         if scratch:
             with self._lock:
                 if not self._scratch_live.issuperset(scratch):
@@ -215,6 +240,54 @@ class UmdSession:
         if len(s.pending) > 1:
             self._reclaim(s)
         return Ticket(stream, s.fence, value)
+
+    # -- reusable command buffers -----------------------------------------------------------
+    def record(self, ops: Sequence[Translated]) -> int:
+        """Record the ops' blobs once as a KMD command buffer (sync: validated and bound here);
+        returns its handle for :meth:`execute`. It lives until :meth:`release` or close.
+        Translations owning conversion scratch (freed after one submission) are refused:
+        InvalidRequestError(field="ops")."""
+        self._check_open()
+        blobs, scratch = flatten(ops)
+        if scratch:
+            raise InvalidRequestError(
+                "a translation with conversion scratch cannot be recorded", field="ops"
+            )
+        with kmd_call("create_cmdbuf"):
+            return self.device.create_cmdbuf(self.ctx, blobs)
+
+    def execute(
+        self,
+        stream: int,
+        cmdbuf: int,
+        wait: Sequence[Ticket] = (),
+        *,
+        rebind: Sequence[tuple[int, int]] = (),
+        inline: bool = False,
+    ) -> Ticket:
+        """One execution of a recorded buffer on ``stream`` (async, as :meth:`submit`; inline:
+        run on this thread when the stream is idle). ``rebind``: (old, new) allocation bases
+        the KMD re-points the buffer to, for this and later executions. A buffer referencing a
+        freed allocation is refused (DeviceRefusedError) unless that allocation is rebound."""
+        if self.closed:
+            self._check_open()
+        s = self._streams.get(stream) or self._stream(stream)
+        waits = [(t.fence, t.value) for t in wait] if wait else ()
+        with s.lock:
+            value = s.next
+            with kmd_call("execute_cmdbuf"):
+                self.device.execute_cmdbuf(
+                    self.ctx, s.queue, cmdbuf, signal=(s.fence, value), wait=waits,
+                    rebind=rebind, inline=inline,
+                )  # fmt: skip
+            s.next = value + 1
+        return Ticket(stream, s.fence, value)
+
+    def release(self, cmdbuf: int) -> None:
+        """Destroy a recorded buffer (executions already queued still run)."""
+        self._check_open()
+        with kmd_call("destroy_cmdbuf"):
+            self.device.destroy_cmdbuf(self.ctx, cmdbuf)
 
     def wait(self, ticket: Ticket, timeout_s: float | None = None) -> None:
         """Block until the ticket's work ran (sync); DeviceFaultError / UmdTimeoutError."""

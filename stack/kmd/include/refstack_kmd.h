@@ -41,6 +41,9 @@
 #define REFSTACK_IOCTL_STATS            0x80485212u /* _IOR('R', 18, 72) */
 #define REFSTACK_IOCTL_SIGNAL_FENCE     0x40105213u /* _IOW('R', 19, 16) */
 #define REFSTACK_IOCTL_RESET_CONTEXT    0x40085214u /* _IOW('R', 20, 8) */
+#define REFSTACK_IOCTL_CREATE_CMDBUF    0xC0185215u /* _IOWR('R', 21, 24) */
+#define REFSTACK_IOCTL_EXECUTE_CMDBUF   0x40385216u /* _IOW('R', 22, 56) */
+#define REFSTACK_IOCTL_DESTROY_CMDBUF   0x40085217u /* _IOW('R', 23, 8) */
 
 /* element types (contracts/umd.proto DataType has the same values) */
 #define REFSTACK_DTYPE_F32   1
@@ -139,6 +142,16 @@ struct refstack_submit_args {
     uint64_t blobs_ptr; uint32_t n_blobs; uint32_t signal_fence; uint64_t signal_value;
     uint64_t waits_ptr; uint32_t n_waits; uint32_t pad;
 };
+/* a reusable command buffer: blobs recorded, validated and bound once (cmdbuf is returned) */
+struct refstack_create_cmdbuf_args { uint32_t ctx; uint32_t n_blobs; uint64_t blobs_ptr; uint32_t cmdbuf; uint32_t pad; };
+/* one execution: waits, optional (old, new) allocation rebinds, signal; inline_ != 0 runs it on
+   the calling thread when the queue is idle */
+struct refstack_execute_cmdbuf_args {
+    uint32_t ctx; uint32_t queue; uint32_t cmdbuf; uint32_t signal_fence; uint64_t signal_value;
+    uint64_t waits_ptr; uint32_t n_waits; uint32_t n_rebinds; uint64_t rebinds_ptr;
+    uint32_t inline_; uint32_t pad;
+};
+struct refstack_cmdbuf_args { uint32_t ctx; uint32_t cmdbuf; };
 struct refstack_fence_value_args { uint32_t ctx; uint32_t fence; uint64_t value; };
 struct refstack_wait_fence_args { uint32_t ctx; uint32_t fence; uint64_t value; int64_t timeout_ns; };
 struct refstack_on_fence_args { uint32_t ctx; uint32_t fence; uint64_t value; uint64_t callback; uint64_t user_data; };

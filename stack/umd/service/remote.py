@@ -22,8 +22,8 @@ import numpy as np
 
 from stack.kmd.dtypes import DType
 from stack.kmd.kernels.ids import KernelId
-from stack.umd.commands import FlatCommands
-from stack.umd.errors import ClosedError
+from stack.umd.commands import flatten
+from stack.umd.errors import ClosedError, InvalidRequestError
 from stack.umd.ops import OpRequest
 from stack.umd.pipeline import Translated
 from stack.umd.service import umd_pb2 as pb
@@ -43,7 +43,6 @@ class RemoteSession:
 
     def __init__(self, client: UmdClient) -> None:
         self.client = client
-        self._flat = FlatCommands()
         self.closed = False
         client.session()  # create it now: errors surface at load, not at first use
 
@@ -68,7 +67,7 @@ class RemoteSession:
 
     def submit(self, stream: int, ops: Sequence[Translated], wait: Sequence[Ticket] = ()) -> Ticket:
         """SubmitCommands: the ops' blobs as one command buffer after ``wait`` (async)."""
-        blobs, _ = self._flat.get(ops)
+        blobs, _ = flatten(ops)
         rid = next(self.client._ids)  # one id space per session: the replay window is shared
         waits = [pb.FenceRef(stream=t.stream, fence_value=t.value) for t in wait]
 
@@ -79,6 +78,28 @@ class RemoteSession:
 
         r = self.client._call("SubmitCommands", make)
         return Ticket(stream, 0, int(r.fence_value))
+
+    def record(self, ops: Sequence[Translated]) -> int | None:
+        """None: the service keeps no command buffers for its clients (submit each run)."""
+        return None
+
+    def execute(
+        self,
+        stream: int,
+        cmdbuf: int,
+        wait: Sequence[Ticket] = (),
+        *,
+        rebind: Sequence[tuple[int, int]] = (),
+        inline: bool = False,
+    ) -> Ticket:
+        raise InvalidRequestError("a remote session records no command buffers", field="cmdbuf")
+
+    def release(self, cmdbuf: int) -> None:
+        raise InvalidRequestError("a remote session records no command buffers", field="cmdbuf")
+
+    def map(self, addr: int, shape: tuple[int, ...], dtype: DType) -> np.ndarray | None:
+        """None: remote memory has no host mapping here (write/read go through the service)."""
+        return None
 
     def wait(self, ticket: Ticket, timeout_s: float | None = None) -> None:
         self.client.wait_fence(ticket.value, 3600.0 if timeout_s is None else timeout_s,

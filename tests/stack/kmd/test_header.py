@@ -68,6 +68,8 @@ STRUCT_OF = {
     "SUBMIT": "submit_args", "FENCE_VALUE": "fence_value_args",
     "SIGNAL_FENCE": "fence_value_args", "WAIT_FENCE": "wait_fence_args",
     "ON_FENCE": "on_fence_args", "INJECT_FAULT": "inject_fault_args", "STATS": "stats_args",
+    "CREATE_CMDBUF": "create_cmdbuf_args", "EXECUTE_CMDBUF": "execute_cmdbuf_args",
+    "DESTROY_CMDBUF": "cmdbuf_args",
 }  # fmt: skip
 
 

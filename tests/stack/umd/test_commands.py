@@ -1,13 +1,15 @@
-"""Flattening of command buffers, cached for re-submission."""
+"""Command buffers: flattening, recording and re-execution, and mapped views of memory."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+import pytest
 
 from stack.umd import DType, OpKind, OpRequest, TensorDesc, UmdSession
-from stack.umd.commands import FlatCommands
+from stack.umd.commands import flatten
+from stack.umd.errors import AddressError
 
 
 def _relu(session: UmdSession) -> Any:
@@ -19,25 +21,32 @@ def _relu(session: UmdSession) -> Any:
     return session.translate(req), b
 
 
-def test_same_tuple_is_flattened_once(session: UmdSession) -> None:
+def test_flatten_keeps_every_blob_in_order(session: UmdSession) -> None:
     t, _ = _relu(session)
-    flat = FlatCommands(limit=4)
-    ops = (t, t)
-    blobs, scratch = flat.get(ops)
+    blobs, scratch = flatten([t, t])
     assert blobs == t.blobs * 2 and scratch == ()
-    again, _ = flat.get(ops)
-    assert again is blobs  # cached by identity
-    listed, _ = flat.get([t, t])
-    assert listed == blobs and listed is not blobs  # a list may change: never cached
 
 
-def test_cache_is_bounded(session: UmdSession) -> None:
-    t, _ = _relu(session)
-    flat = FlatCommands(limit=2)
-    tuples = [(t,) * n for n in range(1, 6)]
-    for ops in tuples:
-        assert flat.get(ops)[0] == t.blobs * len(ops)
-    assert len(flat._by_id) <= 2
+def test_a_recorded_buffer_executes_each_time(session: UmdSession) -> None:
+    t, out = _relu(session)
+    stream = session.create_stream()
+    buf = session.record((t,))
+    for inline in (False, True, True):
+        session.write(out, np.full(16, 7.0, np.float32))
+        session.wait(session.execute(stream, buf, inline=inline), timeout_s=10)
+        got = session.read(out, (16,), DType.F32)
+        np.testing.assert_array_equal(got, np.maximum(np.arange(-8, 8, dtype=np.float32), 0))
+    session.release(buf)
+
+
+def test_a_mapped_view_aliases_device_memory(session: UmdSession) -> None:
+    va = session.alloc(256)
+    view = session.map(va + 64, (4,), DType.F32)
+    assert view is not None
+    view[:] = [1.0, 2.0, 3.0, 4.0]
+    np.testing.assert_array_equal(session.read(va + 64, (4,), DType.F32), [1, 2, 3, 4])
+    with pytest.raises(AddressError):
+        session.map(va + 250, (4,), DType.F32)
 
 
 def test_resubmitted_command_buffer_runs_each_time(session: UmdSession) -> None:

@@ -1,0 +1,128 @@
+"""Reusable command buffers: record once and execute many times, rebind an input between
+executions, per-allocation invalidation, re-execution after a fault and a reset, inline runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from stack.kmd import FaultKind, KernelId, KmdDevice
+from stack.kmd import blob as B
+from stack.kmd.errors import (
+    CommandBufferInvalidError,
+    FenceFailedError,
+    InvalidArgumentError,
+    InvalidHandleError,
+)
+
+from .conftest import Rig
+
+
+def _relu_buffer(rig: Rig, x: B.TensorParam, y: B.TensorParam) -> int:
+    return rig.dev.create_cmdbuf(rig.ctx, [rig.blob(KernelId.RELU, [x, y])])
+
+
+def _execute(rig: Rig, cmdbuf: int, **kwargs) -> int:  # type: ignore[no-untyped-def]
+    rig.value += 1
+    rig.dev.execute_cmdbuf(rig.ctx, rig.queue, cmdbuf, signal=(rig.fence, rig.value), **kwargs)
+    return rig.value
+
+
+def _result(rig: Rig, value: int, y: B.TensorParam) -> np.ndarray:
+    rig.dev.wait_fence(rig.ctx, rig.fence, value, timeout_s=30)
+    return rig.dev.read_array(rig.ctx, y.addr, y.shape, y.dtype)
+
+
+def test_record_once_execute_many(rig: Rig) -> None:
+    x, y = rig.empty((8,)), rig.empty((8,))
+    buf = _relu_buffer(rig, x, y)
+    before = rig.dev.stats()
+    for i in range(5):
+        data = np.arange(8, dtype=np.float32) - i
+        rig.dev.write(rig.ctx, x.addr, data)
+        np.testing.assert_array_equal(_result(rig, _execute(rig, buf), y), np.maximum(data, 0))
+    after = rig.dev.stats()
+    assert (after.submitted - before.submitted, after.completed - before.completed) == (5, 5)
+
+
+def test_an_input_rebound_between_executions(rig: Rig) -> None:
+    a, b, y = rig.put(np.full(4, -1.0, np.float32)), rig.put(np.full(4, 3.0, np.float32)), None
+    y = rig.empty((4,))
+    buf = _relu_buffer(rig, a, y)
+    np.testing.assert_array_equal(_result(rig, _execute(rig, buf), y), np.zeros(4))
+    value = _execute(rig, buf, rebind=[(a.addr, b.addr)])
+    np.testing.assert_array_equal(_result(rig, value, y), np.full(4, 3.0))
+    rig.dev.free(rig.ctx, a.addr)  # no longer referenced: the rebind stuck
+    np.testing.assert_array_equal(_result(rig, _execute(rig, buf), y), np.full(4, 3.0))
+
+
+def test_a_rebind_of_an_unreferenced_allocation_is_refused(rig: Rig) -> None:
+    x, y, other = rig.empty((4,)), rig.empty((4,)), rig.empty((4,))
+    buf = _relu_buffer(rig, x, y)
+    with pytest.raises(InvalidArgumentError) as info:
+        _execute(rig, buf, rebind=[(other.addr, x.addr)])
+    assert info.value.field == "rebind"
+    rig.value -= 1  # the refused execution scheduled nothing
+    np.testing.assert_array_equal(_result(rig, _execute(rig, buf), y), np.zeros(4))
+
+
+def test_a_freed_allocation_invalidates_only_the_buffers_that_referenced_it(
+    dev: KmdDevice,
+) -> None:
+    mine, theirs = Rig(dev), Rig(dev)
+    x1, y1, x2, y2 = (mine.put(np.full(4, 2.0, np.float32)) for _ in range(4))
+    stale = _relu_buffer(mine, x1, y1)
+    fine = _relu_buffer(mine, x2, y2)
+    tx, ty = theirs.put(np.full(4, 5.0, np.float32)), theirs.empty((4,))
+    other_ctx = _relu_buffer(theirs, tx, ty)
+    dev.free(mine.ctx, x1.addr)
+    with pytest.raises(CommandBufferInvalidError) as info:
+        _execute(mine, stale)
+    assert (info.value.cmdbuf, info.value.address) == (stale, x1.addr)
+    mine.value -= 1
+    np.testing.assert_array_equal(_result(mine, _execute(mine, fine), y2), np.full(4, 2.0))
+    np.testing.assert_array_equal(_result(theirs, _execute(theirs, other_ctx), ty), np.full(4, 5.0))
+    fresh = mine.put(np.full(4, 7.0, np.float32))
+    value = _execute(mine, stale, rebind=[(x1.addr, fresh.addr)])
+    np.testing.assert_array_equal(_result(mine, value, y1), np.full(4, 7.0))
+
+
+def test_a_fault_during_execution_leaves_the_buffer_executable_after_reset(rig: Rig) -> None:
+    x, y = rig.put(np.full(4, -2.0, np.float32)), rig.empty((4,))
+    buf = _relu_buffer(rig, x, y)
+    rig.dev.inject_fault(rig.ctx, rig.queue, FaultKind.ECC)
+    value = _execute(rig, buf)
+    with pytest.raises(FenceFailedError) as info:
+        rig.dev.wait_fence(rig.ctx, rig.fence, value, timeout_s=30)
+    assert info.value.fault.kind is FaultKind.ECC
+    rig.dev.reset_queue(rig.ctx, rig.queue)
+    rig.fence, rig.value = rig.dev.create_fence(rig.ctx), 0
+    rig.dev.write(rig.ctx, x.addr, np.full(4, 4.0, np.float32))
+    np.testing.assert_array_equal(_result(rig, _execute(rig, buf), y), np.full(4, 4.0))
+
+
+def test_inline_execution_on_an_idle_queue_is_complete_on_return(rig: Rig) -> None:
+    x, y = rig.put(np.full(4, 1.5, np.float32)), rig.empty((4,))
+    buf = _relu_buffer(rig, x, y)
+    value = _execute(rig, buf, inline=True)
+    assert rig.dev.fence_value(rig.ctx, rig.fence) == value
+    np.testing.assert_array_equal(
+        rig.dev.read_array(rig.ctx, y.addr, y.shape, y.dtype), np.full(4, 1.5)
+    )
+
+
+def test_destroyed_and_foreign_buffers_are_invalid_handles(dev: KmdDevice) -> None:
+    mine, theirs = Rig(dev), Rig(dev)
+    buf = _relu_buffer(mine, mine.empty((4,)), mine.empty((4,)))
+    with pytest.raises(InvalidHandleError):
+        _execute(theirs, buf)
+    dev.destroy_cmdbuf(mine.ctx, buf)
+    with pytest.raises(InvalidHandleError):
+        _execute(mine, buf)
+
+
+def test_destroying_the_context_frees_memory_its_buffers_referenced(dev: KmdDevice) -> None:
+    rig = Rig(dev)
+    _relu_buffer(rig, rig.empty((4,)), rig.empty((4,)))
+    dev.destroy_context(rig.ctx)
+    assert dev.stats().allocations == 0
