@@ -44,7 +44,7 @@ class CConfig:
     """``[c]``: what C/C++/CUDA parsing needs beyond the built-in macro set
     (:mod:`mapper.ingest.cmacros`): macros to strip (annotations), to strip with their
     arguments, whose argument at an index is a type, iteration macros, declarator macros,
-    text substitutions, include paths (repo-relative) and generated-code globs."""
+    text substitutions, include paths (repo-relative) and a compilation database."""
 
     strip: tuple[str, ...] = ()
     strip_calls: tuple[str, ...] = ()
@@ -53,7 +53,7 @@ class CConfig:
     declarators: tuple[str, ...] = ()
     define: tuple[tuple[str, str], ...] = ()
     include_paths: tuple[str, ...] = ()
-    generated: tuple[str, ...] = ()
+    compile_commands: str | None = None  # a compile_commands.json, repo-relative
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,5 +265,5 @@ def _c_config(table: dict[str, Any], file: str) -> CConfig:
         declarators=words("declarators"),
         define=tuple(sorted(define.items())),
         include_paths=words("include_paths"),
-        generated=words("generated"),
+        compile_commands=str(table["compile_commands"]) if "compile_commands" in table else None,
     )

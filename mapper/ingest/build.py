@@ -20,6 +20,7 @@ from mapper.ingest.bindings import add_bindings, arg_struct
 from mapper.ingest.build_relations import add_inheritance, add_relations
 from mapper.ingest.build_tests import add_tests
 from mapper.ingest.code import ParsedFile
+from mapper.ingest.compile_db import include_paths
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
 from mapper.ingest.resolve import Resolver
@@ -203,7 +204,7 @@ def build_code(config: StackmapConfig, inputs: Inputs, graph: MapGraph) -> Resol
                 f"component:{comp.id}",
                 EdgeAttrs(EdgeKind.CONTAINS, Provenance.DOC, location=Location(comp.page, 1)),
             )
-    resolver = Resolver([*inputs.code.values(), *inputs.tests.values()])
+    resolver = Resolver([*inputs.code.values(), *inputs.tests.values()], include_paths(config))
     owner: dict[str, str | None] = {}
     for path in sorted(inputs.code):
         owner[path] = _add_file(config, graph, inputs.code[path], declared)

@@ -35,7 +35,8 @@ CALLABLE = frozenset(
 
 
 class Resolver:
-    def __init__(self, parsed: Iterable[ParsedFile]) -> None:
+    def __init__(self, parsed: Iterable[ParsedFile], include_paths: Iterable[str] = ()) -> None:
+        self.include_paths = tuple(p.strip("/") for p in include_paths)
         self.modules: dict[str, str] = {}  # python module → file path
         self.py: dict[str, Symbol] = {}  # python qualname → symbol
         self.c: dict[str, list[Symbol]] = defaultdict(list)  # C/C++ qualname → symbols
@@ -91,16 +92,23 @@ class Resolver:
                 if path is not None:
                     return path if path != pf.path else None
             return None
-        target = ref.target
+        return self._include(pf.path, ref.target)
+
+    def _include(self, including: str, target: str) -> str | None:
+        """An ``#include``: relative to the including file's folder, then to each include
+        path, then the one file whose path ends with the written path (the nearest to the
+        including file when several do); None when outside the repository."""
+        for folder in (_parent(including), *self.include_paths):
+            path = _normalise(f"{folder}/{target}" if folder not in ("", ".") else target)
+            if path is not None and path in self._files:
+                return path if path != including else None
         candidates = [
             p for p in self.paths.get(_name(target), []) if p == target or p.endswith("/" + target)
         ]
         if not candidates:
             return None
-        here = _parent(pf.path)
-        same_dir = [p for p in candidates if _parent(p) == here]
-        pick = (same_dir or sorted(candidates))[0]
-        return pick if pick != pf.path else None
+        pick = min(candidates, key=lambda p: (-_shared(p, including), p))
+        return pick if pick != including else None
 
     # -- calls -------------------------------------------------------------------
     def call(self, pf: ParsedFile, ref: Reference) -> tuple[Symbol, float] | None:
@@ -293,6 +301,31 @@ class Resolver:
 def _name(path: str) -> str:
     """``PurePosixPath(path).name`` for a normalised relative path, without the object."""
     return path.rstrip("/").rpartition("/")[2]
+
+
+def _normalise(path: str) -> str | None:
+    """``a/b/../c.h`` → ``a/c.h``; None when it climbs above the repository root."""
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts)
+
+
+def _shared(a: str, b: str) -> int:
+    """How many leading folders two paths share."""
+    count = 0
+    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
 
 
 def _parent(path: str) -> str:
