@@ -153,6 +153,7 @@ class _Index:
     def file_bindings(self, pf: ParsedFile) -> Iterable[Binding]:
         python = pf.language is Language.PYTHON
         prefix = "symbol:" if python else f"symbol:c:{pf.path}:"
+        pf_scopes = {s.qualname for s in pf.symbols}
         for ref in pf.references:
             if ref.scope is None:
                 continue
@@ -166,8 +167,11 @@ class _Index:
                 if sym is None:
                     continue
                 bkind = BindingKind.IOCTL_USE if kind == "use" else BindingKind.IOCTL_DISPATCH
-                source = self._function(ref.scope, pf.path) if kind == "dispatch" else None
-                src = source.node_id if source is not None else prefix + ref.scope
+                src = prefix + ref.scope
+                if kind == "dispatch" and ref.scope not in pf_scopes:
+                    # a table entry: its handler, else (defined elsewhere) the table's file
+                    handler = self._function(ref.scope, pf.path)
+                    src = handler.node_id if handler is not None else f"file:{pf.path}"
                 yield Binding(bkind, src, sym.node_id, ref.location, ref.target)
             elif kind == "bind":
                 yield from self._bind(pf, ref)
@@ -258,7 +262,8 @@ def _routes(found: list[Binding]) -> list[Binding]:
     """Through an ioctl or a slot: each use → each function that provides it, at the use."""
     providers: dict[str, set[str]] = defaultdict(set)
     for b in found:
-        if b.kind is BindingKind.IOCTL_DISPATCH or b.kind is BindingKind.SLOT_BIND:
+        provider = b.kind is BindingKind.IOCTL_DISPATCH or b.kind is BindingKind.SLOT_BIND
+        if provider and b.source.startswith("symbol:"):  # a dispatching file is no callee
             providers[b.target].add(b.source)
     routes = []
     for b in found:

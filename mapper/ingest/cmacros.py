@@ -97,6 +97,8 @@ _BITFIELD = re.compile(
     r"|__[us](?:8|16|32|64)|[A-Za-z_]\w*_t))(\s*:\s*\d+\s*;)"
 )
 _CAPS_LOOP = re.compile(r"(?m)^([ \t]+)([A-Z][A-Z0-9_]*[A-Z0-9])(?=\s*\()")
+_STRUCT_ARG = re.compile(r"([(,])(\s*)(struct\s+[A-Za-z_]\w*)(\s*)(?=[,)])")
+_TYPE_OPERATOR = re.compile(r"\b(?:sizeof|typeof|__typeof__|alignof|_Alignof)$")
 _RENAMED = {"offsetof": "offsetof_"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -159,6 +161,7 @@ BUILTIN = MacroSet(
     tuple(KERNEL_TYPE_ARGS.items()),
     frozenset(),
     frozenset(KERNEL_DECLARATORS),
+    (("__volatile__", "volatile"), ("__volatile", "volatile"), ("__signed__", "signed")),
 )
 
 
@@ -179,7 +182,7 @@ def rewrite(source: bytes, macros: MacroSet = BUILTIN) -> bytes:
     """``source`` with the set's macro uses rewritten; every newline stays where it was."""
     text = source.decode("utf-8", errors="replace")
     pattern = macros.pattern()
-    if all(p.search(text) is None for p in (pattern, _BITFIELD, _CAPS_LOOP)):
+    if all(p.search(text) is None for p in (pattern, _BITFIELD, _CAPS_LOOP, _STRUCT_ARG)):
         return source
     type_args = dict(macros.type_args)
     defines = dict(macros.define)
@@ -195,7 +198,19 @@ def rewrite(source: bytes, macros: MacroSet = BUILTIN) -> bytes:
         out.append(replacement)
     out.append(text[pos:])
     rewritten = _BITFIELD.sub(_name_bitfield, "".join(out))
-    return _CAPS_LOOP.sub(_caps_loop, rewritten).encode("utf-8")
+    rewritten = _STRUCT_ARG.sub(_struct_arg, _CAPS_LOOP.sub(_caps_loop, rewritten))
+    return rewritten.encode("utf-8")
+
+
+def _struct_arg(match: re.Match[str]) -> str:
+    """A whole call argument ``struct T`` names a type: the macro's business, a ``0`` here
+    (``virtio_cread_le(dev, struct virtio_gpu_config, …)``); ``sizeof(struct T)`` stays."""
+    before = match.string[max(0, match.start() - 24) : match.start()].rstrip()
+    if _in_directive(match.string, match.start()) or (
+        match.group(1) == "(" and _TYPE_OPERATOR.search(before)
+    ):
+        return match.group(0)
+    return match.group(1) + match.group(2) + "0" + _newlines(match.group(3)) + match.group(4)
 
 
 def _caps_loop(match: re.Match[str]) -> str:
@@ -248,8 +263,11 @@ def _is_export_like(name: str) -> bool:
 
 
 def _in_directive(text: str, start: int) -> bool:
-    """Whether ``start`` lies on a ``#`` line (macro definitions keep their text)."""
+    """Whether ``start`` lies in a ``#`` directive, continuation lines included (macro
+    definitions keep their text)."""
     line_start = text.rfind("\n", 0, start) + 1
+    while line_start > 1 and text[line_start - 2] == "\\":
+        line_start = text.rfind("\n", 0, line_start - 1) + 1
     return text[line_start:start].lstrip().startswith("#")
 
 

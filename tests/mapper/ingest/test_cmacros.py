@@ -89,3 +89,16 @@ def test_unknown_c_config_key_is_a_config_error(tmp_path: Path) -> None:
     (tmp_path / "stackmap.toml").write_text("[stackmap]\n[stackmap.c]\nstrips = []\n")
     with pytest.raises(ConfigError, match=r"unknown \[stackmap.c\] keys \['strips'\]"):
         load_config(tmp_path)
+
+
+def test_struct_type_arguments_become_zero_outside_sizeof_and_directives() -> None:
+    src = (
+        b"#define IOC \\\n\tDRM_IOW(0x09, struct drm_gem_close)\n"
+        b"void f(void) {\n\tvirtio_cread_le(vdev, struct virtio_gpu_config,\n\t\tevents, &e);\n"
+        b"\tn = sizeof(struct drm_gem_close);\n}\n"
+    )
+    assert cmacros.rewrite(src) == (
+        b"#define IOC \\\n\tDRM_IOW(0x09, struct drm_gem_close)\n"
+        b"void f(void) {\n\tvirtio_cread_le(vdev, 0,\n\t\tevents, &e);\n"
+        b"\tn = sizeof(struct drm_gem_close);\n}\n"
+    )

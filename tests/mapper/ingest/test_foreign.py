@@ -183,3 +183,32 @@ def test_header_behind_export_macros_declares_and_never_calls(
         ("component:backends.ggml-cpu", ("upstream",)),
         ("component:llama.llama-model-loader", ("upstream",)),
     ]
+
+
+def test_table_entry_whose_handler_lives_elsewhere_is_dispatched_by_the_table_file(
+    tmp_path: Path,
+) -> None:
+    files = {  # lines of Linux 6.1 include/uapi/drm/drm.h, drm_ioctl.c; ggml-virtgpu (0.3.36)
+        "kernel/drm.h": "#define DRM_IOCTL_GEM_CLOSE\t\tDRM_IOW (0x09, struct drm_gem_close)\n",
+        "kernel/drm_ioctl.c": "static const struct drm_ioctl_desc drm_ioctls[] = {\n"
+        "\tDRM_IOCTL_DEF(DRM_IOCTL_GEM_CLOSE, drm_gem_close_ioctl, DRM_RENDER_ALLOW),\n};\n",
+        "user/virtgpu-shm.cpp": "void virtgpu_ioctl_gem_close(virtgpu * gpu, uint32_t h) {\n"
+        "    const int ret = virtgpu_ioctl(gpu, DRM_IOCTL_GEM_CLOSE, &args);\n}\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    config = (FOREIGN / "kfd" / "stackmap.toml").read_text()
+    (tmp_path / "stackmap.toml").write_text(config)
+    ingest(tmp_path, embed=False, progress=False)
+    ioctl = "symbol:c:kernel/drm.h:DRM_IOCTL_GEM_CLOSE"
+    assert _bindings(load_map(tmp_path)) == {
+        ("ioctl_dispatch", "file:kernel/drm_ioctl.c", ioctl, "kernel/drm_ioctl.c", 2),
+        (
+            "ioctl_use",
+            "symbol:c:user/virtgpu-shm.cpp:virtgpu_ioctl_gem_close",
+            ioctl,
+            "user/virtgpu-shm.cpp",
+            2,
+        ),
+    }
