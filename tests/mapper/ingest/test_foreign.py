@@ -212,3 +212,23 @@ def test_table_entry_whose_handler_lives_elsewhere_is_dispatched_by_the_table_fi
             2,
         ),
     }
+
+
+def test_switch_on_the_command_dispatches_each_case(tmp_path: Path) -> None:
+    report, g = _built("udmabuf", tmp_path)
+    assert all(not a["warnings"] for _, a in g.nodes() if a["kind"] == "file")
+    driver = "kernel/drivers/dma-buf/udmabuf.c"
+    uapi = "symbol:c:kernel/include/uapi/linux/udmabuf.h:"
+    entry = f"symbol:c:{driver}:udmabuf_ioctl"
+    assert _bindings(g) == {
+        ("ioctl_dispatch", entry, uapi + "UDMABUF_CREATE", driver, 24),
+        ("ioctl_dispatch", entry, uapi + "UDMABUF_CREATE_LIST", driver, 27),
+    }
+    includes = {(s, t) for s, t, a in g.edges() if a["kind"] == "imports" and s == f"file:{driver}"}
+    assert includes == {(f"file:{driver}", "file:kernel/include/uapi/linux/udmabuf.h")}
+    ioctls = {a["name"]: a["arg_struct"] for _, a in g.nodes() if a.get("symbol_kind") == "ioctl"}
+    assert ioctls == {
+        "UDMABUF_CREATE": "udmabuf_create",
+        "UDMABUF_CREATE_LIST": "udmabuf_create_list",
+    }
+    assert report.skips == ()
