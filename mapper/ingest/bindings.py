@@ -31,7 +31,16 @@ from dataclasses import dataclass
 from mapper.graph import MapGraph
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.resolve import Resolver
-from mapper.model import EdgeKind, Language, Location, Provenance, Reference, Symbol, SymbolKind
+from mapper.model import (
+    EdgeKind,
+    EvidenceKind,
+    Language,
+    Location,
+    Provenance,
+    Reference,
+    Symbol,
+    SymbolKind,
+)
 
 _NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 _ARG_STRUCT = re.compile(r",\s*(?:(?:struct|union)\s+)?(\w+)\s*\)\s*$")
@@ -47,6 +56,8 @@ class BindingKind(enum.StrEnum):
     OVERRIDE = "override"  # derived method → base method
     IOCTL_ROUTE = "ioctl_route"  # using function → a function the kernel dispatches it to
     SLOT_ROUTE = "slot_route"  # caller through a slot → a function bound to that slot
+    IOCTL_ARG = "ioctl_arg"  # ioctl → its argument struct
+    INHERIT = "inherit"  # C++ class → its base class
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,31 +69,41 @@ class Binding:
     name: str  # the ioctl, slot or method name as written at the location
 
 
-#: the edge each binding becomes (until the graph has ``overrides``/``registers`` edges, an
-#: override and a slot binding are ``implements`` edges whose ``binding`` attribute says which)
-EDGES: Mapping[BindingKind, tuple[EdgeKind, float]] = {
-    BindingKind.IOCTL_USE: (EdgeKind.CALLS, 1.0),
-    BindingKind.IOCTL_DISPATCH: (EdgeKind.IMPLEMENTS, 1.0),
-    BindingKind.IOCTL_MIRROR: (EdgeKind.IMPLEMENTS, 0.9),
-    BindingKind.SLOT_BIND: (EdgeKind.IMPLEMENTS, 1.0),
-    BindingKind.SLOT_CALL: (EdgeKind.CALLS, 0.8),
-    BindingKind.OVERRIDE: (EdgeKind.IMPLEMENTS, 1.0),
-    BindingKind.IOCTL_ROUTE: (EdgeKind.CALLS, 0.9),
-    BindingKind.SLOT_ROUTE: (EdgeKind.CALLS, 0.7),
+#: the edge each binding becomes, how sure, and what kind of evidence it is
+EDGES: Mapping[BindingKind, tuple[EdgeKind, float, EvidenceKind]] = {
+    BindingKind.IOCTL_USE: (EdgeKind.CALLS, 1.0, EvidenceKind.CODE_REFERENCE),
+    BindingKind.IOCTL_DISPATCH: (EdgeKind.IMPLEMENTS, 1.0, EvidenceKind.REGISTRATION),
+    BindingKind.IOCTL_MIRROR: (EdgeKind.REFERENCES, 0.9, EvidenceKind.CODE_REFERENCE),
+    BindingKind.IOCTL_ARG: (EdgeKind.REFERENCES, 1.0, EvidenceKind.CODE_REFERENCE),
+    BindingKind.SLOT_BIND: (EdgeKind.OVERRIDES, 1.0, EvidenceKind.REGISTRATION),
+    BindingKind.SLOT_CALL: (EdgeKind.CALLS, 0.8, EvidenceKind.CODE_REFERENCE),
+    BindingKind.OVERRIDE: (EdgeKind.OVERRIDES, 1.0, EvidenceKind.INHERITANCE),
+    BindingKind.INHERIT: (EdgeKind.INHERITS, 1.0, EvidenceKind.INHERITANCE),
+    BindingKind.IOCTL_ROUTE: (EdgeKind.CALLS, 0.9, EvidenceKind.CODE_REFERENCE),
+    BindingKind.SLOT_ROUTE: (EdgeKind.CALLS, 0.7, EvidenceKind.CODE_REFERENCE),
 }
 
 
 def add_bindings(graph: MapGraph, resolver: Resolver, parsed: Iterable[ParsedFile]) -> int:
-    """Add one edge per resolved binding (the first location of a pair is kept); the count."""
+    """Add the edge of each resolved binding, every location kept as evidence; the count of
+    new edges. The ``binding`` attribute of an edge says which kind of binding made it."""
     added = 0
     for b in resolve(parsed, resolver):
-        kind, confidence = EDGES[b.kind]
+        kind, confidence, evidence = EDGES[b.kind]
         prov = Provenance.TREE_SITTER if confidence >= 0.9 else Provenance.INFERRED
         where = b.location
-        extra = (("binding", b.kind.value), ("name", b.name))
-        key = f"{kind.value}:{b.kind.value}"
         added += graph.link(
-            b.source, b.target, kind, prov, confidence, where.path, where.line, key=key, extra=extra
+            b.source,
+            b.target,
+            kind,
+            prov,
+            confidence,
+            where.path,
+            where.line,
+            key=f"{kind.value}:{b.kind.value}",
+            extra=(("binding", b.kind.value), ("name", b.name)),
+            evidence=evidence,
+            detail=f"{b.kind.value} {b.name}",
         )
     return added
 
@@ -103,6 +124,7 @@ def resolve(parsed: Iterable[ParsedFile], resolver: Resolver) -> list[Binding]:
     for pf in files:
         out.extend(index.file_bindings(pf))
     out.extend(index.mirrors())
+    out.extend(index.arg_structs())
     out.extend(index.overrides(files))
     out.extend(_routes(out))
     return sorted(set(out), key=lambda b: (b.location.path, b.location.line or 0, b.kind, b.target))
@@ -226,9 +248,35 @@ class _Index:
                     BindingKind.IOCTL_MIRROR, sym.node_id, canonical.node_id, sym.location, name
                 )
 
+    def arg_structs(self) -> Iterable[Binding]:
+        """Each ioctl definition → the struct its number is built with (C struct in the
+        repository; for a Python mirror, the ``struct_<name>`` class of its module)."""
+        for syms in [*([s] for s in self.ioctls.values()), *self.py_ioctls.values()]:
+            for sym in syms:
+                name = arg_struct(sym.value)
+                if name is None:
+                    continue
+                if sym.language is Language.PYTHON:
+                    module = sym.qualname.rpartition(".")[0]
+                    target: Symbol | None = self.resolver.py.get(f"{module}.{name}")
+                else:
+                    structs = [
+                        s
+                        for s in self.resolver.c.get(name, [])
+                        if s.kind in (SymbolKind.STRUCT, SymbolKind.CLASS)
+                    ]
+                    same = [s for s in structs if s.location.path == sym.location.path]
+                    ranked = same or structs
+                    target = ranked[0] if ranked else None
+                if target is not None:
+                    yield Binding(
+                        BindingKind.IOCTL_ARG, sym.node_id, target.node_id, sym.location, name
+                    )
+
     def overrides(self, files: list[ParsedFile]) -> Iterable[Binding]:
         methods: dict[str, dict[str, Symbol]] = defaultdict(dict)  # class → name → method
         classes: dict[str, list[str]] = defaultdict(list)  # last name → class qualnames
+        class_syms: dict[str, Symbol] = {}
         for pf in files:
             for sym in pf.symbols:
                 if sym.language is Language.PYTHON or sym.language is Language.PROTO:
@@ -238,6 +286,7 @@ class _Index:
                     methods[owner].setdefault(name, sym)
                 elif sym.kind in (SymbolKind.CLASS, SymbolKind.STRUCT):
                     classes[sym.qualname.rpartition("::")[2]].append(sym.qualname)
+                    class_syms.setdefault(sym.qualname, sym)
         bases: dict[str, list[str]] = defaultdict(list)
         for pf in files:
             for ref in pf.references:
@@ -245,6 +294,14 @@ class _Index:
                     base = _base_class(ref.scope, ref.target, classes)
                     if base is not None:
                         bases[ref.scope].append(base)
+                        if ref.scope in class_syms:
+                            yield Binding(
+                                BindingKind.INHERIT,
+                                class_syms[ref.scope].node_id,
+                                class_syms[base].node_id,
+                                ref.location,
+                                ref.target,
+                            )
         for derived in sorted(bases):
             for name, method in sorted(methods.get(derived, {}).items()):
                 base_method = _inherited(derived, name, bases, methods)

@@ -52,7 +52,43 @@ def test_kfd_ioctls_link_user_space_uses_to_kernel_dispatch(
     assert all(not a["warnings"] for _, a in g.nodes() if a["kind"] == "file")
     ops = "user/tinygrad/runtime/ops_amd.py"
     autogen = "user/tinygrad/runtime/autogen/kfd.py"
+    header = "kernel/include/uapi/linux/kfd_ioctl.h"
     assert _bindings(g) == {
+        (
+            "ioctl_arg",
+            KFD_H + "AMDKFD_IOC_GET_VERSION",
+            KFD_H + "kfd_ioctl_get_version_args",
+            header,
+            66,
+        ),
+        (
+            "ioctl_arg",
+            KFD_H + "AMDKFD_IOC_CREATE_QUEUE",
+            KFD_H + "kfd_ioctl_create_queue_args",
+            header,
+            69,
+        ),
+        (
+            "ioctl_arg",
+            KFD_H + "AMDKFD_IOC_DESTROY_QUEUE",
+            KFD_H + "kfd_ioctl_destroy_queue_args",
+            header,
+            72,
+        ),
+        (
+            "ioctl_arg",
+            AUTOGEN + "AMDKFD_IOC_GET_VERSION",
+            AUTOGEN + "struct_kfd_ioctl_get_version_args",
+            autogen,
+            42,
+        ),
+        (
+            "ioctl_arg",
+            AUTOGEN + "AMDKFD_IOC_CREATE_QUEUE",
+            AUTOGEN + "struct_kfd_ioctl_create_queue_args",
+            autogen,
+            43,
+        ),
         (
             "ioctl_dispatch",
             CHARDEV + "kfd_ioctl_get_version",
@@ -129,6 +165,7 @@ def test_ggml_ops_table_slots_calls_through_them_and_overrides(
     traits = "symbol:c:ggml/src/ggml-cpu/traits.h:ggml::cpu::tensor_traits::"
     derived = "symbol:c:ggml/src/ggml-cpu/amx/amx.cpp:ggml::cpu::amx::tensor_traits::"
     assert _bindings(g) == {
+        ("inherit", derived.removesuffix("::"), traits.removesuffix("::"), amx, 6),
         ("slot_call", CORE + "ggml_backend_name", IMPL_H + "get_name", core, 8),
         ("slot_call", CORE + "ggml_backend_free", IMPL_H + "free", core, 16),
         (
@@ -220,7 +257,10 @@ def test_switch_on_the_command_dispatches_each_case(tmp_path: Path) -> None:
     driver = "kernel/drivers/dma-buf/udmabuf.c"
     uapi = "symbol:c:kernel/include/uapi/linux/udmabuf.h:"
     entry = f"symbol:c:{driver}:udmabuf_ioctl"
+    header = "kernel/include/uapi/linux/udmabuf.h"
     assert _bindings(g) == {
+        ("ioctl_arg", uapi + "UDMABUF_CREATE", uapi + "udmabuf_create", header, 30),
+        ("ioctl_arg", uapi + "UDMABUF_CREATE_LIST", uapi + "udmabuf_create_list", header, 31),
         ("ioctl_dispatch", entry, uapi + "UDMABUF_CREATE", driver, 24),
         ("ioctl_dispatch", entry, uapi + "UDMABUF_CREATE_LIST", driver, 27),
     }
