@@ -104,6 +104,13 @@ class StackmapConfig:
             path.startswith(d.rstrip("/") + "/") or glob_regex(d).match(path) for d in self.docs
         )
 
+    def is_document(self, path: str) -> bool:
+        """A doc page in any format the map reads (Markdown, reStructuredText, plain text,
+        PDF) under one of the doc folders or globs."""
+        if path.endswith((".rst", ".txt", ".pdf")):
+            return self.is_doc(path[: path.rfind(".")] + ".md")
+        return self.is_doc(path)
+
     @property
     def store_path(self) -> Path:
         return self.root / self.store

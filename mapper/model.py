@@ -126,6 +126,9 @@ class Language(enum.StrEnum):
     CUDA = "cuda"
     PROTO = "proto"
     MARKDOWN = "markdown"
+    RST = "rst"  # reStructuredText documents
+    TEXT = "text"  # plain-text documents
+    PDF = "pdf"
     YAML = "yaml"
 
 

@@ -47,6 +47,9 @@ _EXTENSIONS: dict[str, Language] = {
     ".proto": Language.PROTO,
     ".md": Language.MARKDOWN,
     ".markdown": Language.MARKDOWN,
+    ".rst": Language.RST,
+    ".txt": Language.TEXT,
+    ".pdf": Language.PDF,
     ".yaml": Language.YAML,
     ".yml": Language.YAML,
 }

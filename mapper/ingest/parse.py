@@ -10,7 +10,8 @@ from mapper.errors import ContractError, IngestError
 from mapper.ingest.cmacros import macro_set
 from mapper.ingest.code import parse_source, python_module, sniff_language
 from mapper.ingest.contracts import parse_contract
-from mapper.ingest.docs import parse_markdown_text
+from mapper.ingest.docs import DocPage, parse_markdown_text
+from mapper.ingest.docs_plain import parse_pdf, parse_plain_text, parse_rst_text
 from mapper.ingest.proto import parse_proto
 from mapper.ingest.scan import Category, SourceFile
 from mapper.model import Language
@@ -23,7 +24,7 @@ def parse_one(config: StackmapConfig, entry: SourceFile) -> tuple[Any, str | Non
             layers = [layer.id for layer in config.layers]
             return parse_contract(entry.data.decode("utf-8"), entry.path, layers), None
         if entry.category is Category.DOC:
-            return parse_markdown_text(entry.data.decode("utf-8"), entry.path), None
+            return parse_document(entry), None
         if entry.category is Category.PROTO:
             return parse_proto(config.root, entry.path), None
         language = sniff_language(entry.path, entry.data) or entry.language
@@ -43,6 +44,18 @@ def parse_one(config: StackmapConfig, entry: SourceFile) -> tuple[Any, str | Non
         return None, "nesting too deep to parse"
     except (ValueError, UnicodeDecodeError, OSError) as exc:  # a parser refusing odd input
         return None, f"unparsable: {exc}"
+
+
+def parse_document(entry: SourceFile) -> DocPage:
+    """A doc page by its format (IngestError for a PDF that cannot be read, with why)."""
+    if entry.language is Language.PDF:
+        return parse_pdf(entry.data, entry.path)
+    text = entry.data.decode("utf-8")
+    if entry.language is Language.RST:
+        return parse_rst_text(text, entry.path)
+    if entry.language is Language.TEXT:
+        return parse_plain_text(text, entry.path)
+    return parse_markdown_text(text, entry.path)
 
 
 def parse_many(

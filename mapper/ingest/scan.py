@@ -48,6 +48,9 @@ class ScanResult:
     unmapped: int  # code files outside every layer, doc folder and test glob
 
 
+DOC_LANGUAGES = frozenset({Language.MARKDOWN, Language.RST, Language.TEXT, Language.PDF})
+
+
 def categorize(config: StackmapConfig, path: str) -> tuple[Category, Language] | None:
     language = language_for(path)
     if language is None:
@@ -55,8 +58,8 @@ def categorize(config: StackmapConfig, path: str) -> tuple[Category, Language] |
     contracts = config.contracts.rstrip("/") + "/"
     if language is Language.YAML:
         return (Category.CONTRACT, language) if path.startswith(contracts) else None
-    if language is Language.MARKDOWN:
-        return (Category.DOC, language) if config.is_doc(path) else None
+    if language in DOC_LANGUAGES:
+        return (Category.DOC, language) if config.is_document(path) else None
     if language is Language.PROTO:
         return Category.PROTO, language
     if language in CODE_LANGUAGES:
@@ -134,6 +137,8 @@ def _read(
     except OSError as exc:
         skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}"))
         return None
+    if kind[1] is Language.PDF:  # binary by nature: read by mapper.ingest.docs_plain
+        return SourceFile(rel, kind[0], kind[1], digest(data), data)
     if b"\x00" in data[:8192]:
         skips.append(Skip(rel, "binary file"))
         return None
