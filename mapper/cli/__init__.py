@@ -17,7 +17,9 @@ from mapper.cli import (
     impact_cmd,
     ingest_cmd,
     map_cmd,
+    plugins,
     query_cmd,
+    role_cmd,
     status_cmd,
 )
 
@@ -42,6 +44,10 @@ Examples:
   stackmap check --format sarif -o check.sarif
 
   stackmap diff v1 HEAD
+
+  stackmap role runtime                 the runtime engineer's view
+
+  stackmap serve                        the web UI on http://127.0.0.1:8750
 """
 
 app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False)
@@ -71,6 +77,8 @@ check_cmd.register(app)
 impact_cmd.register(app)
 ask_cmd.register(app)
 eval_cmd.register(app)
+role_cmd.register(app)
+plugins.register_all(app)
 
 
 def main() -> None:
