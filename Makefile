@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck layers mapcheck unit install clean gpu-check
+.PHONY: demo test lint typecheck layers mapcheck unit install clean gpu-check browser
 
 install: $(STAMP)
 
@@ -16,6 +16,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
 	@rm -f $(VENV)/.installed-*
 	@touch $@
+
+# The browser tests drive Debian's chromium through Playwright (never `playwright install`).
+# Installed once when missing; as root in CI, through sudo elsewhere.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing chromium for the browser tests (apt-get)" >&2; \
+	  $(SUDO) apt-get update -qq >/dev/null && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
@@ -27,18 +36,18 @@ layers: $(STAMP)
 	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
-	$(BIN)/mypy stack mapper
+	$(BIN)/mypy stack mapper web
 
 mapcheck: $(STAMP)
 	$(BIN)/stackmap check .
 
-unit: $(STAMP)
+unit: $(STAMP) browser
 	$(BIN)/pytest
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/mypy stack mapper
+	$(BIN)/mypy stack mapper web
 	$(BIN)/stackmap check .
 	$(BIN)/pytest
 

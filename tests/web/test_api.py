@@ -1,0 +1,240 @@
+"""The JSON API over this repository's map: every endpoint, bad ids, oversized input."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from web.data import MapData
+
+
+def test_status_counts_are_the_maps(client: TestClient, repo_map: MapData) -> None:
+    body = client.get("/api/status").json()
+    assert body["nodes"] == repo_map.graph().counts()["nodes"]
+    assert body["name"] == "refstack"
+
+
+def test_ask_cites_the_quantize_scenario_and_its_steps(
+    client: TestClient, repo_map: MapData
+) -> None:
+    response = client.get("/api/ask", params={"q": "what changes to add a quantize op"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["intent"] == "search"
+    assert body["scenario"] == "scenario:new-op-quantize"
+    _, scenario = repo_map.node_record("scenario:new-op-quantize")
+    assert [s["target"] for s in body["steps"]] == [
+        s["target"] for s in sorted(scenario["steps"], key=lambda s: s["order"])
+    ]
+    assert len(body["citations"]) == 8
+    assert [c["n"] for c in body["citations"]] == list(range(1, 9))
+    first = body["citations"][0]
+    assert first["id"].startswith("doc:knowledge_base/scenarios/new-op-quantize.md")
+    hit_lines = [ln for ln in first["excerpt"]["lines"] if ln["hit"]]
+    assert [ln["n"] for ln in hit_lines] == [first["line"]]
+
+
+def test_ask_for_a_role_ranks_its_layers_first(client: TestClient) -> None:
+    body = client.get("/api/ask", params={"q": "free device memory", "role": "driver"}).json()
+    layers = [c["layer"] for c in body["citations"]]
+    mine = [x in ("umd", "kmd") for x in layers]
+    assert mine == sorted(mine, reverse=True)
+    assert mine[0] is True
+
+
+def test_ask_rejects_empty_and_oversized_questions(client: TestClient) -> None:
+    empty = client.get("/api/ask", params={"q": "   "})
+    assert empty.status_code == 400
+    assert empty.json()["error"] == "bad-request"
+    missing = client.get("/api/ask")
+    assert missing.status_code == 400
+    assert "q" in missing.json()["message"]
+    huge = client.get("/api/ask", params={"q": "quantize " * 100})
+    assert huge.status_code == 400
+    assert "500" in huge.json()["message"]
+
+
+def test_ask_with_an_unknown_role_names_the_known_ones(client: TestClient) -> None:
+    response = client.get("/api/ask", params={"q": "fences", "role": "manager"})
+    assert response.status_code == 404
+    assert response.json()["known"] == ["compiler", "runtime", "driver"]
+
+
+def test_node_detail_of_an_interface(client: TestClient, repo_map: MapData) -> None:
+    body = client.get("/api/nodes/interface:umd_kmd.free").json()
+    assert body["kind"] == "interface"
+    assert body["contract"]["upper"] == "umd" and body["contract"]["lower"] == "kmd"
+    assert body["contract"]["sync"] == "sync"
+    assert body["excerpt"]["path"] == "contracts/umd_kmd.yaml"
+    incoming = repo_map.neighbours("interface:umd_kmd.free")["in"]
+    assert body["counts"]["in"] == len(incoming)
+    assert {(e["kind"], e["source"]) for e in body["in"]} == {
+        (e["kind"], e["source"]) for e in incoming
+    }
+    assert all(e["evidence"] and e["evidence"][0]["kind"] for e in body["in"])
+    docs = [d["id"] for d in body["docs"]]
+    assert "doc:knowledge_base/kmd/memory.md#device-memory" in docs
+
+
+def test_node_id_without_its_kind_prefix_resolves(client: TestClient) -> None:
+    assert client.get("/api/nodes/umd_kmd.free").json()["id"] == "interface:umd_kmd.free"
+
+
+def test_node_ids_with_slashes_and_hashes(client: TestClient) -> None:
+    node = "doc:knowledge_base/kmd/memory.md#device-memory"
+    response = client.get("/api/nodes/doc:knowledge_base/kmd/memory.md%23device-memory")
+    assert response.status_code == 200
+    assert response.json()["id"] == node
+
+
+def test_unknown_node_is_404_with_suggestions(client: TestClient) -> None:
+    response = client.get("/api/nodes/interface:umd_kmd.frees")
+    assert response.status_code == 404
+    body = response.json()
+    assert body["error"] == "unknown-node"
+    assert body["node"] == "interface:umd_kmd.frees"
+
+
+def test_path_traversal_never_reads_a_file(client: TestClient) -> None:
+    for raw in (
+        "/api/nodes/../../../../etc/passwd",
+        "/api/nodes/%2e%2e/%2e%2e/etc/passwd",
+        "/api/nodes/file:../../etc/passwd",
+        "/api/nodes/file:/etc/passwd",
+        "/static/../../pyproject.toml",
+        "/static/%2e%2e/%2e%2e/pyproject.toml",
+        "/nodes/file:..%2f..%2fetc%2fpasswd",
+    ):
+        response = client.get(raw)
+        assert response.status_code == 404, raw
+        assert "root:" not in response.text and "[project]" not in response.text, raw
+
+
+def test_oversized_node_id_is_rejected(client: TestClient) -> None:
+    response = client.get("/api/nodes/" + "x" * 5000)
+    assert response.status_code == 400
+    assert response.json()["error"] == "bad-request"
+
+
+def test_graph_default_kinds_and_layers(client: TestClient, repo_map: MapData) -> None:
+    body = client.get("/api/graph").json()
+    kinds = ("component", "interface", "scenario")
+    # one compound per layer, and the "(no layer)" band that holds the scenarios
+    expected = len(repo_map.nodes(kinds=set(kinds))) + len(repo_map.layers()) + 1
+    assert body["nodes"] == expected
+    assert body["truncated"] is False
+    nodes = [e for e in body["elements"] if "source" not in e["data"]]
+    parents = {e["data"].get("parent") for e in nodes if e["data"]["kind"] != "layer"}
+    assert parents == {
+        "layer:adapter",
+        "layer:compiler",
+        "layer:runtime",
+        "layer:umd",
+        "layer:kmd",
+        "band:unplaced",
+    }
+    assert all("position" in e for e in nodes if e["data"]["kind"] != "layer")
+
+
+def test_graph_filters_by_layer_kind_and_evidence(client: TestClient, repo_map: MapData) -> None:
+    body = client.get(
+        "/api/graph", params=[("layer", "kmd"), ("kind", "component"), ("evidence", "contract")]
+    ).json()
+    components = {n for n, _ in repo_map.nodes(kinds={"component"}, layers={"kmd"})}
+    nodes = {e["data"]["id"] for e in body["elements"] if "source" not in e["data"]}
+    assert nodes == components | {"layer:kmd"}
+    assert {e["data"]["evidence"] for e in body["elements"] if "source" in e["data"]} <= {
+        "contract"
+    }
+
+
+def test_graph_limit_truncates(client: TestClient) -> None:
+    body = client.get("/api/graph", params=[("kind", "symbol"), ("limit", "100")]).json()
+    assert body["nodes"] == 100
+    assert body["truncated"] is True
+
+
+def test_graph_rejects_unknown_names_listing_known_ones(client: TestClient) -> None:
+    response = client.get("/api/graph", params={"kind": "planet"})
+    assert response.status_code == 400
+    assert response.json()["known"][:3] == ["layer", "component", "interface"]
+    assert client.get("/api/graph", params={"layer": "gpu"}).json()["known"] == [
+        "adapter",
+        "compiler",
+        "runtime",
+        "umd",
+        "kmd",
+    ]
+    assert client.get("/api/graph", params={"limit": "100000"}).status_code == 400
+
+
+def test_impact_lists_dependents_per_layer(client: TestClient, repo_map: MapData) -> None:
+    body = client.get("/api/impact", params={"target": "umd_kmd.free"}).json()
+    assert body["target"] == "interface:umd_kmd.free"
+    listed = {i["id"] for group in body["layers"] for i in group["items"]}
+    incoming = {
+        e["source"]
+        for e in repo_map.neighbours("interface:umd_kmd.free")["in"]
+        if e["kind"] != "defines" and e["kind"] != "contains"
+    }
+    assert listed == incoming
+    assert body["count"] == len(listed)
+    for group in body["layers"]:
+        for item in group["items"]:
+            assert item["path"][0]["target"] == "interface:umd_kmd.free"
+
+
+def test_impact_bad_targets(client: TestClient) -> None:
+    assert client.get("/api/impact", params={"target": "nope.nothing"}).status_code == 404
+    assert client.get("/api/impact", params={"target": "y" * 301}).status_code == 400
+    assert client.get("/api/impact").status_code == 400
+
+
+def test_check_groups_match_the_report(client: TestClient, repo_map: MapData) -> None:
+    body = client.get("/api/check").json()
+    report = repo_map.check()
+    assert body["total"] == len(report.findings)
+    assert sum(g["count"] for g in body["by_layer"]) == body["total"]
+    assert sum(g["count"] for g in body["by_rule"]) == body["total"]
+    assert [r["id"] for r in body["rules"]] == [r.id for r in report.rules]
+
+
+def test_roles_list_and_view(client: TestClient) -> None:
+    assert [r["id"] for r in client.get("/api/roles").json()] == ["compiler", "runtime", "driver"]
+    view = client.get("/api/roles/driver").json()
+    assert view["role"]["layers"] == ["umd", "kmd"]
+    assert [x["id"] for x in view["layers"]] == ["umd", "kmd"]
+    assert view["interfaces"]
+    assert all(
+        "umd" in (i["upper"], i["lower"]) or "kmd" in (i["upper"], i["lower"])
+        for i in view["interfaces"]
+    )
+
+
+def test_unknown_role_is_404(client: TestClient) -> None:
+    response = client.get("/api/roles/manager")
+    assert response.status_code == 404
+    assert response.json() == {
+        "error": "unknown-role",
+        "message": "no role 'manager' in stackmap.toml",
+        "known": ["compiler", "runtime", "driver"],
+    }
+
+
+def test_openapi_describes_every_endpoint(client: TestClient) -> None:
+    paths = set(client.get("/openapi.json").json()["paths"])
+    assert paths == {
+        "/api/status",
+        "/api/ask",
+        "/api/nodes/{node_id}",
+        "/api/graph",
+        "/api/impact",
+        "/api/check",
+        "/api/roles",
+        "/api/roles/{role}",
+    }
+
+
+def test_unknown_api_path_is_json_404(client: TestClient) -> None:
+    response = client.get("/api/nothing")
+    assert response.status_code == 404
+    assert response.json()["error"] == "http-404"

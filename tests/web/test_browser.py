@@ -1,0 +1,121 @@
+"""End to end in real headless Chromium (Debian's ``chromium``, driven by Playwright through
+``executable_path``; ``make test`` installs it). Each test saves a screenshot under
+``out/screenshots/`` and checks that no request left the server."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from web.data import MapData
+
+REPO = Path(__file__).resolve().parents[2]
+SHOTS = REPO / "out" / "screenshots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed (`make test` installs it with apt-get)"
+)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any, live_url: str) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, base_url=live_url)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    outside: list[str] = []
+    errors: list[str] = []
+    page.on(
+        "request",
+        lambda r: None if r.url.startswith((live_url, "data:")) else outside.append(r.url),
+    )
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    context.close()
+    assert outside == [], f"requests left the server: {outside}"
+    assert errors == [], f"script errors: {errors}"
+
+
+def shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+
+
+def test_ask_the_quantize_question(page: Any, repo_map: MapData) -> None:
+    page.goto("/ask")
+    page.fill("input[name=q]", "what changes to add a quantize op")
+    page.click("form.ask button")
+    page.wait_for_selector("#answer")
+    _, scenario = repo_map.node_record("scenario:new-op-quantize")
+    assert page.locator("ol.steps li").count() == len(scenario["steps"])
+    assert page.locator("li.citation").count() == 8
+    first = page.locator("li.citation").first
+    assert first.get_attribute("data-node", timeout=1000).startswith(
+        "doc:knowledge_base/scenarios/new-op-quantize.md"
+    )
+    assert first.locator(".ln.hit").count() == 1
+    shot(page, "ask-quantize")
+    first.locator("a").first.click()
+    page.wait_for_url("**/nodes/doc:knowledge_base/scenarios/new-op-quantize.md*")
+
+
+def test_map_click_into_a_component(page: Any) -> None:
+    page.goto("/map")
+    page.wait_for_function("document.body.dataset.mapReady === '1'")
+    shot(page, "map")
+    box = page.locator("#cy").bounding_box()
+    point = page.evaluate(
+        "() => { const n = cy.getElementById('component:kmd.memory');"
+        " cy.zoom(1.5); cy.center(n); const p = n.renderedPosition();"
+        " return {x: p.x, y: p.y}; }"
+    )
+    page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
+    page.wait_for_url("**/nodes/component:kmd.memory")
+    assert page.locator("h1").inner_text() == "component kmd.memory"
+    shot(page, "component-kmd-memory")
+
+
+def test_map_filters_by_layer(page: Any) -> None:
+    page.goto("/map")
+    page.wait_for_function("document.body.dataset.mapReady === '1'")
+    for layer in ("adapter", "compiler", "runtime", "umd"):
+        page.uncheck(f"input[name=layer][value={layer}]")
+    page.click("form.filters button")
+    page.wait_for_url("**/map?*layer=kmd*")
+    page.wait_for_function("document.body.dataset.mapReady === '1'")
+    layers = page.evaluate("() => cy.nodes().map(n => n.data('layer'))")
+    assert set(layers) == {"kmd"}
+
+
+@pytest.mark.parametrize("role", ["compiler", "runtime", "driver"])
+def test_role_views(page: Any, repo_map: MapData, role: str) -> None:
+    page.goto("/")
+    page.click(f"a[data-role={role}]")
+    page.wait_for_url(f"**/roles/{role}")
+    view = repo_map.role(role)
+    assert page.locator("h1").inner_text() == view["role"]["name"]
+    assert page.locator("table.ifaces tbody tr").count() == len(view["interfaces"])
+    assert page.locator("form.ask button").inner_text() == f"Ask as {role}"
+    shot(page, f"role-{role}")
+
+
+def test_api_docs_render_offline(page: Any) -> None:
+    page.goto("/docs")
+    page.wait_for_selector(".opblock-summary-path")
+    paths = page.locator(".opblock-summary-path").all_inner_texts()
+    assert "/api/ask" in [p.strip() for p in paths]
+    shot(page, "api-docs")
