@@ -5,9 +5,9 @@ new version), and turns the map tool's records into plain, JSON-ready dicts for 
 the API. It only reads: nothing here writes to the repository or the store. Thread-safe: the
 cached map and check report are swapped under a lock, and are read-only once built.
 
-Backends: ``ask`` runs the map's hybrid search (:func:`mapper.search.search`) and
-``impact`` lists a node's direct dependents from the graph's edges, until ``mapper.agent``
-and ``mapper.impact`` are on main; both say which backend answered in their ``backend`` field.
+Backends: ``impact`` is :mod:`mapper.impact`; ``ask`` runs the map's hybrid search
+(:func:`mapper.search.search`) until ``mapper.agent`` is on main, and says so in its
+``backend`` field.
 """
 
 from __future__ import annotations
@@ -79,7 +79,8 @@ class MapData:
             )
         return graph
 
-    def _cached(self, key: str, build: Any) -> Any:
+    def cached(self, key: str, build: Any) -> Any:
+        """``build()``'s result, computed once per map version under ``key``."""
         self.graph()
         with self._lock:
             if key in self._derived:
@@ -162,7 +163,7 @@ class MapData:
             except MapperError as exc:
                 raise ConfigProblem(str(exc)) from exc
 
-        return self._cached("check", build)
+        return self.cached("check", build)
 
     def role(self, role_id: str, *, changes: bool = True) -> dict[str, Any]:
         from mapper.roles import find_role, role_view
@@ -176,7 +177,7 @@ class MapData:
             ) from None
         findings = self.check().findings
         return dict(
-            self._cached(
+            self.cached(
                 f"role:{role_id}:{changes}",
                 lambda: role_view(
                     self.root,
@@ -229,6 +230,33 @@ class MapData:
         except StoreError as exc:
             raise MapNotIngested(str(exc), command=self.ingest_command) from exc
         return [h.to_dict() for h in hits]
+
+    def impact(
+        self, target: str | None, diff: str | None, *, conservative: bool = False
+    ) -> dict[str, Any]:
+        """``mapper.impact``'s report (JSON form) for a target, or for a revision range
+        ``A..B`` / ``A`` (to HEAD); UnknownNode or BadRequest when it cannot be analysed."""
+        from mapper.impact import (
+            ImpactError,
+            MapView,
+            Mode,
+            UnknownTargetError,
+            impact_of,
+            impact_of_diff,
+        )
+
+        view = self.cached("impact-view", lambda: MapView(self.graph(), self.config))
+        mode = Mode.CONSERVATIVE if conservative else Mode.PRECISE
+        try:
+            if diff is not None:
+                report = impact_of_diff(view, self.root, diff, mode=mode)
+            else:
+                report = impact_of(view, self.root, str(target), mode=mode)
+        except UnknownTargetError as exc:
+            raise UnknownNode(str(exc), node=target) from None
+        except (ImpactError, MapperError) as exc:
+            raise BadRequest(str(exc)) from None
+        return dict(report.to_json())
 
     def check_names(self, kinds: list[str], layers: list[str], evidence: list[str]) -> None:
         """BadRequest naming the known values for any unknown kind, layer or evidence kind."""

@@ -167,26 +167,40 @@ def test_graph_rejects_unknown_names_listing_known_ones(client: TestClient) -> N
     assert client.get("/api/graph", params={"limit": "100000"}).status_code == 400
 
 
-def test_impact_lists_dependents_per_layer(client: TestClient, repo_map: MapData) -> None:
-    body = client.get("/api/impact", params={"target": "umd_kmd.free"}).json()
+def test_impact_mirrors_mapper_impact_per_layer(client: TestClient, repo_map: MapData) -> None:
+    from mapper.impact import MapView, impact_of
+
+    body = client.get("/api/impact", params={"target": "interface:umd_kmd.free"}).json()
+    report = impact_of(
+        MapView(repo_map.graph(), repo_map.config), repo_map.root, "interface:umd_kmd.free"
+    )
     assert body["target"] == "interface:umd_kmd.free"
-    listed = {i["id"] for group in body["layers"] for i in group["items"]}
-    incoming = {
-        e["source"]
-        for e in repo_map.neighbours("interface:umd_kmd.free")["in"]
-        if e["kind"] != "defines" and e["kind"] != "contains"
-    }
-    assert listed == incoming
-    assert body["count"] == len(listed)
+    assert body["count"] == len(report.affected)
+    expected = {k: [a.node for a in v] for k, v in report.by_layer().items()}
+    assert {g["layer"]: [i["node"] for i in g["items"]] for g in body["layers"]} == expected
+    assert [g["layer"] for g in body["layers"]] == ["umd", "kmd"]
     for group in body["layers"]:
         for item in group["items"]:
-            assert item["path"][0]["target"] == "interface:umd_kmd.free"
+            first = item["why"][0]
+            assert "interface:umd_kmd.free" in (first["from"], first["to"])
+            assert all(hop["evidence"] and hop["at"] for hop in item["why"])
+
+
+def test_impact_of_a_revision_range(client: TestClient) -> None:
+    body = client.get("/api/impact", params={"diff": "HEAD..HEAD"})
+    assert body.status_code == 400  # an empty range touches nothing: say so
+    assert body.json()["error"] == "bad-request"
 
 
 def test_impact_bad_targets(client: TestClient) -> None:
-    assert client.get("/api/impact", params={"target": "nope.nothing"}).status_code == 404
+    missing = client.get("/api/impact", params={"target": "nope.nothing"})
+    assert missing.status_code == 404
+    assert missing.json()["error"] == "unknown-node"
     assert client.get("/api/impact", params={"target": "y" * 301}).status_code == 400
     assert client.get("/api/impact").status_code == 400
+    both = client.get("/api/impact", params={"target": "umd_kmd.free", "diff": "HEAD"})
+    assert both.status_code == 400
+    assert client.get("/api/impact", params={"diff": "no-such-rev..HEAD"}).status_code == 400
 
 
 def test_check_groups_match_the_report(client: TestClient, repo_map: MapData) -> None:

@@ -101,6 +101,18 @@ def test_map_filters_by_layer(page: Any) -> None:
     assert set(layers) == {"kmd"}
 
 
+def test_a_2000_node_map_draws_every_node_then_every_edge(page: Any, client: Any) -> None:
+    query = "kind=component&kind=interface&kind=scenario&kind=symbol&kind=file&limit=2000"
+    expected = client.get(f"/api/graph?{query}").json()
+    page.goto(f"/map?{query}")
+    page.wait_for_function("document.body.dataset.mapReady === '1'")
+    assert page.evaluate("cy.nodes().length") == expected["nodes"] == 2000
+    page.wait_for_function("document.body.dataset.edgesReady === '1'")
+    assert page.evaluate("cy.edges().length") == expected["edges"]
+    assert page.evaluate("cy.nodes('.band').length") == 6  # five layers and "(no layer)"
+    shot(page, "map-2000-nodes")
+
+
 @pytest.mark.parametrize("role", ["compiler", "runtime", "driver"])
 def test_role_views(page: Any, repo_map: MapData, role: str) -> None:
     page.goto("/")

@@ -65,17 +65,24 @@ def api_graph(
     return graph_elements(_data(request), kind, layer, evidence, limit)
 
 
-@router.get("/impact", summary="What depends on a symbol or interface, per layer, with paths")
+@router.get(
+    "/impact",
+    summary="What must change with a target or a diff, per layer, with explanation paths",
+)
 def api_impact(
     request: Request,
     target: Annotated[
         str,
-        Query(
-            min_length=1, max_length=MAX_TARGET, description="A node id or name, e.g. umd_kmd.free"
-        ),
-    ],
+        Query(max_length=MAX_TARGET, description="Node id, PATH:LINE, contract entry, name"),
+    ] = "",
+    diff: Annotated[
+        str, Query(max_length=MAX_TARGET, description="Revision range A..B, or A (to HEAD)")
+    ] = "",
+    conservative: Annotated[
+        bool, Query(description="Follow every plausible edge, not only code evidence")
+    ] = False,
 ) -> dict[str, Any]:
-    return impact(_data(request), target)
+    return impact(_data(request), target, diff, conservative)
 
 
 @router.get("/check", summary="Check findings grouped by layer, rule and classification")

@@ -70,10 +70,16 @@ def check_page(request: Request) -> HTMLResponse:
 
 @router.get("/impact", response_class=HTMLResponse)
 def impact_page(
-    request: Request, target: Annotated[str, Query(max_length=MAX_TARGET)] = ""
+    request: Request,
+    target: Annotated[str, Query(max_length=MAX_TARGET)] = "",
+    diff: Annotated[str, Query(max_length=MAX_TARGET)] = "",
+    conservative: bool = False,
 ) -> HTMLResponse:
-    result = impact(_data(request), target) if target.strip() else None
-    return html(request, "impact.html", target=target, result=result)
+    asked = bool(target.strip() or diff.strip())
+    result = impact(_data(request), target, diff, conservative) if asked else None
+    return html(
+        request, "impact.html", target=target, diff=diff, conservative=conservative, result=result
+    )
 
 
 @router.get("/roles/{role}", response_class=HTMLResponse)

@@ -1,7 +1,9 @@
 """The Map page's graph: cytoscape elements with a preset layout computed here.
 
-Layers are compound nodes stacked top to bottom in config order; each layer's nodes sit in a
-grid inside it (components first, then interfaces, scenarios, symbols ...), and nodes with no
+Layers are compound nodes stacked top to bottom in config order (a big map draws them as
+plain boxes of the size given here: cytoscape's compound bookkeeping over thousands of
+children costs more than the rest of the first paint); each layer's nodes sit in a grid inside
+it (components first, then interfaces, scenarios, symbols ...), and nodes with no
 layer share a last band. A preset layout costs the browser nothing, so the first paint of a
 2,000-node map is the time to draw it, and the same map always looks the same.
 """
@@ -15,25 +17,33 @@ from web.data import DEFAULT_MAP_KINDS, MapData
 
 KIND_ORDER = ("component", "interface", "scenario", "symbol", "file", "doc", "test")
 MAX_NODES = 5000
-CELL_W, CELL_H, BAND_GAP = 110, 70, 120
+CELL_W, CELL_H, BAND_GAP, BAND_PAD = 110, 70, 120, 30
 UNPLACED = "band:unplaced"
 
 
 def _label(node_id: str, data: Any) -> str:
-    name = str(data.get("name") or node_id)
-    return name if data.get("kind") in ("layer", "scenario") else name.rsplit(".", 1)[-1]
+    if data.get("kind") in ("layer", "scenario"):
+        return node_id.split(":", 1)[-1]  # a scenario's title is a sentence: its id is shorter
+    return str(data.get("name") or node_id).rsplit(".", 1)[-1]
 
 
 def graph_elements(
+    data: MapData, kinds: list[str], layers: list[str], evidence: list[str], limit: int = 2000
+) -> dict[str, Any]:
+    """Nodes of ``kinds`` in ``layers`` (all when empty), at most ``limit``, with the edges
+    between them whose evidence is of ``evidence`` (all when empty); cached per map version."""
+    data.check_names(kinds, layers, evidence)
+    key = f"graph:{sorted(kinds)}:{sorted(layers)}:{sorted(evidence)}:{limit}"
+    return dict(data.cached(key, lambda: _elements(data, kinds, layers, evidence, limit)))
+
+
+def _elements(
     data: MapData,
     kinds: list[str],
     layers: list[str],
     evidence: list[str],
     limit: int = 2000,
 ) -> dict[str, Any]:
-    """Nodes of ``kinds`` in ``layers`` (all when empty), at most ``limit``, with the edges
-    between them whose evidence is of ``evidence`` (all when empty)."""
-    data.check_names(kinds, layers, evidence)
     wanted = set(kinds or DEFAULT_MAP_KINDS) - {"layer"}
     layer_ids = [layer["id"] for layer in data.layers() if not layers or layer["id"] in layers]
     rank = {k: i for i, k in enumerate(KIND_ORDER)}
@@ -59,18 +69,24 @@ def graph_elements(
         if band == UNPLACED and not nodes:
             continue
         parent = f"layer:{band}" if band != UNPLACED else UNPLACED
-        elements.append(
+        cols = max(10, math.ceil(math.sqrt(len(nodes) * 8)))
+        rows = max(1, math.ceil(len(nodes) / cols))
+        width = (min(cols, max(1, len(nodes))) - 1) * CELL_W + 2 * BAND_PAD
+        height = (rows - 1) * CELL_H + CELL_H / 3 + 2 * BAND_PAD
+        elements.append(  # its box too: a big map draws the band as a plain node (map.js)
             {
                 "data": {
                     "id": parent,
                     "label": band if band != UNPLACED else "(no layer)",
                     "kind": "layer",
                     "layer": None if band == UNPLACED else band,
+                    "w": width,
+                    "h": height,
                 },
+                "position": {"x": width / 2 - BAND_PAD, "y": y + height / 2 - BAND_PAD},
                 "classes": "layer",
             }
         )
-        cols = max(10, math.ceil(math.sqrt(len(nodes) * 8)))
         for i, (n, d) in enumerate(nodes):
             row, col = divmod(i, cols)
             elements.append(
@@ -87,7 +103,7 @@ def graph_elements(
                     "classes": str(d.get("kind")),
                 }
             )
-        y += max(1, math.ceil(len(nodes) / cols)) * CELL_H + BAND_GAP
+        y += rows * CELL_H + BAND_GAP
     ids = {e["data"]["id"] for e in elements}
     bands_ids = {e["data"]["id"] for e in elements if e["data"]["kind"] == "layer"}
     edges = [  # a layer's own edges are shown by nesting, except layer-to-layer adjacency

@@ -1,8 +1,6 @@
-"""The Impact page and ``/api/impact``: what depends on a symbol or an interface.
-
-Backend: the node's direct dependents over the graph's edges (one hop, each with its
-evidence), until ``mapper.impact`` is on main; the record says so in ``backend``.
-"""
+"""The Impact page and ``/api/impact``: what must change with a symbol, an interface, a
+contract entry, a ``PATH:LINE`` or a revision range, per layer, each item with its
+explanation path hop by hop (:mod:`mapper.impact` through :meth:`web.data.MapData.impact`)."""
 
 from __future__ import annotations
 
@@ -12,32 +10,28 @@ from web.data import MapData
 from web.errors import BadRequest
 
 MAX_TARGET = 300
-BACKEND = "direct dependents: one hop over the map's edges"
-#: Edge kinds along which a change to the target reaches the source of the edge.
-DEPENDS = ("consumes", "implements", "calls", "imports", "covers", "describes", "step", "provides")
 
 
-def impact(data: MapData, target: str) -> dict[str, Any]:
-    target = target.strip()
-    if not target:
-        raise BadRequest("name a symbol or an interface, e.g. interface:umd_kmd.free")
-    if len(target) > MAX_TARGET:
-        raise BadRequest(f"a target is at most {MAX_TARGET} characters", length=len(target))
-    node_id, attrs = data.node_record(target)
-    per_layer: dict[str, list[dict[str, Any]]] = {}
-    for edge in data.neighbours(node_id)["in"]:
-        if edge["kind"] not in DEPENDS:
-            continue
-        _, src = data.node_record(edge["source"])
-        layer = src.get("layer") or "(no layer)"
-        per_layer.setdefault(layer, []).append(
-            {"id": edge["source"], "kind": src.get("kind"), "name": src.get("name"), "path": [edge]}
+def impact(
+    data: MapData, target: str = "", diff: str = "", conservative: bool = False
+) -> dict[str, Any]:
+    target, diff = target.strip(), diff.strip()
+    if bool(target) == bool(diff):
+        raise BadRequest(
+            "give a target (e.g. interface:umd_kmd.free, stack/kmd/memory.py:40) "
+            "or a diff (a revision range such as HEAD~3..HEAD), not both"
         )
+    for value in (target, diff):
+        if len(value) > MAX_TARGET:
+            raise BadRequest(f"a target is at most {MAX_TARGET} characters", length=len(value))
+    report = data.impact(target or None, diff or None, conservative=conservative)
+    items = {a["node"]: a for a in report["affected"]}
     order = [layer["id"] for layer in data.layers()] + ["(no layer)"]
-    return {
-        "target": node_id,
-        "kind": attrs.get("kind"),
-        "backend": BACKEND,
-        "layers": [{"layer": k, "items": per_layer[k]} for k in order if k in per_layer],
-        "count": sum(len(v) for v in per_layer.values()),
-    }
+    by_layer = report["by_layer"]
+    report["layers"] = [
+        {"layer": k, "items": [items[n] for n in by_layer[k]]} for k in order if k in by_layer
+    ]
+    for key in ("tests", "docs", "contracts", "scenario_steps"):
+        report[key] = [items[n] for n in report[key]]
+    report["count"] = len(report["affected"])
+    return report
