@@ -5,9 +5,8 @@ new version), and turns the map tool's records into plain, JSON-ready dicts for 
 the API. It only reads: nothing here writes to the repository or the store. Thread-safe: the
 cached map and check report are swapped under a lock, and are read-only once built.
 
-Backends: ``impact`` is :mod:`mapper.impact`; ``ask`` runs the map's hybrid search
-(:func:`mapper.search.search`) until ``mapper.agent`` is on main, and says so in its
-``backend`` field.
+Backends: ``ask`` is :mod:`mapper.agent`, ``impact`` is :mod:`mapper.impact`, ``check`` is
+:mod:`mapper.check` and role views are :mod:`mapper.roles`, each over the cached map.
 """
 
 from __future__ import annotations
@@ -192,15 +191,12 @@ class MapData:
 
     # ------------------------------------------------------------------ code excerpts
     def excerpt(self, path: str | None, line: int | None) -> dict[str, Any] | None:
-        """Lines around ``path:line`` when ``path`` is a file on the map inside the root.
+        """Lines around ``path:line`` of a file inside the repository root.
 
-        Only paths the map itself recorded are read (never a path taken from a request), and
-        only when they resolve inside the repository root.
+        Callers pass paths the map or the agent recorded (never a path taken from a request);
+        a path that resolves outside the root (``..``, a symlink) is refused all the same.
         """
         if not path or line is None:
-            return None
-        graph = self.graph()
-        if f"file:{path}" not in graph and not path.endswith((".md", ".yaml", ".proto")):
             return None
         full = (self.root / path).resolve()
         if not full.is_relative_to(self.root) or not full.is_file():
@@ -220,16 +216,25 @@ class MapData:
             ],
         }
 
-    # ------------------------------------------------------------------ ask (search backend)
-    def search(self, query: str, *, limit: int = 8) -> list[dict[str, Any]]:
-        """Hybrid search hits (exact code names, then vectors) as dicts."""
-        from mapper.search import search
+    # ------------------------------------------------------------------ ask and impact
+    def ask(self, question: str, role: str | None = None) -> dict[str, Any]:
+        """``mapper.agent.ask`` on the cached map: the answer, its intent and citations."""
+        from mapper.agent import AskError, ask
+        from mapper.agent.mapview import MapView as AgentView
+        from mapper.errors import UnknownNameError
 
+        view = self.cached("agent-view", lambda: AgentView(self.root, self.config, self.graph()))
         try:
-            hits = search(self.root, query, limit=limit, config=self.config, graph=self.graph())
+            answer = ask(question, role=role, map=view)
+        except AskError as exc:
+            raise BadRequest(str(exc)) from None
+        except UnknownNameError:
+            raise UnknownRole(
+                f"no role {role!r} in stackmap.toml", known=[r.id for r in self.config.roles]
+            ) from None
         except StoreError as exc:
             raise MapNotIngested(str(exc), command=self.ingest_command) from exc
-        return [h.to_dict() for h in hits]
+        return dict(answer.to_json())
 
     def impact(
         self, target: str | None, diff: str | None, *, conservative: bool = False

@@ -20,12 +20,14 @@ def test_home_lists_layers_and_roles(client: TestClient) -> None:
     assert re.findall(r'data-role="(\w+)"', page) == ["compiler", "runtime", "driver"]
 
 
-def test_ask_page_shows_the_answer_with_citations(client: TestClient) -> None:
+def test_ask_page_shows_the_answer_with_citations(client: TestClient, repo_map: MapData) -> None:
     page = client.get("/ask", params={"q": "what changes to add a quantize op"}).text
-    assert 'id="answer"' in page
-    assert len(re.findall(r'<li class="citation"', page)) == 8
-    assert page.count('<span class="ln hit">') == 8  # one highlighted line per citation
-    assert "<h2>Steps</h2>" in page
+    assert '<section class="answer" id="answer" data-intent="new_op">' in page
+    _, scenario = repo_map.node_record("scenario:new-op-quantize")
+    cited = len(scenario["steps"]) + 1  # the scenario page, then one citation per step
+    assert len(re.findall(r'<li class="citation"', page)) == cited
+    assert page.count('<span class="ln hit">') == cited  # one highlighted line per citation
+    assert 'href="/nodes/component:compiler.quantize"' in page
 
 
 def test_ask_page_without_a_question_is_just_the_form(client: TestClient) -> None:
@@ -39,11 +41,12 @@ def test_map_page_embeds_its_graph_as_json(client: TestClient) -> None:
     assert '<script src="/static/vendor/cytoscape/cytoscape.min.js" defer></script>' in page
 
 
-def test_node_page_shows_contract_excerpt_and_edges(client: TestClient) -> None:
+def test_node_page_shows_contract_excerpt_and_edges(client: TestClient, repo_map: MapData) -> None:
     page = client.get("/nodes/interface:umd_kmd.free").text
     assert "<h2>Contract</h2>" in page
     assert "The UMD (caller) is responsible" in page
-    assert '<span class="ln hit"><span class="n">97</span>' in page
+    _, node = repo_map.node_record("interface:umd_kmd.free")
+    assert f'<span class="ln hit"><span class="n">{node["line"]}</span>' in page
     assert 'href="/nodes/component:umd.session"' in page
 
 
