@@ -11,16 +11,15 @@ feeds ``stackmap role`` and the web UI.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from mapper.check.finding import Finding
-from mapper.config import RoleConfig, StackmapConfig, load_config
+from mapper.config import RoleConfig, StackmapConfig
 from mapper.errors import MapperError, UnknownNameError
-from mapper.graph import MapGraph
-from mapper.model import EdgeKind, NodeKind
+from mapper.model import Edge, NodeKind
+from mapper.query import Map
 
 #: How many commits back "recent" changes reach when no ``since`` revision is given.
 RECENT_COMMITS = 20
@@ -33,7 +32,7 @@ class Party:
     id: str
     kind: str
     layer: str | None
-    evidence: str  # provenance of the edge: contract, tree-sitter, doc, ...
+    evidence: str  # the kind of the edge's strongest evidence: contract, code_reference, ...
     path: str | None
     line: int | None
 
@@ -124,96 +123,95 @@ def find_role(config: StackmapConfig, role_id: str) -> RoleConfig:
     raise UnknownNameError("role", role_id, [r.id for r in config.roles])
 
 
-def _layer_of(graph: MapGraph, node_id: str) -> str | None:
-    data = graph.get(node_id)
-    return None if data is None else data.get("layer")
-
-
-def _parties(graph: MapGraph, iface: str, kinds: tuple[EdgeKind, ...]) -> tuple[Party, ...]:
+def _parties(m: Map, edges: list[Edge]) -> tuple[Party, ...]:
     out = []
-    for kind in kinds:
-        for src, edge in graph.in_edges(iface, kind):
-            data = graph.node(src)
-            out.append(
-                Party(
-                    src,
-                    str(data.get("kind")),
-                    data.get("layer"),
-                    str(edge.get("provenance")),
-                    edge.get("path"),
-                    edge.get("line"),
-                )
+    for edge in edges:
+        node = m.node(edge.source)
+        cite = edge.citation
+        out.append(
+            Party(
+                edge.source,
+                node.kind.value if node else "?",
+                node.layer if node else None,
+                cite.kind.value,
+                cite.path,
+                cite.line,
             )
+        )
     return tuple(sorted(out, key=lambda p: (p.kind != "layer", p.id)))
 
 
-def _interfaces(graph: MapGraph, layers: frozenset[str]) -> tuple[BoundaryInterface, ...]:
+def _interfaces(m: Map, layers: frozenset[str]) -> tuple[BoundaryInterface, ...]:
     out = []
-    for node_id, d in graph.nodes(NodeKind.INTERFACE):
-        if d.get("upper") not in layers and d.get("lower") not in layers:
+    for n in m.nodes(NodeKind.INTERFACE):
+        if n.get("upper") not in layers and n.get("lower") not in layers:
             continue
         out.append(
             BoundaryInterface(
-                node_id,
-                str(d.get("name")),
-                d.get("upper"),
-                d.get("lower"),
-                d.get("sync"),
-                d.get("synchronization"),
-                d.get("description"),
-                d.get("path"),
-                d.get("line"),
-                providers=_parties(graph, node_id, (EdgeKind.PROVIDES, EdgeKind.IMPLEMENTS)),
-                consumers=_parties(graph, node_id, (EdgeKind.CONSUMES,)),
+                n.id,
+                n.name,
+                n.get("upper"),
+                n.get("lower"),
+                n.get("sync"),
+                n.get("synchronization"),
+                n.get("description"),
+                n.path,
+                n.line,
+                providers=_parties(m, m.providers(n.id) + m.implementations(n.id)),
+                consumers=_parties(m, m.consumers(n.id)),
             )
         )
     return tuple(sorted(out, key=lambda i: i.id))
 
 
-def _step_layers(graph: MapGraph, target: str) -> set[str]:
-    data: Mapping[str, Any] = graph.get(target) or {}
-    if data.get("kind") == NodeKind.INTERFACE.value:
-        return {x for x in (data.get("upper"), data.get("lower")) if x}
-    return {data["layer"]} if data.get("layer") else set()
+def _step_layers(m: Map, target: str) -> set[str]:
+    node = m.node(target)
+    if node is None:
+        return set()
+    if node.kind is NodeKind.INTERFACE:
+        return {x for x in (node.get("upper"), node.get("lower")) if x}
+    return {node.layer} if node.layer else set()
 
 
-def _scenarios(graph: MapGraph, layers: frozenset[str]) -> tuple[ScenarioCrossing, ...]:
+def _scenarios(m: Map, layers: frozenset[str]) -> tuple[ScenarioCrossing, ...]:
     out = []
-    for node_id, d in graph.nodes(NodeKind.SCENARIO):
+    for n in m.nodes(NodeKind.SCENARIO):
         steps = []
-        for step in sorted(d.get("steps") or [], key=lambda s: s.get("order", 0)):
+        for step in sorted(n.get("steps") or [], key=lambda s: s.get("order", 0)):
             target = str(step.get("target"))
-            touched = _step_layers(graph, target)
+            node = m.node(target)
             steps.append(
                 ScenarioStepView(
                     int(step.get("order", 0)),
                     target,
                     str(step.get("action", "")),
-                    _layer_of(graph, target),
-                    bool(touched & layers),
+                    node.layer if node else None,
+                    bool(_step_layers(m, target) & layers),
                 )
             )
         if any(s.in_role for s in steps):
-            out.append(ScenarioCrossing(node_id, str(d.get("name")), d.get("path"), tuple(steps)))
+            out.append(ScenarioCrossing(n.id, n.name, n.path, tuple(steps)))
     return tuple(sorted(out, key=lambda s: s.id))
 
 
-def _holes(graph: MapGraph, layers: frozenset[str]) -> tuple[HoleView, ...]:
+def _holes(m: Map, layers: frozenset[str]) -> tuple[HoleView, ...]:
     out = []
-    for node_id, d in graph.nodes():
-        hole = d.get("hole")
-        if hole and (d.get("layer") in layers or d.get("layer") is None):
+    for hole in m.holes():
+        node = m.node(hole.node)
+        layer = node.layer if node else None
+        if layer in layers or layer is None:
+            where = hole.location
             out.append(
                 HoleView(
-                    node_id,
-                    d.get("layer"),
-                    tuple(hole.get("missing", ())),
-                    str(hole.get("reason", "")),
-                    d.get("path"),
-                    d.get("line"),
+                    hole.node,
+                    layer,
+                    tuple(hole.missing),
+                    hole.reason,
+                    where.path if where else None,
+                    where.line if where else None,
                 )
             )
-    return tuple(sorted(out, key=lambda h: h.node))
+    return tuple(out)
 
 
 def recent_base(root: Path, commits: int = RECENT_COMMITS) -> str:
@@ -232,15 +230,15 @@ def recent_base(root: Path, commits: int = RECENT_COMMITS) -> str:
 
 
 def _changes(
-    root: Path, graph: MapGraph, config: StackmapConfig, layers: frozenset[str], since: str | None
+    root: Path, m: Map, layers: frozenset[str], since: str | None
 ) -> tuple[tuple[dict[str, str], ...], str | None, str | None]:
     from mapper.versions import Impact, diff_revisions
 
     contract_layers: dict[str, set[str]] = {}
-    for _, d in graph.nodes(NodeKind.INTERFACE):
-        if d.get("path"):
-            contract_layers.setdefault(d["path"], set()).update(
-                x for x in (d.get("upper"), d.get("lower")) if x
+    for n in m.nodes(NodeKind.INTERFACE):
+        if n.path:
+            contract_layers.setdefault(n.path, set()).update(
+                x for x in (n.get("upper"), n.get("lower")) if x
             )
     try:
         base = since or recent_base(root)
@@ -252,7 +250,7 @@ def _changes(
         if change.impact is not Impact.BREAKING:
             continue
         path = change.location.path
-        touched = contract_layers.get(path) or {config.layer_of(path)} - {None}
+        touched = contract_layers.get(path) or {m.config.layer_of(path)} - {None}
         hit = sorted(x for x in touched if x in layers)
         if hit:
             out.append({**change.to_dict(), "layer": ", ".join(hit)})
@@ -262,45 +260,40 @@ def _changes(
 def role_view(
     root: Path,
     role_id: str,
-    graph: MapGraph,
+    m: Map,
     *,
-    config: StackmapConfig | None = None,
     findings: tuple[Finding, ...] | None = None,
     since: str | None = None,
     changes: bool = True,
 ) -> RoleView:
-    """The view of ``role_id`` over ``graph`` (the current map of ``root``).
+    """The view of ``role_id`` over ``m`` (the current map of ``root``, from
+    :func:`mapper.query.open_map`).
 
-    ``findings`` are the check's active findings (the check runs here when None);
-    ``changes=False`` skips the git diff. UnknownNameError for a role not in the config.
+    ``findings`` are the check's active findings (the map's own when None); ``changes=False``
+    skips the git diff. UnknownNameError for a role not in the config.
     """
-    config = config or load_config(root)
-    role = find_role(config, role_id)
+    role = find_role(m.config, role_id)
     layers = frozenset(role.layers)
     if findings is None:
-        from mapper.check import run_check
-
-        findings = run_check(root, config=config).findings
+        findings = tuple(m.findings())
     layer_views = tuple(
         LayerView(
             layer.id,
             layer.name,
             layer.description,
-            tuple(sorted(n for n, _ in graph.nodes(NodeKind.COMPONENT, layer.id))),
+            tuple(sorted(n.id for n in m.nodes(NodeKind.COMPONENT, layer.id))),
         )
-        for layer in config.layers
+        for layer in m.config.layers
         if layer.id in layers
     )
-    listed, base, error = (
-        _changes(root, graph, config, layers, since) if changes else ((), None, None)
-    )
+    listed, base, error = _changes(root, m, layers, since) if changes else ((), None, None)
     return RoleView(
         role=role,
         layers=layer_views,
-        interfaces=_interfaces(graph, layers),
-        scenarios=_scenarios(graph, layers),
+        interfaces=_interfaces(m, layers),
+        scenarios=_scenarios(m, layers),
         findings=tuple(f for f in findings if f.layer in layers),
-        holes=_holes(graph, layers),
+        holes=_holes(m, layers),
         changes=listed,
         changes_since=base,
         changes_error=error,

@@ -1,106 +1,156 @@
 """The web UI's one door to the map: every read of ``mapper`` goes through this module.
 
-:class:`MapData` opens the current map of a repository (re-reading it when an ingest writes a
-new version), and turns the map tool's records into plain, JSON-ready dicts for the pages and
-the API. It only reads: nothing here writes to the repository or the store. Thread-safe: the
-cached map and check report are swapped under a lock, and are read-only once built.
-
-Backends: ``ask`` is :mod:`mapper.agent`, ``impact`` is :mod:`mapper.impact`, ``check`` is
-:mod:`mapper.check` and role views are :mod:`mapper.roles`, each over the cached map.
+:class:`MapData` opens the current map of a repository with the query API
+(:func:`mapper.query.open_map`, re-read when an ingest writes a new version) and turns the map
+tool's records into plain, JSON-ready dicts for the pages and the API. Backends: ``ask`` is
+:mod:`mapper.agent`, ``impact`` is :mod:`mapper.impact`, the check is :mod:`mapper.check` and
+role views are :mod:`mapper.roles`, each over the same map version. It only reads: nothing
+here writes to the repository or the store. Thread-safe: per-version results are swapped
+under a lock and are read-only once built.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from mapper.config import StackmapConfig, load_config
-from mapper.errors import ConfigError, MapperError, StoreError
-from mapper.graph import MapGraph
-from mapper.model import NodeKind, Provenance
+from mapper.errors import ConfigError, MapperError, StoreError, UnknownNameError
+from mapper.model import Edge, EvidenceKind, Node, NodeKind
+from mapper.query import Map, open_map
+from mapper.query import MapNotIngested as NotIngested
 from web.errors import BadRequest, ConfigProblem, EmptyMap, MapNotIngested, UnknownNode, UnknownRole
 
 NODE_KINDS = tuple(k.value for k in NodeKind)
-EVIDENCE_KINDS = tuple(p.value for p in Provenance)
+EVIDENCE_KINDS = tuple(k.value for k in EvidenceKind)
 #: Kinds the Map page shows when none are asked for (symbols, files, docs, tests are many).
 DEFAULT_MAP_KINDS = ("layer", "component", "interface", "scenario")
 EXCERPT_CONTEXT = 4  # lines either side of a cited line
+Record = dict[str, Any]
+
+
+def node_dict(node: Node) -> Record:
+    """A node as the UI shows it: its attributes with kind, name, layer, path and line."""
+    return {**node.attrs, "kind": node.kind.value, "name": node.name, "layer": node.layer,
+            "path": node.path, "line": node.line}  # fmt: skip
+
+
+def edge_dict(edge: Edge) -> Record:
+    """An edge as the UI shows it: its ends, its kind and every piece of evidence behind it
+    (strongest first)."""
+    return {
+        "source": edge.source,
+        "target": edge.target,
+        "kind": edge.kind.value,
+        "evidence": [
+            {"kind": e.kind.value, "path": e.path, "line": e.line, "confidence": e.confidence}
+            for e in edge.evidence
+        ],
+    }
 
 
 class MapData:
-    """The current map of ``root``, cached per store version."""
+    """The current map of ``root``, and what is derived from it, cached per map version."""
 
     def __init__(self, root: Path, config: StackmapConfig | None = None) -> None:
         self.root = root.resolve()
         self._lock = threading.Lock()
-        self._graph: MapGraph | None = None
-        self._stamp: tuple[int, int] | None = None
-        self._empty = False
-        self._derived: dict[str, Any] = {}  # per-version results (check report, role views)
+        self._map: Map | None = None
+        self._derived: dict[str, Any] = {}
         try:
             self.config: StackmapConfig = config or load_config(self.root)
         except ConfigError as exc:
             raise ConfigProblem(str(exc), command=f"stackmap init {self.root}") from exc
 
-    # ------------------------------------------------------------------ the map itself
     @property
     def ingest_command(self) -> str:
         return f"stackmap ingest {self.root}"
 
-    def graph(self) -> MapGraph:
-        """The current graph; MapNotIngested with the command to run when there is none."""
-        from mapper.ingest.store import Store
-
+    # ------------------------------------------------------------------ the map itself
+    def map(self) -> Map:
+        """The current map; MapNotIngested (with the command to run) when there is none or it
+        cannot be read, EmptyMap when the layers match no files."""
         try:
-            path = Store(self.config.store_path).graph_path()
-            stat = path.stat()
-        except (OSError, StoreError):
+            m = open_map(self.root, self.config)
+        except NotIngested:
             raise MapNotIngested(
                 "no map has been built for this repository yet", command=self.ingest_command
             ) from None
-        stamp = (stat.st_mtime_ns, stat.st_size)
+        except StoreError as exc:  # outdated or damaged: the error names the rebuild command
+            rebuild = exc.details.get("rebuild") or "stackmap ingest"
+            raise MapNotIngested(str(exc), command=f"{rebuild} {self.root}") from None
         with self._lock:
-            if self._graph is None or stamp != self._stamp:
-                try:
-                    self._graph = MapGraph.load(path)
-                except StoreError as exc:
-                    raise MapNotIngested(str(exc), command=self.ingest_command) from exc
-                self._stamp, self._derived = stamp, {}
-                self._empty = all(k == "layer" for k in self._graph.counts()["nodes"])
-            graph, empty = self._graph, self._empty
+            if m is not self._map:
+                self._map, self._derived = m, {}
+                self._derived["empty"] = all(n.kind is NodeKind.LAYER for n in m.nodes())
+            empty = self._derived["empty"]
         if empty:
             raise EmptyMap(
                 "the map holds no code, docs or contracts: the layers' paths in stackmap.toml "
                 "match no files",
                 command=f"stackmap ingest {self.root} --json",
             )
-        return graph
+        return m
 
-    def cached(self, key: str, build: Any) -> Any:
+    def cached(self, key: str, build: Callable[[], Any]) -> Any:
         """``build()``'s result, computed once per map version under ``key``."""
-        self.graph()
+        self.map()
         with self._lock:
             if key in self._derived:
                 return self._derived[key]
         value = build()
         with self._lock:
             self._derived.setdefault(key, value)
-        return value
+            return self._derived[key]
 
-    def node_record(self, node_id: str) -> tuple[str, Mapping[str, Any]]:
+    def node_record(self, node_id: str) -> tuple[str, Record]:
         """(id, attributes) of a node, its kind prefix optional; UnknownNode with suggestions."""
-        from mapper.search import resolve_id
-
-        graph = self.graph()
+        m = self.map()
         try:
-            found = resolve_id(graph, node_id)
+            found = m.resolve(node_id)
         except StoreError as exc:
             tail = node_id.rsplit(".", 1)[-1].rsplit(":", 1)[-1].lower()
-            near = sorted(n for n in graph.nx if tail and n.lower().endswith(tail))[:10]
-            raise UnknownNode(str(exc), node=node_id, suggestions=near or None) from None
-        return found, graph.node(found)
+            near = sorted(n.id for n in m.nodes() if tail and n.id.lower().endswith(tail))
+            raise UnknownNode(str(exc), node=node_id, suggestions=near[:10] or None) from None
+        node = m.node(found)
+        assert node is not None
+        return found, node_dict(node)
+
+    def nodes(self, kinds: set[str] | None = None, layers: set[str] | None = None) -> list[Any]:
+        """(id, attributes) of the nodes of those kinds and layers (all when None)."""
+        return [
+            (n.id, node_dict(n))
+            for n in self.map().nodes()
+            if (kinds is None or n.kind.value in kinds) and (layers is None or n.layer in layers)
+        ]
+
+    def edges_among(self, ids: set[str], evidence: set[str] | None = None) -> list[Record]:
+        """Edges whose both ends are in ``ids``, keeping only evidence of those kinds (and
+        dropping edges left with none) when ``evidence`` is given."""
+        out = []
+        for edge in self.map().edges():
+            if edge.source not in ids or edge.target not in ids:
+                continue
+            record = edge_dict(edge)
+            if evidence is not None:
+                record["evidence"] = [e for e in record["evidence"] if e["kind"] in evidence]
+                if not record["evidence"]:
+                    continue
+            out.append(record)
+        return out
+
+    def neighbours(self, node_id: str) -> dict[str, list[Record]]:
+        """The edges out of and into ``node_id``, each with its evidence."""
+        m = self.map()
+        out = [edge_dict(e) for e in m.neighbours(node_id, direction="out")]
+        into = [edge_dict(e) for e in m.neighbours(node_id, direction="in")]
+        return {
+            "out": sorted(out, key=lambda e: (e["kind"], e["target"])),
+            "in": sorted(into, key=lambda e: (e["kind"], e["source"])),
+        }
 
     def layers(self) -> list[dict[str, str]]:
         return [
@@ -108,52 +158,27 @@ class MapData:
             for layer in self.config.layers
         ]
 
-    def roles(self) -> list[dict[str, Any]]:
+    def roles(self) -> list[Record]:
         return [
             {"id": r.id, "name": r.name, "layers": list(r.layers), "interests": list(r.interests)}
             for r in self.config.roles
         ]
 
-    def overview(self) -> dict[str, Any]:
-        graph = self.graph()
-        return {"name": self.config.name, "root": str(self.root), **graph.counts()}
-
-    def nodes(
-        self, kinds: set[str] | None = None, layers: set[str] | None = None
-    ) -> list[tuple[str, Mapping[str, Any]]]:
-        """(id, attributes) of the nodes of those kinds and layers (all when None)."""
-        return [
-            (n, d)
-            for n, d in self.graph().nodes()
-            if (kinds is None or d.get("kind") in kinds)
-            and (layers is None or d.get("layer") in layers)
-        ]
-
-    def edges_among(self, ids: set[str], evidence: set[str] | None = None) -> list[dict[str, Any]]:
-        """Edges whose both ends are in ``ids`` (and whose evidence is of those kinds)."""
-        out = []
-        for src, dst, _, edge in self.graph().raw_edges():
-            if src in ids and dst in ids and (evidence is None or edge["provenance"] in evidence):
-                out.append(_edge(src, dst, edge))
-        return out
-
-    def neighbours(self, node_id: str) -> dict[str, list[dict[str, Any]]]:
-        """The edges out of and into ``node_id``, each with its evidence."""
-        graph = self.graph()
+    def overview(self) -> Record:
+        m = self.map()
+        nodes = Counter(n.kind.value for n in m.nodes())
+        edges = Counter(e.kind.value for e in m.edges())
         return {
-            "out": sorted(
-                (_edge(node_id, dst, e) for dst, e in graph.out_edges(node_id)),
-                key=lambda e: (e["kind"], e["target"]),
-            ),
-            "in": sorted(
-                (_edge(src, node_id, e) for src, e in graph.in_edges(node_id)),
-                key=lambda e: (e["kind"], e["source"]),
-            ),
+            "name": self.config.name,
+            "root": str(self.root),
+            "version": m.version,
+            "nodes": dict(sorted(nodes.items())),
+            "edges": dict(sorted(edges.items())),
         }
 
     # ------------------------------------------------------------------ check and roles
     def check(self) -> Any:
-        """The check report (mapper.check.Report) for the current map version."""
+        """The check report (:class:`mapper.check.Report`) for the current map version."""
         from mapper.check import run_check
 
         def build() -> Any:
@@ -164,33 +189,31 @@ class MapData:
 
         return self.cached("check", build)
 
-    def role(self, role_id: str, *, changes: bool = True) -> dict[str, Any]:
+    def node_findings(self, node_id: str) -> list[Record]:
+        return [f.to_dict() for f in self.map().findings(node_id)]
+
+    def role(self, role_id: str, *, changes: bool = True) -> Record:
         from mapper.roles import find_role, role_view
 
         try:
             find_role(self.config, role_id)
         except MapperError:
             raise UnknownRole(
-                f"no role {role_id!r} in stackmap.toml",
-                known=[r.id for r in self.config.roles],
+                f"no role {role_id!r} in stackmap.toml", known=[r.id for r in self.config.roles]
             ) from None
         findings = self.check().findings
+        m = self.map()
         return dict(
             self.cached(
                 f"role:{role_id}:{changes}",
                 lambda: role_view(
-                    self.root,
-                    role_id,
-                    self.graph(),
-                    config=self.config,
-                    findings=findings,
-                    changes=changes,
+                    self.root, role_id, m, findings=findings, changes=changes
                 ).to_dict(),
             )
         )
 
     # ------------------------------------------------------------------ code excerpts
-    def excerpt(self, path: str | None, line: int | None) -> dict[str, Any] | None:
+    def excerpt(self, path: str | None, line: int | None) -> Record | None:
         """Lines around ``path:line`` of a file inside the repository root.
 
         Callers pass paths the map or the agent recorded (never a path taken from a request);
@@ -217,15 +240,14 @@ class MapData:
         }
 
     # ------------------------------------------------------------------ ask and impact
-    def ask(self, question: str, role: str | None = None) -> dict[str, Any]:
-        """``mapper.agent.ask`` on the cached map: the answer, its intent and citations."""
+    def ask(self, question: str, role: str | None = None) -> Record:
+        """``mapper.agent.ask`` on the current map: the answer, its intent and citations."""
         from mapper.agent import AskError, ask
-        from mapper.agent.mapview import MapView as AgentView
-        from mapper.errors import UnknownNameError
+        from mapper.agent.mapview import open_view
 
-        view = self.cached("agent-view", lambda: AgentView(self.root, self.config, self.graph()))
+        self.map()
         try:
-            answer = ask(question, role=role, map=view)
+            answer = ask(question, role=role, map=open_view(self.root, self.config))
         except AskError as exc:
             raise BadRequest(str(exc)) from None
         except UnknownNameError:
@@ -236,21 +258,13 @@ class MapData:
             raise MapNotIngested(str(exc), command=self.ingest_command) from exc
         return dict(answer.to_json())
 
-    def impact(
-        self, target: str | None, diff: str | None, *, conservative: bool = False
-    ) -> dict[str, Any]:
+    def impact(self, target: str | None, diff: str | None, *, conservative: bool = False) -> Record:
         """``mapper.impact``'s report (JSON form) for a target, or for a revision range
         ``A..B`` / ``A`` (to HEAD); UnknownNode or BadRequest when it cannot be analysed."""
-        from mapper.impact import (
-            ImpactError,
-            MapView,
-            Mode,
-            UnknownTargetError,
-            impact_of,
-            impact_of_diff,
-        )
+        from mapper.impact import ImpactError, Mode, UnknownTargetError, impact_of, impact_of_diff
+        from mapper.impact.mapview import open_view
 
-        view = self.cached("impact-view", lambda: MapView(self.graph(), self.config))
+        view = self.cached("impact-view", lambda: open_view(self.root, self.config))
         mode = Mode.CONSERVATIVE if conservative else Mode.PRECISE
         try:
             if diff is not None:
@@ -274,20 +288,3 @@ class MapData:
             bad = [x for x in asked if x not in known]
             if bad:
                 raise BadRequest(f"unknown {what} {bad[0]!r}", known=list(known))
-
-
-def _edge(src: str, dst: str, edge: Mapping[str, Any]) -> dict[str, Any]:
-    """An edge as the UI shows it: its ends, its kind and the evidence behind it."""
-    return {
-        "source": src,
-        "target": dst,
-        "kind": edge["kind"],
-        "evidence": [
-            {
-                "kind": edge["provenance"],
-                "path": edge.get("path"),
-                "line": edge.get("line"),
-                "confidence": edge.get("confidence", 1.0),
-            }
-        ],
-    }

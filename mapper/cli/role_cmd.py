@@ -26,11 +26,11 @@ def role(
 
     Examples: `stackmap role runtime`, `stackmap role driver --json`.
     """
-    from mapper.ingest import load_map
+    from mapper.query import open_map
     from mapper.roles import role_view
 
     try:
-        view = role_view(root, name, load_map(root), since=since)
+        view = role_view(root, name, open_map(root), since=since)
     except MapperError as exc:
         fail(exc, as_json=as_json)
     if as_json:

@@ -15,7 +15,9 @@ from typer.testing import CliRunner
 from mapper.cli import app
 from mapper.config import RoleConfig, load_config
 from mapper.errors import UnknownNameError
-from mapper.ingest import ingest, load_map
+from mapper.ingest import ingest
+from mapper.ingest.store import Store
+from mapper.query import open_map, read_map
 from mapper.roles import role_view
 
 GIT_ENV = {
@@ -46,7 +48,7 @@ def mini_git(minirepo: Path) -> Path:
 
 
 def test_compiler_role_sees_its_boundaries_and_scenario(mini_git: Path) -> None:
-    view = role_view(mini_git, "compiler", load_map(mini_git), findings=())
+    view = role_view(mini_git, "compiler", open_map(mini_git), findings=())
     assert [layer.id for layer in view.layers] == ["compiler", "runtime"]
     assert [i.id for i in view.interfaces] == [
         "interface:compiler_runtime.launch",
@@ -69,7 +71,9 @@ def test_a_role_outside_the_scenario_does_not_list_it(mini_git: Path) -> None:
     config = dataclasses.replace(
         config, roles=(*config.roles, RoleConfig("driver", "Driver", ("driver",), ()))
     )
-    view = role_view(mini_git, "driver", load_map(mini_git), config=config, findings=())
+    store = Store(config.store_path)
+    m = read_map(store.map_path(), config, store.current_version() or 0)
+    view = role_view(mini_git, "driver", m, findings=())
     assert [i.id for i in view.interfaces] == [
         "interface:runtime_driver.alloc_pages",
         "interface:runtime_driver.alloc_rpc",
@@ -84,7 +88,7 @@ def test_breaking_changes_are_listed_for_the_layer_they_touch(mini_git: Path) ->
     text = passes.read_text(encoding="utf-8")
     passes.write_text(text.replace("keep: bool = False", "keep: bool"), encoding="utf-8")
     git(mini_git, "commit", "-q", "-am", "two")
-    view = role_view(mini_git, "compiler", load_map(mini_git), findings=())
+    view = role_view(mini_git, "compiler", open_map(mini_git), findings=())
     assert view.changes_since == base  # two commits: "recent" reaches the first one
     assert [(c["layer"], c["name"]) for c in view.changes] == [
         ("compiler", "compiler.passes.FusePass.fuse_pair")
@@ -93,7 +97,7 @@ def test_breaking_changes_are_listed_for_the_layer_they_touch(mini_git: Path) ->
 
 def test_unknown_role_lists_the_known_ones(mini_git: Path) -> None:
     with pytest.raises(UnknownNameError, match="known: compiler"):
-        role_view(mini_git, "manager", load_map(mini_git), findings=())
+        role_view(mini_git, "manager", open_map(mini_git), findings=())
 
 
 def test_role_command_json_and_text(mini_git: Path) -> None:

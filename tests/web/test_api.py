@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from fastapi.testclient import TestClient
 
 from web.data import MapData
@@ -9,7 +11,9 @@ from web.data import MapData
 
 def test_status_counts_are_the_maps(client: TestClient, repo_map: MapData) -> None:
     body = client.get("/api/status").json()
-    assert body["nodes"] == repo_map.graph().counts()["nodes"]
+    kinds = Counter(n.kind.value for n in repo_map.map().nodes())
+    assert body["nodes"] == dict(kinds)
+    assert sum(body["edges"].values()) == sum(1 for _ in repo_map.map().edges())
     assert body["name"] == "refstack"
 
 
@@ -169,11 +173,11 @@ def test_graph_rejects_unknown_names_listing_known_ones(client: TestClient) -> N
 
 
 def test_impact_mirrors_mapper_impact_per_layer(client: TestClient, repo_map: MapData) -> None:
-    from mapper.impact import MapView, impact_of
+    from mapper.impact import impact_of, open_view
 
     body = client.get("/api/impact", params={"target": "interface:umd_kmd.free"}).json()
     report = impact_of(
-        MapView(repo_map.graph(), repo_map.config), repo_map.root, "interface:umd_kmd.free"
+        open_view(repo_map.root, repo_map.config), repo_map.root, "interface:umd_kmd.free"
     )
     assert body["target"] == "interface:umd_kmd.free"
     assert body["count"] == len(report.affected)

@@ -22,16 +22,6 @@ CONTRACT_FIELDS = (
 NEIGHBOUR_LIMIT = 300  # per direction; the count says how many there are
 
 
-def _findings_for(data: MapData, node_id: str, attrs: Any) -> list[dict[str, Any]]:
-    paths = {attrs.get("path"), *(attrs.get("paths") or [])} - {None}
-    out = []
-    for f in data.check().findings:
-        sides = [loc for loc in (f.code, f.map_loc) if loc is not None]
-        if node_id in f.subject or any(loc.path in paths for loc in sides):
-            out.append(f.to_dict())
-    return out
-
-
 def node_detail(data: MapData, raw_id: str) -> dict[str, Any]:
     """Everything the detail page shows for one node (UnknownNode when not on the map)."""
     node_id, attrs = data.node_record(raw_id)
@@ -66,7 +56,7 @@ def node_detail(data: MapData, raw_id: str) -> dict[str, Any]:
         "steps": sorted(attrs.get("steps") or [], key=lambda s: s.get("order", 0)),
         "hole": attrs.get("hole"),
         "docs": docs,
-        "findings": _findings_for(data, node_id, attrs),
+        "findings": data.node_findings(node_id),
         "out": edges["out"][:NEIGHBOUR_LIMIT],
         "in": edges["in"][:NEIGHBOUR_LIMIT],
         "counts": {"out": len(edges["out"]), "in": len(edges["in"])},
