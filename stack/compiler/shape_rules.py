@@ -86,7 +86,12 @@ def _conv(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray
     hw = tuple(
         conv_out(x.shape[2 + i], w.shape[2 + i], s[i], p[i], p[i + 2], d[i], 0) for i in range(2)
     )
-    return [TensorType(x.dtype, (x.shape[0], w.shape[0], *hw))]
+    out = TensorType(x.dtype, (x.shape[0], w.shape[0], *hw))
+    if node.input(3):  # a fused residual: added to the output before the activation
+        r = _need(node, t, 3)
+        if r != out:
+            raise _fail(node, f"the residual {r} must equal the output {out}")
+    return [out]
 
 
 def _pool(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:

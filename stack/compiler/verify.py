@@ -32,7 +32,7 @@ class Arity:
 
 
 ARITY: dict[OpType, Arity] = {
-    OpType.CONV: Arity(2, 3),
+    OpType.CONV: Arity(2, 4),  # X, W, bias, residual (fused Add)
     OpType.GEMM: Arity(2, 3),
     OpType.MATMUL: Arity(2, 2),
     OpType.ADD: Arity(2, 2),

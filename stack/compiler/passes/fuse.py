@@ -6,8 +6,11 @@ Patterns (the producer's output must feed only the absorbed op and must not be a
 * ``MatMul(x, W const 2-D) -> Add(const [N] | [1,N])`` -> Gemm with bias (``x`` of rank > 2 is
   viewed as 2-D through Reshape views, which the planner turns into aliases);
 * ``Gemm(A, B) -> Add(const [N] | [1,N])`` -> Gemm with bias C (beta 1);
+* ``Conv -> Add(y, r)`` with ``r`` an activation of the output's shape -> Conv with the
+  residual input ``r`` (a zero bias is added when the Conv has none), placed where the Add was
+  (``r`` may be computed after the Conv); the Add's ``relu`` carries over;
 * ``Conv | Gemm | Add | BatchNormalization -> Relu`` -> the same op with ``relu=1`` (the
-  kernels' fused epilogue).
+  kernels' fused epilogue: bias, residual and ReLU applied while the output tile is in cache).
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ def _fuse_once(graph: Graph) -> Graph | None:
                 name = f"{node.name}.bias"
                 conv = Node(node.name, node.op, (*node.inputs[:2], name), nxt.outputs, node.attrs)
                 return _splice(graph, node, nxt, [conv], {name: bias})
+        if nxt.op is OpType.ADD and node.op is OpType.CONV and not node.attr("relu", 0):
+            with_residual = _conv_residual(graph, node, nxt)
+            if with_residual is not None:
+                return with_residual
         if nxt.op is OpType.ADD and node.op is OpType.GEMM and len(node.inputs) == 2:
             bias = _row_bias(graph, _other(nxt, node.outputs[0]), graph.type_of(node.outputs[0]))
             if bias is not None:
@@ -79,6 +86,26 @@ def _splice(
         elif n is not second:
             nodes.append(n)
     return graph.replace(nodes=tuple(nodes), constants={**graph.constants, **(consts or {})})
+
+
+def _conv_residual(graph: Graph, conv: Node, add: Node) -> Graph | None:
+    out = conv.outputs[0]
+    other = _other(add, out)
+    if other == out or other in graph.constants or conv.input(3):
+        return None
+    out_type = graph.type_of(out)
+    if out_type is None or graph.type_of(other) != out_type:
+        return None
+    consts = {}
+    bias = conv.input(2)
+    if not bias:
+        bias = f"{conv.name}.bias"
+        consts[bias] = freeze_array(np.zeros(out_type.shape[1], out_type.dtype.numpy))
+    fused = Node(conv.name, conv.op, (*conv.inputs[:2], bias, other), add.outputs, conv.attrs)
+    if add.attr("relu", 0):
+        fused = fused.with_attrs(relu=1)
+    nodes = tuple(fused if n is add else n for n in graph.nodes if n is not conv)
+    return graph.replace(nodes=nodes, constants={**graph.constants, **consts})
 
 
 def _channel_bias(graph: Graph, value: str, out: TensorType | None) -> np.ndarray | None:

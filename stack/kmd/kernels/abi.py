@@ -96,13 +96,14 @@ for _abi in (
         doc="numpy.matmul semantics: batched, broadcasting batch dims, 1-D operands promoted.",
     ),
     KernelAbi(
-        KernelId.CONV2D, ("X", "W"), ("Y",), optional=("B",),
+        KernelId.CONV2D, ("X", "W"), ("Y",), optional=("B", "R"),
         ints=(
             Imm("stride_h", 1), Imm("stride_w", 1), Imm("pad_top", 0), Imm("pad_left", 0),
             Imm("pad_bottom", 0), Imm("pad_right", 0), Imm("dilation_h", 1),
             Imm("dilation_w", 1), Imm("group", 1), Imm("relu", 0),
         ),
-        doc="NCHW. X[N,C,H,W], W[M,C/group,kH,kW], B[M] -> Y[N,M,oH,oW]; optional fused ReLU.",
+        doc="NCHW. X[N,C,H,W], W[M,C/group,kH,kW], B[M], R[N,M,oH,oW] -> Y = act(conv + B + R);"
+        " R is an optional fused residual (after B), act an optional fused ReLU.",
     ),
     KernelAbi(
         KernelId.BATCHNORM, ("X", "scale", "bias", "mean", "var"), ("Y",),

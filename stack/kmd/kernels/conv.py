@@ -31,7 +31,7 @@ def pad_nchw(
 def conv2d(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
-    """Y = act(conv(X, W) + B)."""
+    """Y = act(conv(X, W) + B + R) (B, R optional; R a fused residual of Y's shape)."""
     sh, sw, pt, pl, pb, pr, dh, dw, group, relu = ints[:10]
     x, w, y = ins[0], ins[1], outs[0]
     n, c, h, wd = x.shape
@@ -58,6 +58,8 @@ def conv2d(
     xp.matmul(w.reshape(group, mg, cg * kh * kw), cols, out=y.reshape(n, group, mg, oh * ow))
     if len(ins) > 2:
         xp.add(y, ins[2].reshape(1, m, 1, 1), out=y)
+    if len(ins) > 3:
+        xp.add(y, ins[3], out=y)
     if relu:
         relu_(xp, y, y)
 

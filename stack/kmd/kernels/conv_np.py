@@ -179,8 +179,9 @@ def _work(p: ConvPlan, dtype: np.dtype) -> _Work:
 
 
 def conv2d(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]) -> None:
-    """Y = act(conv(X, W) + B) (the CONV2D ABI)."""
+    """Y = act(conv(X, W) + B + R) (the CONV2D ABI: B and the residual R optional)."""
     x, w, y = ins[0], ins[1], outs[0]
+    residual = ins[3] if len(ins) > 3 else None
     key = ("conv2d", x.shape, w.shape, y.shape, ints[:9], x.dtype.char)
     wk = scratch.get(key)
     if wk is None:
@@ -188,33 +189,40 @@ def conv2d(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[flo
             x.dtype not in _FAST
             or w.dtype != x.dtype
             or y.dtype != x.dtype
-            or (len(ins) > 2 and ins[2].dtype != x.dtype)
+            or any(extra.dtype != x.dtype for extra in ins[2:])
         ):
             conv.conv2d(np, ins, outs, ints, fl)
             return
         p = scratch.plan(key, lambda: build_plan(x.shape, w.shape, y.shape, ints))
         wk = _work(p, x.dtype)
         scratch.put(key, wk, wk.nbytes)
-    if not (x.flags.c_contiguous and w.flags.c_contiguous and y.flags.c_contiguous):
+    if not (
+        x.flags.c_contiguous
+        and w.flags.c_contiguous
+        and y.flags.c_contiguous
+        and (residual is None or residual.flags.c_contiguous)
+    ):
         conv.conv2d(np, ins, outs, ints, fl)
         return
-    _run(wk, x, w, ins[2] if len(ins) > 2 else None, y, ints[9])
+    _run(wk, x, w, ins[2] if len(ins) > 2 else None, y, ints[9], residual)
 
 
-def run(p: ConvPlan, x: Any, w: Any, bias: Any, y: Any, relu: bool) -> None:
+def run(p: ConvPlan, x: Any, w: Any, bias: Any, y: Any, relu: bool, residual: Any = None) -> None:
     """Execute plan ``p`` with this thread's scratch (X, W, Y contiguous, one float dtype)."""
     key = ("conv2d-plan", p, x.dtype.char)
-    _run(scratch.local(key, lambda: _work(p, x.dtype), lambda o: o.nbytes), x, w, bias, y, relu)
+    wk = scratch.local(key, lambda: _work(p, x.dtype), lambda o: o.nbytes)
+    _run(wk, x, w, bias, y, relu, residual)
 
 
-def _run(wk: _Work, x: Any, w: Any, bias: Any, y: Any, relu: int) -> None:
+def _run(wk: _Work, x: Any, w: Any, bias: Any, y: Any, relu: int, residual: Any = None) -> None:
     p = wk.plan
+    epilogue = (bias, residual, relu)
     if p.method is Method.POINTWISE:
-        _product(wk, w, x.reshape(wk.x_shape), y.reshape(wk.y_shape), y, bias, relu)
+        _product(wk, w, x.reshape(wk.x_shape), y.reshape(wk.y_shape), y, epilogue)
         return
     if p.method is Method.WIDE:
         _im2col(wk.interior, x, wk.cols_taps, wk.window)
-        _product(wk, w, wk.cols, wk.wide, y, bias, relu)
+        _product(wk, w, wk.cols, wk.wide, y, epilogue)
         return
     if wk.interior is not None:
         _im2col(wk.interior, x, None, None)
@@ -231,7 +239,7 @@ def _run(wk: _Work, x: Any, w: Any, bias: Any, y: Any, relu: int) -> None:
         parallel.split(rows, index.size, take)
     else:
         np.take(source, index, axis=1, out=wk.take_out, mode="wrap")
-    _product(wk, w, wk.cols, y.reshape(wk.y_shape), y, bias, relu)
+    _product(wk, w, wk.cols, y.reshape(wk.y_shape), y, epilogue)
 
 
 def _im2col(interior: Any, x: Any, cols_taps: Any, window: Any) -> None:
@@ -246,13 +254,15 @@ def _im2col(interior: Any, x: Any, cols_taps: Any, window: Any) -> None:
     parallel.split(x.shape[1], work, copy)
 
 
-def _product(wk: _Work, w: Any, cols: Any, out: Any, y: Any, bias: Any, relu: int) -> None:
-    """``out = W @ cols``, then bias and ReLU into Y, per range of output channels (one range
-    when batched or grouped). WIDE: ``out`` is the wide product, cropped into Y."""
+def _product(wk: _Work, w: Any, cols: Any, out: Any, y: Any, epilogue: tuple) -> None:
+    """``out = W @ cols``, then the epilogue (bias, residual, ReLU) into Y while each range of
+    output channels is in cache (one range when batched or grouped). WIDE: ``out`` is the wide
+    product, cropped into Y."""
     p = wk.plan
     wm = w.reshape(wk.w_shape)
     crop = wk.crop
     single = wm.ndim == 2
+    bias, residual, relu = epilogue
     b4 = bias.reshape(1, -1, 1, 1) if bias is not None else None
 
     def part(lo: int, hi: int) -> None:
@@ -264,13 +274,14 @@ def _product(wk: _Work, w: Any, cols: Any, out: Any, y: Any, bias: Any, relu: in
         src = crop[:, lo:hi] if crop is not None else ys
         if b4 is not None:
             np.add(src, b4[:, lo:hi], out=ys)
-        elif src is not ys:
-            if relu:
-                np.maximum(src, 0, out=ys)
-                return
-            np.copyto(ys, src)
+            src = ys
+        if residual is not None:
+            np.add(src, residual[:, lo:hi], out=ys)
+            src = ys
         if relu:
-            relu_(np, ys, ys)
+            relu_(np, src, ys)
+        elif src is not ys:
+            np.copyto(ys, src)
 
     if single:
         parallel.split(p.m, p.m * p.k * p.cols, part)

@@ -64,8 +64,8 @@ class ConvPoolTranslator(OpTranslator):
         attrs = req.attr_map()
         b = Builder(req)
         if req.op is OpKind.CONV2D:
-            need_counts(req, (2, 3))
-            same_dtype(req, (0, 1, 2))
+            need_counts(req, (2, 4))
+            same_dtype(req, (0, 1, 2, 3))
             kattrs = _window_attrs(attrs, None)
             kattrs["group"] = attr_int(attrs, "group", 1)
             kattrs["relu"] = attr_int(attrs, "relu", 0)
@@ -80,7 +80,9 @@ class ConvPoolTranslator(OpTranslator):
                 kattrs["count_include_pad"] = attr_int(attrs, "count_include_pad", 0)
         check_dtype(templates, kernel, req.inputs[0].dtype, "inputs[0].dtype")
         x = b.input(0, Layout.NCHW)
-        rest = tuple(b.input(i) for i in range(1, len(req.inputs)))
+        rest = tuple(
+            b.input(i, Layout.NCHW if i == 3 else Layout.ANY) for i in range(1, len(req.inputs))
+        )
         call = KernelCall(kernel, (x, *rest, b.output(0, Layout.NCHW)), 1 + len(rest), kattrs)
         return b.build(call)
 
@@ -93,7 +95,6 @@ class ConvPoolTranslator(OpTranslator):
         n, c, h, w = x
         if call.kernel_id is KernelId.GLOBALAVGPOOL:
             return ((n, c, 1, 1),)
-        a = call.attrs
         if call.kernel_id is KernelId.CONV2D:
             wsh = call.ins[1].shape
             g = call.i("group")
@@ -105,10 +106,25 @@ class ConvPoolTranslator(OpTranslator):
             if len(call.ins) > 2 and call.ins[2].shape != (wsh[0],):
                 raise ShapeError(f"bias must be ({wsh[0]},)", field="inputs[2].shape")
             m, kh, kw = wsh[0], wsh[2], wsh[3]
+            if len(call.ins) > 3:
+                out = self._window_out(call, (n, c, h, w), m, kh, kw)
+                if call.ins[3].shape != out:
+                    raise ShapeError(
+                        f"residual {call.ins[3].shape} must equal the output {out}",
+                        field="inputs[3].shape",
+                    )
+                return (out,)
         else:
             m, kh, kw = c, call.i("kernel_h"), call.i("kernel_w")
-        ceil = bool(a.get("ceil_mode", 0))
+        return (self._window_out(call, (n, c, h, w), m, kh, kw),)
+
+    @staticmethod
+    def _window_out(
+        call: KernelCall, x: tuple[int, ...], m: int, kh: int, kw: int
+    ) -> tuple[int, int, int, int]:
+        n, _, h, w = x
+        ceil = bool(call.attrs.get("ceil_mode", 0))
         i = call.i
         oh = _out_dim(h, kh, i("stride_h"), i("pad_top"), i("pad_bottom"), i("dilation_h"), ceil)
         ow = _out_dim(w, kw, i("stride_w"), i("pad_left"), i("pad_right"), i("dilation_w"), ceil)
-        return ((n, m, oh, ow),)
+        return (n, m, oh, ow)

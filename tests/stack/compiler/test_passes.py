@@ -91,6 +91,39 @@ def test_fusion_absorbs_bias_and_relu(mk) -> None:
     ]
 
 
+def test_conv_residual_add_and_relu_fuse_into_the_conv(mk) -> None:
+    """Conv -> Add(y, shortcut) -> Relu becomes one Conv with the shortcut as its residual
+    input, placed after the shortcut's producer; a Conv without bias gets a zero bias."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["x", "p"], ["s"]),
+        helper.make_node("Add", ["y", "s"], ["a"]),
+        helper.make_node("Relu", ["a"], ["out"]),
+    ]
+    inits = {"w": mk.rand(4, 2, 3, 3), "p": mk.rand(4, 2, 1, 1)}
+    g = _run(mk.graph_of(nodes, [("x", [1, 2, 5, 5])], [("out", None)], inits), "fuse")
+    assert [(n.op, n.attr("relu", 0), len(n.inputs)) for n in g.nodes] == [
+        (OpType.CONV, 0, 2),
+        (OpType.CONV, 1, 4),
+    ]
+    shortcut, fused = g.nodes
+    assert fused.inputs[3] == shortcut.outputs[0] and fused.outputs == ("out",)
+    np.testing.assert_array_equal(g.constants[fused.inputs[2]], np.zeros(4, np.float32))
+
+
+def test_a_broadcast_add_is_not_a_residual(mk) -> None:
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["y"]),
+        helper.make_node("Add", ["y", "z"], ["out"]),
+    ]
+    g = _run(
+        mk.graph_of(nodes, [("x", [1, 2, 3, 3]), ("z", [1, 4, 1, 1])], [("out", None)],
+                    {"w": mk.rand(4, 2, 1, 1)}),
+        "fuse",
+    )  # fmt: skip
+    assert [n.op for n in g.nodes] == [OpType.CONV, OpType.ADD]
+
+
 def test_relu_is_not_fused_when_the_raw_value_is_still_needed(mk) -> None:
     nodes = [
         helper.make_node("Gemm", ["x", "w"], ["g"]),

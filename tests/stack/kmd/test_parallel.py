@@ -109,3 +109,27 @@ def test_zero_threads_is_refused() -> None:
     with pytest.raises(InvalidArgumentError) as info:
         KmdDevice("numpy", threads=0)
     assert info.value.field == "threads"
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_residual_epilogue_adds_before_the_relu(threads: int) -> None:
+    """Y = relu(conv + B + R) on every method, split over output channels or whole."""
+    rng = np.random.default_rng(5)
+    pool = WorkerPool(threads)
+    previous = parallel.bind(pool)
+    try:
+        for k, stride, pad in ((1, 1, 0), (3, 1, 1), (3, 2, 1)):
+            x = rng.standard_normal((1, 32, 28, 28)).astype(np.float32)
+            w = rng.standard_normal((64, 32, k, k)).astype(np.float32)
+            b = rng.standard_normal(64).astype(np.float32)
+            side = (28 + 2 * pad - k) // stride + 1
+            r = rng.standard_normal((1, 64, side, side)).astype(np.float32)
+            ints = (stride, stride, pad, pad, pad, pad, 1, 1, 1, 1)
+            y = np.empty_like(r)
+            conv_np.conv2d([x, w, b, r], [y], ints, ())
+            plain = np.empty_like(r)
+            conv_np.conv2d([x, w, b], [plain], (*ints[:9], 0), ())
+            np.testing.assert_allclose(y, np.maximum(plain + r, 0), rtol=1e-5, atol=1e-4)
+    finally:
+        parallel.bind(previous)
+        pool.close()
