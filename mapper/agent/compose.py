@@ -8,6 +8,7 @@ returns False and the caller answers "the map does not know" with the nearest th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from mapper.agent.draft import (
@@ -80,7 +81,11 @@ def explain_path(d: Draft, question: str, entities: list[Entity]) -> bool:
     if len(layers) >= 2 and not scen and between(d, layers):
         return True
     picked = scen[0].id if scen else pick_scenario(d, question, [e.id[6:] for e in layers])
-    return walk(d, picked) if picked else locate(d, question, entities)
+    if picked is None:
+        return locate(d, question, entities)
+    if not scen:
+        d.say("No direct path on the map; the closest walk it holds:")
+    return walk(d, picked)
 
 
 def pick_scenario(d: Draft, question: str, layers: list[str]) -> str | None:
@@ -156,6 +161,9 @@ def new_op(d: Draft, question: str, entities: list[Entity]) -> bool:
     if scenario is None:
         return False
     d.say("Adding an op changes one place per layer, following the map's onboarding walk:")
+    named = scenario.split("new-op-", 1)[-1]
+    if named and not re.search(rf"\b{re.escape(named)}\b", question.lower()):
+        d.say(f"(The map's walk is written for {named}; it names the places any new op crosses.)")
     return walk(d, scenario)
 
 

@@ -133,3 +133,13 @@ def test_cli_no_map_exits_2_naming_ingest(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["ask", "where is the runtime core", "-C", str(root)])
     assert result.exit_code == 2
     assert "run `stackmap ingest" in result.output
+
+
+def test_another_op_is_told_the_walk_is_written_for_quantize(repo_view: MapView) -> None:
+    a = ask("How would I add support for a dequantize operator?", map=repo_view)
+    assert a.intent is Intent.NEW_OP
+    assert a.answer.splitlines()[1] == (
+        "(The map's walk is written for quantize; it names the places any new op crosses.)"
+    )
+    quantize = ask("What changes to add a quantize op?", map=repo_view)
+    assert "written for quantize" not in quantize.answer
