@@ -1,16 +1,23 @@
 """``stackmap init``: propose a ``stackmap.toml`` for another repository.
 
 Layers are guessed from folder names (up to three levels deep) matched against the usual names
-of an accelerator stack's layers, ordered top to bottom; a layer's description is the first
-paragraph of the folder's README when there is one, else a stock sentence. Doc folders,
+of an accelerator stack's layers, ordered top to bottom; when fewer than three are recognised,
+or the code disagrees with them (a file of one uses a file of a layer above), they are
+proposed from the repository's own dependencies
+(:mod:`mapper.ingest.structure`), each boundary with its evidence as comments. A layer's
+description is the first paragraph of the folder's README when there is one, else a stock
+sentence. Doc folders,
 contracts and tests are found by name. The proposal is a starting point for the user to edit.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from mapper.ingest.structure import Structure, propose_structure
 
 _SKIP = {
     ".git",
@@ -26,6 +33,7 @@ _SKIP = {
     "site-packages",
 }
 _DOC_DIRS = ("docs", "doc", "knowledge_base", "wiki", "documentation")
+_ENOUGH_BY_NAME = 3  # layers by folder name need this many, and to agree with the code
 _NOT_CODE = {*_DOC_DIRS, "tests", "test", "examples", "benchmarks", "scripts", "contracts"}
 
 
@@ -137,6 +145,76 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _layer_id(units: tuple[str, ...], taken: set[str]) -> tuple[str, str]:
+    """An id and a title for a proposed layer: a usual layer name when its folder has one
+    (the vocabulary is a hint), else the folder's path; siblings share their parent's."""
+    names = [u.rstrip("/").rpartition("/")[2] or "root" for u in units]
+    guess = next((g for g in GUESSES for n in names if n.lower() in g.names), None)
+    if guess is not None and len(units) == 1:
+        base, title = guess.id, guess.title
+    elif len(units) == 1:
+        base = re.sub(r"[^a-z0-9_]+", "_", units[0].lower()).strip("_") or "root"
+        title = units[0]
+    else:
+        parent = os.path.commonpath(units) if all(u != "." for u in units) else ""
+        stem = parent.rpartition("/")[2] or "layer"
+        base, title = re.sub(r"[^a-z0-9_]+", "_", stem.lower()), f"{stem} ({len(units)} siblings)"
+    ident, n = base, 2
+    while ident in taken:
+        ident, n = f"{base}_{n}", n + 1
+    taken.add(ident)
+    return ident, title
+
+
+def _names_fit(layers: list[tuple[Guess, list[str]]], structure: Structure) -> bool:
+    """Whether layers found by folder name agree with the code: no file of a layer uses a file
+    of a layer above it."""
+    prefixes = [(i, p + "/") for i, (_, paths) in enumerate(layers) for p in paths]
+
+    def index(path: str) -> int | None:
+        return next((i for i, prefix in prefixes if path.startswith(prefix)), None)
+
+    for user, used in structure.file_edges:
+        upper, lower = index(user), index(used)
+        if upper is not None and lower is not None and upper > lower:
+            return False
+    return True
+
+
+def _glob(unit: str) -> str:
+    """A unit's path glob: its folder, or only a folder's own files (``a/*``)."""
+    if unit in (".", "*"):
+        return "*"
+    return unit if unit.endswith("/*") else unit + "/**"
+
+
+def _structural_layers(structure: Structure) -> list[str]:
+    """``[[layers]]`` entries from the dependency structure, each boundary's evidence as
+    comments above the layer it leads to."""
+    out = ["# Layers from the import/include/call graph (condensed, ranked by longest path down)."]
+    for cycle in structure.cycles:
+        out.append(f"# merged, they depend on each other: {', '.join(cycle)}")
+    taken: set[str] = set()
+    for layer in structure.layers:
+        ident, title = _layer_id(layer.units, taken)
+        into = [b for b in structure.boundaries if b.lower in layer.units]
+        for b in into:
+            kinds = ", ".join(b.kinds)
+            out.append(f"# {b.upper} uses {b.lower}: {b.edges} edge(s) ({kinds}), e.g. {b.example}")
+        users = sorted({b.upper for b in into})
+        used = f"; used by {', '.join(users)}" if users else "; nothing in the repository uses it"
+        description = f"{layer.files} code file(s) in {', '.join(layer.units)}{used}."
+        out += [
+            "[[layers]]",
+            f"id = {_quote(ident)}",
+            f"name = {_quote(title)}",
+            "paths = [" + ", ".join(_quote(_glob(u)) for u in layer.units) + "]",
+            f"description = {_quote(description)}",
+            "",
+        ]
+    return out
+
+
 def propose(root: Path) -> str:
     """The proposed config as TOML text."""
     root = root.resolve()
@@ -166,7 +244,15 @@ def propose(root: Path) -> str:
         "",
         "# Ordered top to bottom.",
     ]
-    if not layers:
+    structure = propose_structure(root)
+    by_name = len(layers) >= _ENOUGH_BY_NAME and _names_fit(layers, structure)
+    if not by_name and len(structure.layers) >= 2:
+        if structure.python_roots:
+            roots = ", ".join(_quote(r) for r in structure.python_roots)
+            out.insert(out.index("classify_threshold = 0.35") + 1, f"python_roots = [{roots}]")
+        out += _structural_layers(structure)
+        layers = []
+    elif not layers:
         out.append("# No layer folder recognised: add [[layers]] entries by hand.")
     for guess, paths in layers:
         description = (

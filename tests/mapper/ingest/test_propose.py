@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import shutil
 import tomllib
 from pathlib import Path
 
 from mapper.config import load_config
 from mapper.ingest.propose import propose
+from tests.mapper.conftest import FIXTURES
+
+FOREIGN = FIXTURES / "foreign"
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -31,4 +35,51 @@ def test_nested_and_non_code_folders_are_not_layers(tmp_path: Path) -> None:
     assert [(la["id"], la["paths"]) for la in proposed["layers"]] == [
         ("compiler", ["compiler/**"]),
         ("kmd", ["driver/**"]),
+    ]
+
+
+def test_layers_from_structure_when_folder_names_say_little(tmp_path: Path) -> None:
+    root = tmp_path / "kfd"
+    shutil.copytree(FOREIGN / "kfd", root)
+    (root / "stackmap.toml").unlink()
+    text = propose(root)
+    proposed = tomllib.loads(text)
+    assert proposed["stackmap"]["python_roots"] == ["user"]
+    assert [(la["id"], la["paths"]) for la in proposed["layers"]] == [
+        ("user_tinygrad_runtime", ["user/tinygrad/runtime/*"]),
+        ("kmd", ["kernel/drivers/**"]),
+        ("layer", ["kernel/include/**", "user/tinygrad/runtime/autogen/**"]),
+    ]
+    evidence = [line for line in text.splitlines() if line.startswith("# ") and " uses " in line]
+    ops = "user/tinygrad/runtime/ops_amd.py:14"
+    assert evidence == [
+        f"# user/tinygrad/runtime/* uses kernel/drivers: 2 edge(s) (ioctl), e.g. {ops} (ioctl)",
+        "# kernel/drivers uses kernel/include: 1 edge(s) (include),"
+        " e.g. kernel/drivers/gpu/drm/amd/amdkfd/kfd_chardev.c:25 (include)",
+        f"# user/tinygrad/runtime/* uses kernel/include: 2 edge(s) (ioctl), e.g. {ops} (ioctl)",
+        "# user/tinygrad/runtime/* uses user/tinygrad/runtime/autogen: 2 edge(s) (call),"
+        f" e.g. {ops} (call)",
+    ]
+    (root / "stackmap.toml").write_text(text)
+    config = load_config(root)
+    assert [layer.id for layer in config.layers] == ["user_tinygrad_runtime", "kmd", "layer"]
+    assert config.layer_of("user/tinygrad/runtime/autogen/kfd.py") == "layer"
+    assert config.layer_of("user/tinygrad/runtime/ops_amd.py") == "user_tinygrad_runtime"
+
+
+def test_folder_names_the_code_contradicts_give_way_to_structure(tmp_path: Path) -> None:
+    files = {  # "runtime" calls up into "compiler": the names do not fit the code
+        "compiler/passes.py": "def fuse():\n    return 1\n",
+        "runtime/executor.py": "from compiler.passes import fuse\n\ndef run():\n    fuse()\n",
+        "kernels/k.py": "def k():\n    return 0\n",
+        "app/main.py": "from runtime.executor import run\n\ndef main():\n    run()\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    proposed = tomllib.loads(propose(tmp_path))
+    assert [la["paths"] for la in proposed["layers"]] == [
+        ["app/**"],
+        ["runtime/**"],
+        ["compiler/**", "kernels/**"],
     ]

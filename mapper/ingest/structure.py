@@ -1,0 +1,239 @@
+"""Layers proposed from structure: the condensed import/include/call graph of a repository.
+
+Used by ``stackmap init`` (:mod:`mapper.ingest.propose`) for a stack whose folders are not
+named after the usual layers. Every code file is parsed once (the same parser and resolver as
+the ingest, built-in C macros, Python packages under ``src/`` or ``python/`` found); files are
+grouped into *units*, the folders at the shallowest depth that splits the code into at least
+three; a unit depends on another when one of its files imports or includes a file of the
+other, calls a function defined there, or uses an ioctl or a function-pointer slot that one
+of its functions provides. Units in a dependency cycle merge; the acyclic rest is ranked by
+the longest path down to a unit that uses nothing (so what everything rests on is at the
+bottom), and units of the same rank become one layer of siblings (plug-ins: one backend per
+device). Each boundary keeps how many edges cross
+it and one example with its location, as the evidence for it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import networkx as nx
+
+from mapper.ingest.bindings import resolve as resolve_bindings
+from mapper.ingest.code import (
+    CODE_LANGUAGES,
+    ParsedFile,
+    language_for,
+    parse_source,
+    python_module,
+    sniff_language,
+)
+from mapper.ingest.resolve import Resolver
+from mapper.model import Language
+
+MAX_FILES = 20_000
+WEAK_RATIO = 3  # a use against the grain (< 1/3 of the uses the other way) is a violation
+SPLIT_SHARE = 0.4  # a unit with more of the files than this is split into its subfolders
+_IMPORT_HEAD = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.M)
+_SKIP = {".git", ".venv", "venv", "node_modules", "build", "dist", "__pycache__", ".stackmap"}
+_NOT_CODE = {"docs", "doc", "tests", "test", "examples", "benchmarks", "scripts", "third_party"}
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    """``upper`` uses ``lower``: how many edges cross, of which kinds, and one example."""
+
+    upper: str
+    lower: str
+    edges: int
+    kinds: tuple[str, ...]
+    example: str  # "path:line (kind)"
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedLayer:
+    units: tuple[str, ...]  # folders, siblings when more than one
+    files: int
+
+
+@dataclass(frozen=True, slots=True)
+class Structure:
+    layers: tuple[ProposedLayer, ...]  # top to bottom
+    boundaries: tuple[Boundary, ...]  # between units of different layers
+    cycles: tuple[tuple[str, ...], ...]  # units merged because they depend on each other
+    python_roots: tuple[str, ...] = ()  # folders the Python packages start below
+    file_edges: tuple[tuple[str, str], ...] = ()  # (user file, used file), across files
+
+
+def code_files(root: Path) -> list[str]:
+    """Repository-relative paths of the code files, sorted; tests, docs and vendored folders
+    left out."""
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = Path(dirpath).relative_to(root).as_posix()
+        depth0 = rel == "."
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in _SKIP and not d.startswith(".") and not (depth0 and d.lower() in _NOT_CODE)
+        )
+        for name in sorted(filenames):
+            path = name if depth0 else f"{rel}/{name}"
+            if language_for(path) in CODE_LANGUAGES:
+                found.append(path)
+    return sorted(found)[:MAX_FILES]
+
+
+def python_roots(root: Path, paths: list[str]) -> tuple[str, ...]:
+    """Folders Python packages start below: the parent of each folder holding Python files
+    whose name the repository's code imports absolutely (``user/`` for ``user/tinygrad/…``
+    when the code says ``from tinygrad.runtime import …``)."""
+    heads: set[str] = set()
+    for path in paths:
+        if path.endswith(".py"):
+            try:
+                text = (root / path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            heads.update(_IMPORT_HEAD.findall(text))
+    found: set[str] = set()
+    for path in (p for p in paths if p.endswith(".py")):
+        parts = path.split("/")
+        for i in range(1, len(parts) - 1):
+            if parts[i] in heads:
+                found.add("/".join(parts[:i]))
+                break
+    return tuple(sorted(found))
+
+
+def _parse(root: Path, paths: list[str], roots: tuple[str, ...]) -> list[ParsedFile]:
+    out = []
+    for path in paths:
+        try:
+            data = (root / path).read_bytes()
+            data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        language = sniff_language(path, data)
+        if language is None:
+            continue
+        module = python_module(path, roots) if language is Language.PYTHON else None
+        out.append(parse_source(path, data, language, module, detail=False))
+    return out
+
+
+def units_of(paths: list[str]) -> dict[str, str]:
+    """File → unit: its folder cut at the shallowest depth (1–4) giving at least 3 units; then
+    any unit holding more than :data:`SPLIT_SHARE` of the files is split into its subfolders
+    (its own files stay a unit), so one big library does not become one layer."""
+    best: dict[str, str] = {}
+    for depth in range(1, 5):
+        best = {p: _cut(p, depth) for p in paths}
+        if len(set(best.values())) >= 3:
+            break
+    for _ in range(4):
+        sizes = Counter(best.values())
+        big = {u for u, n in sizes.items() if n > SPLIT_SHARE * len(paths) and n > 1}
+        if not big:
+            break
+        split = {p: _split(p, u) for p, u in best.items()}
+        changed = {p: split[p] if best[p] in big else best[p] for p in paths}
+        if changed == best:
+            break
+        best = changed
+    return best
+
+
+def _cut(path: str, depth: int) -> str:
+    return "/".join(path.split("/")[:-1][:depth]) or "."
+
+
+def _split(path: str, unit: str) -> str:
+    """The subfolder of ``unit`` holding ``path``, or ``unit/*`` for its own files."""
+    base = "" if unit in (".", "*") else unit.removesuffix("/*")
+    rest = path[len(base) + 1 :] if base else path
+    if "/" not in rest:
+        return f"{base}/*" if base else "*"
+    return f"{base}/{rest.split('/', 1)[0]}" if base else rest.split("/", 1)[0]
+
+
+def propose_structure(root: Path) -> Structure:
+    """The layers the repository's own dependencies suggest (see the module docstring)."""
+    files = code_files(root)
+    roots = python_roots(root, files)
+    parsed = _parse(root, files, roots)
+    unit = units_of([pf.path for pf in parsed])
+    resolver = Resolver(parsed)
+    edges: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    examples: dict[tuple[str, str], str] = {}
+    file_edges: set[tuple[str, str]] = set()
+
+    def depend(src_path: str, dst_path: str | None, kind: str, where: str) -> None:
+        if dst_path is None or dst_path not in unit:
+            return
+        if src_path != dst_path:
+            file_edges.add((src_path, dst_path))
+        a, b = unit[src_path], unit[dst_path]
+        if a != b:
+            edges[(a, b)][kind] += 1
+            examples.setdefault((a, b), f"{where} ({kind})")
+
+    for pf in parsed:
+        for ref in pf.references:
+            where = f"{ref.location.path}:{ref.location.line}"
+            if ref.kind in ("import", "include"):
+                depend(pf.path, resolver.import_file(pf, ref), ref.kind, where)
+            elif ref.kind == "call" and ref.scope is not None:
+                found = resolver.call(pf, ref)
+                if found is not None:
+                    depend(pf.path, found[0].location.path, "call", where)
+    paths = {s.node_id: s.location.path for pf in parsed for s in pf.symbols}
+    for b in resolve_bindings(parsed, resolver):
+        if b.kind.value in ("ioctl_route", "slot_route", "ioctl_use", "slot_call"):
+            source = b.location.path
+            depend(source, paths.get(b.target), b.kind.value.split("_")[0], str(b.location))
+    ranked = _rank(unit, edges, examples)
+    return Structure(
+        ranked.layers, ranked.boundaries, ranked.cycles, roots, tuple(sorted(file_edges))
+    )
+
+
+def _rank(
+    unit: dict[str, str],
+    edges: dict[tuple[str, str], Counter[str]],
+    examples: dict[tuple[str, str], str],
+) -> Structure:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(sorted(set(unit.values())))
+    weight = {pair: sum(kinds.values()) for pair, kinds in edges.items()}
+    graph.add_edges_from(
+        pair for pair, n in weight.items() if weight.get((pair[1], pair[0]), 0) < WEAK_RATIO * n
+    )
+    condensed = nx.condensation(graph)
+    members = {n: tuple(sorted(condensed.nodes[n]["members"])) for n in condensed}
+    height: dict[int, int] = {}  # longest path down to a unit that uses nothing
+    for node in reversed(list(nx.topological_sort(condensed))):
+        succs = list(condensed.successors(node))
+        height[node] = max((height[n] + 1 for n in succs), default=0)
+    top = max(height.values(), default=0)
+    rank = {node: top - h for node, h in height.items()}
+    files = Counter(unit.values())
+    by_rank: dict[int, list[str]] = defaultdict(list)
+    for node, r in rank.items():
+        by_rank[r].extend(members[node])
+    layers = tuple(
+        ProposedLayer(tuple(sorted(by_rank[r])), sum(files[u] for u in by_rank[r]))
+        for r in sorted(by_rank)
+    )
+    layer_of = {u: i for i, layer in enumerate(layers) for u in layer.units}
+    boundaries = tuple(
+        Boundary(a, b, sum(kinds.values()), tuple(sorted(kinds)), examples[(a, b)])
+        for (a, b), kinds in sorted(edges.items())
+        if layer_of[a] != layer_of[b]
+    )
+    cycles = tuple(m for m in members.values() if len(m) > 1)
+    return Structure(layers, boundaries, cycles)
