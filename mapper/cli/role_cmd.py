@@ -8,6 +8,7 @@ import typer
 
 from mapper.cli._common import emit_json, fail
 from mapper.errors import MapperError
+from mapper.roles import BoundaryInterface, Party
 
 
 def register(app: typer.Typer) -> None:
@@ -44,11 +45,14 @@ def role(
         echo(f"\nlayer {layer.id} — {layer.name}: {len(layer.components)} components")
         echo(f"  {', '.join(c.split(':', 1)[1] for c in layer.components) or '-'}")
     echo(f"\ninterfaces at the boundaries ({len(view.interfaces)})")
+    boundaries: dict[str, list[BoundaryInterface]] = {}
     for i in view.interfaces:
-        providers = ", ".join(p.id for p in i.providers if p.kind != "layer") or "-"
-        consumers = ", ".join(p.id for p in i.consumers if p.kind != "layer") or "-"
-        echo(f"  {i.id}  {i.upper} -> {i.lower}  [{i.sync or '?'}]")
-        echo(f"      provided by {providers}; consumed by {consumers}")
+        boundaries.setdefault(f"{i.upper} -> {i.lower}", []).append(i)
+    for boundary, found in boundaries.items():
+        echo(f"  {boundary} ({len(found)})")
+        for i in found:
+            echo(f"    {i.name} [{i.sync or '?'}]  by {_names(i.providers)}; "
+                 f"used by {_names(i.consumers)}")  # fmt: skip
     echo(f"\nscenarios crossing these layers ({len(view.scenarios)})")
     for s in view.scenarios:
         mine = sum(1 for st in s.steps if st.in_role)
@@ -65,3 +69,12 @@ def role(
         echo(f"\nrecent breaking changes since {view.changes_since} ({len(view.changes)})")
         for c in view.changes:
             echo(f"  [{c['layer']}] {c['location']}: {c['message']}")
+
+
+def _names(parties: tuple[Party, ...]) -> str:
+    """Short names; a layer named by a contract shows as ``[layer]``."""
+    shown = [
+        f"[{p.id.split(':', 1)[1]}]" if p.kind == "layer" else p.id.split(":", 1)[1]
+        for p in parties
+    ]
+    return ", ".join(shown) or "-"
