@@ -132,3 +132,15 @@ def test_api_docs_render_offline(page: Any) -> None:
     paths = page.locator(".opblock-summary-path").all_inner_texts()
     assert "/api/ask" in [p.strip() for p in paths]
     shot(page, "api-docs")
+
+
+def test_impact_of_a_umd_kmd_interface(page: Any) -> None:
+    page.goto("/impact")
+    page.fill("input[name=target]", "interface:umd_kmd.free")
+    page.click("form.ask button")
+    page.wait_for_selector("h2.layer-group")
+    layers = page.locator("h2.layer-group").evaluate_all("hs => hs.map(h => h.dataset.layer)")
+    assert layers == ["umd", "kmd"]
+    page.locator("ul.affected details summary").first.click()
+    assert page.locator("ol.hops li").first.is_visible()
+    shot(page, "impact-umd-kmd-free")

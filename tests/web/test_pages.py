@@ -130,3 +130,15 @@ def test_mini_repository_map_serves(mini_map: MapData) -> None:
     assert [r["id"] for r in client.get("/api/roles").json()] == ["compiler"]
     assert client.get("/roles/compiler").status_code == 200
     assert client.get("/map").status_code == 200
+
+
+def test_impact_page_offers_the_interfaces_and_explains_each_item(
+    client: TestClient, repo_map: MapData
+) -> None:
+    blank = client.get("/impact").text
+    offered = re.findall(r'<option value="(interface:[^"]+)">', blank)
+    assert offered == sorted(n for n, _ in repo_map.nodes(kinds={"interface"}))
+    page = client.get("/impact", params={"target": "interface:umd_kmd.free"}).text
+    layers = re.findall(r'<h2 class="layer-group" data-layer="(\w+)">', page)
+    assert layers == ["umd", "kmd"]
+    assert page.count('<ol class="hops">') == len(re.findall(r'<li data-node="', page))

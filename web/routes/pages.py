@@ -77,8 +77,15 @@ def impact_page(
 ) -> HTMLResponse:
     asked = bool(target.strip() or diff.strip())
     result = impact(_data(request), target, diff, conservative) if asked else None
+    interfaces = [n for n, _ in _data(request).nodes(kinds={"interface"})]
     return html(
-        request, "impact.html", target=target, diff=diff, conservative=conservative, result=result
+        request,
+        "impact.html",
+        target=target,
+        diff=diff,
+        conservative=conservative,
+        result=result,
+        interfaces=sorted(interfaces),
     )
 
 
