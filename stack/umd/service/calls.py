@@ -15,7 +15,7 @@ import functools
 import logging
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -41,6 +41,8 @@ def _waits(request: Any) -> bool:
     """True for a request that blocks on a fence by design."""
     if isinstance(request, pb.WaitFenceRequest):
         return True
+    if isinstance(request, pb.ExecuteRequest):
+        return len(request.waits) > 0
     return bool(getattr(request, "wait", False)) and not getattr(request, "translate_only", True)
 
 
@@ -55,6 +57,7 @@ def rpc(fn: F) -> F:
     def wrapper(self: ServiceBase, request: Any, context: grpc.ServicerContext) -> Any:
         sid = getattr(request, "session_id", 0)
         ticket = self._enter(context, sid, _waits(request))
+        self.calls[fn.__name__] += 1
         try:
             return fn(self, request, context)
         except UmdError as exc:
@@ -91,6 +94,7 @@ class ServiceBase:
         self.start_ms = int(time.time() * 1000)
         self.shutting_down = threading.Event()
         self._replay: dict[int, OrderedDict[int, Any]] = {}
+        self.calls: Counter[str] = Counter()  # admitted unary calls by method (for tools)
         umd.sessions.busy = self.admission.busy
 
     @property

@@ -4,8 +4,9 @@
 :class:`~stack.umd.service.client.UmdClient` (one channel, one server session). Memory and data
 go through AllocMemory / StreamTensorData / ReadTensorData (shared memory at or above the
 client's ``shm_threshold``), translations are ``translate_only`` batches whose blobs come back,
-and a run submits them with SubmitCommands to the session's streams (cross-stream waits as
-fence references) and waits with WaitFence — the same calls, in the same order, as in process.
+and a run's writes, submissions (cross-stream waits as fence references), waits and reads —
+the same calls, in the same order, as in process — travel in one Execute call (see
+:class:`RemoteSession`).
 
 Errors are UMD errors: a request the server refuses raises what the in-process UMD raises; a
 server that went away is a TransportError (after the client's retry window); a server that
@@ -16,6 +17,8 @@ model again, in a new session. Thread-safe as the client is.
 
 from __future__ import annotations
 
+import threading
+import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -23,7 +26,12 @@ import numpy as np
 from stack.kmd.dtypes import DType
 from stack.kmd.kernels.ids import KernelId
 from stack.umd.commands import flatten
-from stack.umd.errors import ClosedError, InvalidRequestError
+from stack.umd.errors import (
+    ClosedError,
+    DeviceRefusedError,
+    InvalidRequestError,
+    StreamNotFoundError,
+)
 from stack.umd.ops import OpRequest
 from stack.umd.pipeline import Translated
 from stack.umd.service import umd_pb2 as pb
@@ -39,24 +47,66 @@ def _translated(r: RemoteTranslated) -> Translated:
 
 
 class RemoteSession:
-    """One session of a remote UMD, with the in-process session's methods and contracts."""
+    """One session of a remote UMD, with the in-process session's methods and contracts.
 
-    def __init__(self, client: UmdClient) -> None:
+    Round trips are batched (the Execute RPC): small writes and submissions are held until the
+    next wait, which sends them with the wait in one call. That call waits for *every* stream's
+    last submission (a wait may return later than asked, never earlier), after which the session
+    is idle: it also returns the small reads that followed the previous such wait (a run's
+    outputs), and a read of the same span before any new write or submission is answered from
+    them. Fence values are predicted (a stream's values are 1, 2, … from its creation or reset)
+    and checked against the server's. A fault anywhere in the batch fails the wait that sent it.
+    """
+
+    def __init__(self, client: UmdClient, batch_bytes: int = 8 << 20) -> None:
         self.client = client
+        self.batch_bytes = min(batch_bytes, client.shm_threshold)
+        self._lock = threading.RLock()
+        self._writes: list[pb.TensorWrite] = []
+        self._pending_bytes = 0
+        self._submits: list[pb.SubmitRequest] = []
+        self._next: dict[int, int] = {}  # stream -> its next fence value
+        self._reached: dict[int, int] = {}  # stream -> value known reached
+        self._learned: list[tuple[int, int]] = []  # reads since the last full wait
+        self._prefetched: dict[tuple[int, int], bytes] = {}
+        self.round_trips = 0
         self.closed = False
         client.session()  # create it now: errors surface at load, not at first use
+        self._next[0] = 1  # the server gives every session stream 0
 
     def alloc(self, nbytes: int, align: int = 64) -> int:
         return self.client.alloc(nbytes, align)
 
     def write(self, addr: int, array: np.ndarray | bytes, offset: int = 0) -> None:
-        self.client.write(addr + offset, array)
+        raw = array if isinstance(array, bytes) else np.ascontiguousarray(array).tobytes()
+        with self._lock:
+            self._prefetched.clear()
+            if len(raw) >= self.batch_bytes:  # big: its own transfer, after what is held
+                self._flush()
+                self.client.write(addr + offset, raw)
+                return
+            self._writes.append(
+                pb.TensorWrite(device_addr=addr + offset, payload=raw, checksum=zlib.crc32(raw))
+            )
+            self._pending_bytes += len(raw)
+            if self._pending_bytes >= self.batch_bytes:
+                self._flush()
 
     def read(self, addr: int, shape: tuple[int, ...], dtype: DType) -> np.ndarray:
-        return self.client.read_array(addr, shape, dtype)
+        nbytes = int(np.prod(shape)) * dtype.itemsize
+        with self._lock:
+            data = self._prefetched.pop((addr, nbytes), None)
+            if data is None:
+                self._flush()
+                data = self.client.read(addr, nbytes)
+            if nbytes < self.batch_bytes:
+                self._learned.append((addr, nbytes))
+        return np.frombuffer(data, dtype=dtype.numpy).reshape(shape).copy()
 
     def create_stream(self) -> int:
         r = self.client._call("CreateStream", lambda s: pb.StreamRequest(session_id=s))
+        with self._lock:
+            self._next[int(r.stream)] = 1
         return int(r.stream)
 
     def translate(self, req: OpRequest) -> Translated:
@@ -66,18 +116,17 @@ class RemoteSession:
         return [_translated(r) for r in self.client.translate_batch(reqs, submit=False)]
 
     def submit(self, stream: int, ops: Sequence[Translated], wait: Sequence[Ticket] = ()) -> Ticket:
-        """SubmitCommands: the ops' blobs as one command buffer after ``wait`` (async)."""
+        """Held until the next wait (or flush); the ticket carries the predicted fence value."""
         blobs, _ = flatten(ops)
-        rid = next(self.client._ids)  # one id space per session: the replay window is shared
         waits = [pb.FenceRef(stream=t.stream, fence_value=t.value) for t in wait]
-
-        def make(s: int) -> pb.SubmitRequest:
-            return pb.SubmitRequest(
-                session_id=s, request_id=rid, stream=stream, blobs=blobs, waits=waits
-            )
-
-        r = self.client._call("SubmitCommands", make)
-        return Ticket(stream, 0, int(r.fence_value))
+        with self._lock:
+            if stream not in self._next:
+                raise StreamNotFoundError(f"no stream {stream} in this session")
+            value = self._next[stream]
+            self._next[stream] = value + 1
+            self._prefetched.clear()
+            self._submits.append(pb.SubmitRequest(stream=stream, blobs=blobs, waits=waits))
+        return Ticket(stream, 0, value)
 
     def record(self, ops: Sequence[Translated]) -> int | None:
         """None: the service keeps no command buffers for its clients (submit each run)."""
@@ -102,11 +151,63 @@ class RemoteSession:
         return None
 
     def wait(self, ticket: Ticket, timeout_s: float | None = None) -> None:
+        with self._lock:
+            if ticket.value <= self._reached.get(ticket.stream, 0):
+                return
+            if self._submits or self._writes:
+                self._flush(timeout_s, wait_all=True)
+                if ticket.value <= self._reached.get(ticket.stream, 0):
+                    return
         self.client.wait_fence(ticket.value, 3600.0 if timeout_s is None else timeout_s,
                                stream=ticket.stream)  # fmt: skip
+        with self._lock:
+            self._reached[ticket.stream] = max(self._reached.get(ticket.stream, 0), ticket.value)
+
+    def _flush(self, timeout_s: float | None = None, *, wait_all: bool = False) -> None:
+        """Send what is held (one Execute); with ``wait_all``, wait for every stream too."""
+        writes, submits = self._writes, self._submits
+        if not (writes or submits or wait_all):
+            return
+        self._writes, self._submits, self._pending_bytes = [], [], 0
+        first = [self._next[m.stream] - sum(1 for x in submits if x.stream == m.stream)
+                 for m in submits]  # fmt: skip
+        expected = []
+        seen: dict[int, int] = {}
+        for m, base in zip(submits, first, strict=True):
+            expected.append(base + seen.get(m.stream, 0))
+            seen[m.stream] = seen.get(m.stream, 0) + 1
+        targets = {s: v - 1 for s, v in self._next.items() if v - 1 > self._reached.get(s, 0)}
+        waits = (
+            [pb.FenceRef(stream=s, fence_value=v) for s, v in targets.items()] if wait_all else []
+        )
+        reads = [pb.ReadSpan(device_addr=a, nbytes=n) for a, n in self._learned] if wait_all else []
+        ms = 0 if timeout_s is None else max(1, int(timeout_s * 1000))
+        rid = next(self.client._ids)  # one id space per session: the replay window is shared
+
+        def make(s: int) -> pb.ExecuteRequest:
+            return pb.ExecuteRequest(session_id=s, request_id=rid, writes=writes, submits=submits,
+                                     waits=waits, timeout_ms=ms, reads=reads)  # fmt: skip
+
+        deadline = (timeout_s or 30.0) + self.client.policy.timeout_s
+        r = self.client._call("Execute", make, deadline)
+        self.round_trips += 1
+        if list(r.fence_values) != expected:
+            raise DeviceRefusedError(
+                f"fence values {list(r.fence_values)} differ from the expected {expected}"
+            )
+        if wait_all:
+            self._reached.update(targets)
+            self._prefetched = {(a, n): d for (a, n), d in zip(self._learned, r.reads, strict=True)}
+            self._learned = []
 
     def reset_stream(self, stream: int) -> None:
-        self.client._call("ResetStream", lambda s: pb.StreamRequest(session_id=s, stream=stream))
+        with self._lock:  # its held submissions are dropped like its pending work
+            self._submits = [m for m in self._submits if m.stream != stream]
+            self._prefetched.clear()
+            self.client._call(
+                "ResetStream", lambda s: pb.StreamRequest(session_id=s, stream=stream)
+            )
+            self._next[stream], self._reached[stream] = 1, 0
 
     def close(self) -> None:
         """Destroy the server session (best effort) and close the channel (idempotent)."""

@@ -26,6 +26,7 @@ _OK = pb.Status(code=0)
 _DEFAULT_CHUNK = 1 << 20
 _MAX_CHUNK = 4 << 20
 _MAX_BLOBS = 1 << 16
+_REPLAY_READ_BYTES = 64 << 10  # an Execute answer carrying more is not kept for replays
 
 
 class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
@@ -212,17 +213,48 @@ class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
         cached = self._replayed(session, request.request_id)
         if cached is not None:
             return cached
-        if not request.blobs:
-            raise InvalidRequestError("a submission needs at least one blob", field="blobs")
-        if len(request.blobs) > _MAX_BLOBS:
-            raise InvalidRequestError(f"more than {_MAX_BLOBS} blobs", field="blobs")
-        waits = [session.ticket(w.stream, w.fence_value) for w in request.waits]
-        # one command buffer; the KMD decodes and checks every blob (format, CRC, addresses)
-        buffer = Translated(tuple(request.blobs), KernelId.GEMM, False)  # kernel id: unused
-        ticket = session.submit(request.stream, (buffer,), waits)
-        response = pb.SubmitResponse(stream=request.stream, fence_value=ticket.value)
+        response = pb.SubmitResponse(
+            stream=request.stream, fence_value=_submit(session, request, "")
+        )
         self._remember(session, request.request_id, response)
+        return response
+
+    @rpc
+    def Execute(self, request: pb.ExecuteRequest, context: Any) -> pb.ExecuteResponse:
+        session = self._session(request.session_id)
+        cached = self._replayed(session, request.request_id)
+        if cached is not None:
+            return cached
+        for i, w in enumerate(request.writes):
+            if len(w.payload) > _MAX_CHUNK:
+                raise InvalidRequestError(f"more than {_MAX_CHUNK} bytes", field=f"writes[{i}]")
+            if zlib.crc32(w.payload) != w.checksum:
+                raise SharedMemoryError(f"writes[{i}]: checksum mismatch")
+            session.write(w.device_addr, w.payload)
+        values = [_submit(session, m, f"submits[{i}].") for i, m in enumerate(request.submits)]
+        for f in request.waits:
+            self._wait(
+                session, session.ticket(f.stream, f.fence_value), request.timeout_ms, context
+            )
+        if any(r.nbytes > _MAX_CHUNK for r in request.reads):
+            raise InvalidRequestError(f"a read of more than {_MAX_CHUNK} bytes", field="reads")
+        reads = [session.read_bytes(r.device_addr, r.nbytes) for r in request.reads]
+        response = pb.ExecuteResponse(fence_values=values, reads=reads)
+        if sum(r.nbytes for r in request.reads) <= _REPLAY_READ_BYTES:
+            self._remember(session, request.request_id, response)
         return response
 
     def Echo(self, request: pb.EchoRequest, context: Any) -> pb.EchoResponse:
         return pb.EchoResponse(payload=request.payload)
+
+
+def _submit(session: UmdSession, request: pb.SubmitRequest, prefix: str) -> int:
+    """Submit a request's blobs as one command buffer after its fences; the fence value."""
+    if not request.blobs:
+        raise InvalidRequestError("a submission needs at least one blob", field=f"{prefix}blobs")
+    if len(request.blobs) > _MAX_BLOBS:
+        raise InvalidRequestError(f"more than {_MAX_BLOBS} blobs", field=f"{prefix}blobs")
+    waits = [session.ticket(w.stream, w.fence_value) for w in request.waits]
+    # one command buffer; the KMD decodes and checks every blob (format, CRC, addresses)
+    buffer = Translated(tuple(request.blobs), KernelId.GEMM, False)  # kernel id: unused
+    return session.submit(request.stream, (buffer,), waits).value

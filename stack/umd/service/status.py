@@ -29,10 +29,14 @@ def code_of(exc: UmdError) -> grpc.StatusCode:
 
 
 def message_of(exc: UmdError) -> str:
-    """Status details: ``field=<proto field>: message`` for request errors, else the message."""
+    """Status details: ``field=<proto field>: message`` for request errors, ``fault_kind=<kind>:
+    message`` for device faults (the client parses both back), else the message."""
     field = getattr(exc, "field", None)
     if isinstance(exc, uerr.InvalidRequestError) and field:
         return f"field={proto_field(field)}: {exc.message}"
+    kind = exc.details.get("fault_kind")
+    if isinstance(exc, uerr.DeviceFaultError) and kind:
+        return f"fault_kind={kind}: {exc.message}"
     return exc.message
 
 
@@ -50,6 +54,9 @@ def error_from_rpc(err: grpc.RpcError, method: str) -> UmdError:
     if cls is uerr.InvalidRequestError:
         field = details[6:].split(":", 1)[0] if details.startswith("field=") else "request"
         return uerr.InvalidRequestError(msg, field=field, code=code.name)
+    if cls is uerr.DeviceFaultError and details.startswith("fault_kind="):
+        kind = details[len("fault_kind=") :].split(":", 1)[0]
+        return uerr.DeviceFaultError(msg, fault_kind=kind, code=code.name)
     if cls is None:
         return uerr.TransportError(msg, code=code.name)
     return cls(msg, code=code.name)

@@ -409,6 +409,50 @@ class SubmitRequest(_message.Message):
     waits: _containers.RepeatedCompositeFieldContainer[FenceRef]
     def __init__(self, session_id: _Optional[int] = ..., request_id: _Optional[int] = ..., stream: _Optional[int] = ..., blobs: _Optional[_Iterable[bytes]] = ..., waits: _Optional[_Iterable[_Union[FenceRef, _Mapping]]] = ...) -> None: ...
 
+class TensorWrite(_message.Message):
+    __slots__ = ("device_addr", "payload", "checksum")
+    DEVICE_ADDR_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    CHECKSUM_FIELD_NUMBER: _ClassVar[int]
+    device_addr: int
+    payload: bytes
+    checksum: int
+    def __init__(self, device_addr: _Optional[int] = ..., payload: _Optional[bytes] = ..., checksum: _Optional[int] = ...) -> None: ...
+
+class ReadSpan(_message.Message):
+    __slots__ = ("device_addr", "nbytes")
+    DEVICE_ADDR_FIELD_NUMBER: _ClassVar[int]
+    NBYTES_FIELD_NUMBER: _ClassVar[int]
+    device_addr: int
+    nbytes: int
+    def __init__(self, device_addr: _Optional[int] = ..., nbytes: _Optional[int] = ...) -> None: ...
+
+class ExecuteRequest(_message.Message):
+    __slots__ = ("session_id", "request_id", "writes", "submits", "waits", "timeout_ms", "reads")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    WRITES_FIELD_NUMBER: _ClassVar[int]
+    SUBMITS_FIELD_NUMBER: _ClassVar[int]
+    WAITS_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    READS_FIELD_NUMBER: _ClassVar[int]
+    session_id: int
+    request_id: int
+    writes: _containers.RepeatedCompositeFieldContainer[TensorWrite]
+    submits: _containers.RepeatedCompositeFieldContainer[SubmitRequest]
+    waits: _containers.RepeatedCompositeFieldContainer[FenceRef]
+    timeout_ms: int
+    reads: _containers.RepeatedCompositeFieldContainer[ReadSpan]
+    def __init__(self, session_id: _Optional[int] = ..., request_id: _Optional[int] = ..., writes: _Optional[_Iterable[_Union[TensorWrite, _Mapping]]] = ..., submits: _Optional[_Iterable[_Union[SubmitRequest, _Mapping]]] = ..., waits: _Optional[_Iterable[_Union[FenceRef, _Mapping]]] = ..., timeout_ms: _Optional[int] = ..., reads: _Optional[_Iterable[_Union[ReadSpan, _Mapping]]] = ...) -> None: ...
+
+class ExecuteResponse(_message.Message):
+    __slots__ = ("fence_values", "reads")
+    FENCE_VALUES_FIELD_NUMBER: _ClassVar[int]
+    READS_FIELD_NUMBER: _ClassVar[int]
+    fence_values: _containers.RepeatedScalarFieldContainer[int]
+    reads: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, fence_values: _Optional[_Iterable[int]] = ..., reads: _Optional[_Iterable[bytes]] = ...) -> None: ...
+
 class SubmitResponse(_message.Message):
     __slots__ = ("stream", "fence_value")
     STREAM_FIELD_NUMBER: _ClassVar[int]

@@ -124,6 +124,11 @@ class InstructionTranslatorStub:
                 request_serializer=stack_dot_umd_dot_service_dot_umd__pb2.SubmitRequest.SerializeToString,
                 response_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.SubmitResponse.FromString,
                 _registered_method=True)
+        self.Execute = channel.unary_unary(
+                '/refstack.umd.v1.InstructionTranslator/Execute',
+                request_serializer=stack_dot_umd_dot_service_dot_umd__pb2.ExecuteRequest.SerializeToString,
+                response_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.ExecuteResponse.FromString,
+                _registered_method=True)
 
 
 class InstructionTranslatorServicer:
@@ -263,6 +268,16 @@ class InstructionTranslatorServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Execute(self, request, context):
+        """One round trip for a whole inference (seed 000 section 6.2: batch to amortise the RPC):
+        small writes, then submissions (as SubmitCommands, in order), then waits for the listed
+        fences (as WaitFence, sharing timeout_ms), then reads — each step after the previous one
+        completed. Fails as the first failing step would alone (nothing after it runs).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_InstructionTranslatorServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -355,6 +370,11 @@ def add_InstructionTranslatorServicer_to_server(servicer, server):
                     servicer.SubmitCommands,
                     request_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.SubmitRequest.FromString,
                     response_serializer=stack_dot_umd_dot_service_dot_umd__pb2.SubmitResponse.SerializeToString,
+            ),
+            'Execute': grpc.unary_unary_rpc_method_handler(
+                    servicer.Execute,
+                    request_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.ExecuteRequest.FromString,
+                    response_serializer=stack_dot_umd_dot_service_dot_umd__pb2.ExecuteResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -843,6 +863,33 @@ class InstructionTranslator:
             '/refstack.umd.v1.InstructionTranslator/SubmitCommands',
             stack_dot_umd_dot_service_dot_umd__pb2.SubmitRequest.SerializeToString,
             stack_dot_umd_dot_service_dot_umd__pb2.SubmitResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Execute(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/refstack.umd.v1.InstructionTranslator/Execute',
+            stack_dot_umd_dot_service_dot_umd__pb2.ExecuteRequest.SerializeToString,
+            stack_dot_umd_dot_service_dot_umd__pb2.ExecuteResponse.FromString,
             options,
             channel_credentials,
             insecure,

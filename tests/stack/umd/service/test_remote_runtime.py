@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from stack.adapter.zoo import cnn, random_inputs
 from stack.cli import app
 from stack.compiler import CompileOptions, compile_graph
 from stack.errors import StackError
+from stack.kmd import FaultKind
 from stack.runtime import Executable, Runtime
 from stack.runtime.errors import ExecutionFaultError
 from stack.umd.service.client import RetryPolicy
@@ -40,6 +42,23 @@ def _in_process(exe: Executable, feeds: list[dict[str, np.ndarray]]) -> list[dic
         return [model.run(f) for f in feeds]
 
 
+def _same(runs: list[dict[str, np.ndarray]], refs: list[dict[str, np.ndarray]]) -> None:
+    """Every run's outputs bit-equal to the in-process reference (same NumPy kernels)."""
+    assert len(runs) == len(refs)
+    for ours, ref in zip(runs, refs, strict=True):
+        assert ours.keys() == ref.keys()
+        for key in ref:
+            np.testing.assert_array_equal(ours[key], ref[key])
+
+
+@pytest.fixture
+def server() -> Iterator[UmdServer]:
+    srv = UmdServer(ServerConfig(port=0, backend="numpy"))
+    srv.start()
+    yield srv
+    srv.stop()
+
+
 def test_a_model_runs_the_same_through_the_service(
     exe: Executable, feeds: list[dict[str, np.ndarray]]
 ) -> None:
@@ -59,10 +78,7 @@ def test_a_model_runs_the_same_through_the_service(
         assert srv.umd.device.stats().allocations == 0
     finally:
         srv.stop()
-    for ours, ref in zip(remote, _in_process(exe, feeds), strict=True):
-        assert ours.keys() == ref.keys()
-        for key in ref:
-            np.testing.assert_array_equal(ours[key], ref[key])
+    _same(remote, _in_process(exe, feeds))
 
 
 def _serve(port: int) -> subprocess.Popen[str]:
@@ -117,10 +133,7 @@ def test_killing_the_service_mid_run_is_a_typed_error_and_a_restart_serves_the_n
         assert errors[0].details["fault"] in ("TransportError", "SessionNotFoundError")
         proc = _serve(port)  # a restarted service serves the next run
         again = rt.load(exe)
-        ours, ref = again.run(feeds[1]), _in_process(exe, feeds[1:])[0]
-        assert ours.keys() == ref.keys()
-        for key in ref:
-            np.testing.assert_array_equal(ours[key], ref[key])
+        _same([again.run(feeds[1])], _in_process(exe, feeds[1:]))
         rt.close()
         umd.close()
     finally:
@@ -151,3 +164,33 @@ def test_refstack_run_with_umd_writes_the_in_process_outputs(
     for rec in json.loads(local.stdout)["outputs"]:
         (file,) = [f for f, n in files if n == rec["name"]]
         np.testing.assert_array_equal(np.load(file), np.load(rec["file"]))
+
+
+def test_a_steady_run_is_one_round_trip(
+    exe: Executable, feeds: list[dict[str, np.ndarray]], server: UmdServer
+) -> None:
+    with Runtime(streams=2, umd=f"127.0.0.1:{server.port}") as rt:
+        model = rt.load(exe)
+        model.run(feeds[0])  # learns which reads follow a run
+        before = server.service.calls.copy()
+        outputs = [model.run(f) for f in feeds * 2]
+        delta = server.service.calls - before
+    assert dict(delta) == {"Execute": 4}  # writes, submits, waits and reads: one call per run
+    _same(outputs, _in_process(exe, feeds * 2))
+
+
+@pytest.mark.parametrize("kind", [FaultKind.ECC, FaultKind.BAD_ADDRESS])
+def test_a_device_fault_on_the_service_is_recovered(
+    exe: Executable, feeds: list[dict[str, np.ndarray]], kind: FaultKind, server: UmdServer
+) -> None:
+    with Runtime(streams=2, umd=f"127.0.0.1:{server.port}") as rt:
+        model = rt.load(exe)
+        (session,) = server.umd.sessions.live()
+        queue = session.queue_of(model.image.streams[1])
+        server.umd.device.inject_fault(session.ctx, queue, kind)
+        ours = model.run(feeds[0], timeout_s=10)
+        assert model.last_stats is not None and model.last_stats.attempts == 2
+        assert model.last_stats.faults == (kind.name,)
+        again = model.run(feeds[0])
+        assert model.last_stats.attempts == 1
+    _same([ours, again], _in_process(exe, feeds[:1]) * 2)
