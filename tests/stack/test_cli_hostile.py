@@ -29,7 +29,7 @@ from stack.cli import app
 from stack.cli._common import progress
 
 REFSTACK = Path(sys.executable).parent / "refstack"
-MEMORY_LIMIT = 3 << 30
+MEMORY_LIMIT = 6 << 30  # address space: a 16 TiB allocation cannot happen under it
 
 
 def _limits() -> None:
@@ -149,10 +149,11 @@ def busy_port() -> Iterator[tuple[socket.socket, int]]:
         yield s, int(s.getsockname()[1])
 
 
-def test_run_on_a_umd_nobody_serves(files: Path, busy_port: tuple[socket.socket, int]) -> None:
-    holder, port = busy_port
-    holder.close()  # a port nobody listens on
-    result = refstack("run", str(files / "m.sx"), "--umd", f"127.0.0.1:{port}")
+def test_run_on_a_umd_nobody_serves(files: Path) -> None:
+    with socket.socket() as held:  # bound, never listening: connections are refused, and
+        held.bind(("127.0.0.1", 0))  # nobody else can take the port meanwhile
+        port = int(held.getsockname()[1])
+        result = refstack("run", str(files / "m.sx"), "--umd", f"127.0.0.1:{port}")
     one_line(refused(result, 2, "cannot open a UMD session"))
 
 
