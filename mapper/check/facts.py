@@ -37,6 +37,7 @@ class Facts:
     files: dict[str, ParsedFile] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     cache: dict[str, Any] = field(default_factory=dict)  # shared by rules within one run
+    stored: dict[str, ParsedFile] = field(default_factory=dict)  # parsed at ingest, unread yet
 
     # ---------------------------------------------------------------- files and symbols
     def parsed(self, path: str) -> ParsedFile | None:
@@ -45,7 +46,8 @@ class Facts:
             if path not in self.paths:
                 return None
             try:
-                self.files[path] = parse_file(self.root, path)
+                stored = self.stored.pop(path, None)
+                self.files[path] = stored or parse_file(self.root, path)
             except IngestError as exc:
                 self.warnings.append(str(exc))
                 return None
@@ -143,7 +145,7 @@ def _line_count(path: Path) -> int | None:
         return None
 
 
-def _walk(root: Path, config: StackmapConfig) -> list[str]:
+def walk(root: Path, config: StackmapConfig) -> list[str]:
     out: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = Path(dirpath).relative_to(root).as_posix()
@@ -165,7 +167,7 @@ def collect(root: Path, config: StackmapConfig | None = None) -> Facts:
     """
     root = root.resolve()
     config = config or load_config(root)
-    paths = _walk(root, config)
+    paths = walk(root, config)
     modules: dict[str, str] = {}
     for path in paths:
         if path.endswith(".py"):

@@ -1,4 +1,9 @@
-"""Run the rules over a repository and build the report (parse-only: no embeddings, no store)."""
+"""Run the rules over a repository's stored map and build the report, findings on their nodes.
+
+The map is refreshed first when it is missing or older than the files (see
+:mod:`mapper.check.onmap`); the rules read what ingest parsed, and every finding is placed on
+the map nodes it is about (:func:`mapper.query.findings.placed`).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from mapper.check import registry
-from mapper.check.facts import Facts, collect
+from mapper.check.facts import Facts
 from mapper.check.finding import Classification, Finding
 from mapper.check.history import GitHistory
+from mapper.check.onmap import facts_from_map
 from mapper.check.report import Report
 from mapper.check.rules import register_all
 from mapper.config import StackmapConfig
@@ -27,13 +33,18 @@ def run_check(
 
     ``rules`` selects rules by id or name (all when empty; UnknownNameError lists the known
     ones). Raises ConfigError / ContractError / IngestError when the map cannot be read.
-    Findings come classified (map stale / code wrong / unknown) when ``history`` is on.
+    Findings come classified (map stale / code wrong / unknown) when ``history`` is on, and
+    carry the ids of the map nodes they are about.
     """
+    from mapper.query import open_map
+    from mapper.query.findings import placed
+
     start = time.perf_counter()
     register_all()
     selected = registry.select(rules)
-    facts = collect(root, config)
+    facts = facts_from_map(root, config)
     findings = check_facts(facts, selected, GitHistory(facts.root) if history else None)
+    findings = placed(open_map(facts.root, facts.config), findings)
     layers = tuple(layer.id for layer in facts.config.layers)
     return Report(
         root=str(facts.root),

@@ -76,3 +76,23 @@ def bench_query(
         return
     for key, value in result.items():
         typer.echo(f"{key}: {value}")
+
+
+@bench_app.command("check")
+def bench_check(
+    root: Path = typer.Argument(Path("."), help="Repository root."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    repeat: int = typer.Option(3, "--repeat", help="Runs per figure (best is kept)."),
+) -> None:
+    """reparse_s (the check parsing every file again), map_s (on the stored map), their ratio."""
+    from mapper.check.bench import bench_check as run
+
+    try:
+        result = run(root, repeat=max(1, repeat))
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json(result)
+        return
+    for key, value in result.items():
+        typer.echo(f"{key}: {value}")

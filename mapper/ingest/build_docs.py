@@ -17,108 +17,12 @@ from collections.abc import Mapping
 from mapper.config import StackmapConfig
 from mapper.graph import MapGraph
 from mapper.ingest.build import Inputs, declared_components
-from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
 from mapper.ingest.resolve import Resolver
 from mapper.model import EdgeAttrs, EdgeKind, EvidenceKind, Location, NodeKind, Provenance
 
 MAX_TEXT = 4000
 INDEX_PAGES = ("README.md", "index.md")
-
-
-def build_contracts(
-    graph: MapGraph, resolver: Resolver, contracts: Mapping[str, ContractFile]
-) -> None:
-    for path in sorted(contracts):
-        cf = contracts[path]
-        file_id = f"file:{path}"
-        graph.add_node(
-            file_id,
-            NodeKind.FILE,
-            path,
-            path=path,
-            line=1,
-            language="yaml",
-            contract=cf.id,
-            version=cf.version,
-            upper=cf.upper,
-            lower=cf.lower,
-            description=cf.description,
-            constants=[[c.id, c.python, c.proto, c.c, c.location.line] for c in cf.constants],
-        )
-        for spec in cf.interfaces:
-            iid = f"interface:{spec.id}"
-            if iid in graph:
-                continue
-            sig = spec.signature
-            graph.add_node(
-                iid,
-                NodeKind.INTERFACE,
-                spec.id,
-                layer=spec.lower,
-                path=path,
-                line=spec.location.line,
-                contract=cf.id,
-                interface_kind=spec.kind,
-                symbol=spec.symbol,
-                upper=spec.upper,
-                lower=spec.lower,
-                signature=sig.render() if sig else None,
-                sync=spec.sync,
-                synchronization=spec.synchronization,
-                memory=spec.memory,
-                errors=spec.errors,
-                description=spec.description,
-                version=cf.version,
-            )
-            where = spec.location
-            graph.add_edge(
-                file_id, iid, EdgeAttrs(EdgeKind.DEFINES, Provenance.CONTRACT, location=where)
-            )
-            graph.add_edge(
-                f"layer:{spec.lower}",
-                iid,
-                EdgeAttrs(EdgeKind.PROVIDES, Provenance.CONTRACT, location=where),
-            )
-            graph.add_edge(
-                f"layer:{spec.upper}",
-                iid,
-                EdgeAttrs(EdgeKind.CONSUMES, Provenance.CONTRACT, location=where),
-            )
-            sym = resolver.any_symbol(spec.symbol) if spec.symbol else None
-            graph.add_node(iid, NodeKind.INTERFACE, spec.id, resolved=sym is not None)
-            if sym is None or sym.node_id not in graph:
-                continue
-            graph.add_edge(
-                sym.node_id,
-                iid,
-                EdgeAttrs(EdgeKind.IMPLEMENTS, Provenance.CONTRACT, location=where),
-            )
-            provider = graph.node(sym.node_id).get("component")
-            if provider:
-                graph.add_edge(
-                    f"component:{provider}",
-                    iid,
-                    EdgeAttrs(EdgeKind.PROVIDES, Provenance.CONTRACT, location=where),
-                )
-            for caller, data in sorted(
-                graph.in_edges(sym.node_id, EdgeKind.CALLS), key=lambda e: e[0]
-            ):
-                comp = graph.node(caller).get("component")
-                if not comp or comp == provider:
-                    continue
-                prov = Provenance(data["provenance"])  # as sure as the calls it rests on
-                for _kind, at, line, confidence, _detail in data["evidence"]:
-                    graph.link(
-                        f"component:{comp}",
-                        iid,
-                        EdgeKind.CONSUMES,
-                        prov,
-                        confidence,
-                        at,
-                        line,
-                        evidence=EvidenceKind.CODE_REFERENCE,
-                    )
 
 
 def needs_layer(page: DocPage) -> bool:

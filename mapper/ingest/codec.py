@@ -113,15 +113,24 @@ def _code(pf: ParsedFile) -> list[Any]:
 
 def _uncode(flat: list[Any]) -> ParsedFile:
     path, language, symbols, refs, warnings, imports, module, loc, bases, attributes = flat
+    places: dict[tuple[str, int | None], Location] = {}  # one record per line, as the parser
+
+    def at(p: str | None, line: int | None) -> Location:
+        key = (p or path, line)
+        found = places.get(key)
+        if found is None:
+            found = places[key] = Location(*key)
+        return found
+
     return ParsedFile(
         path,
         _LANGUAGE[language],
         tuple(
-            Symbol(q, _KIND[k], _LANGUAGE[lang], Location(p or path, line), _unsig(sig), *rest)
+            Symbol(q, _KIND[k], _LANGUAGE[lang], at(p, line), _unsig(sig), *rest)
             for q, k, lang, p, line, sig, *rest in symbols
         ),
         tuple(
-            Reference(kind, target, Location(p or path, line), scope, _LANGUAGE[lang])
+            Reference(kind, target, at(p, line), scope, _LANGUAGE[lang])
             for kind, target, p, line, scope, lang in refs
         ),
         tuple(warnings),

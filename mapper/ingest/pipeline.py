@@ -21,7 +21,8 @@ from mapper.config import StackmapConfig, load_config
 from mapper.errors import StoreCorrupt, StoreError, StoreOutdated
 from mapper.graph import MapGraph
 from mapper.ingest.build import Inputs, build_code
-from mapper.ingest.build_docs import build_contracts, build_docs, needs_layer, page_text
+from mapper.ingest.build_contracts import build_contracts
+from mapper.ingest.build_docs import build_docs, needs_layer, page_text
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
@@ -175,6 +176,25 @@ def run(
     lap("save")
     timings["total"] = time.perf_counter() - start
     return dataclasses.replace(report, timings=dict(timings))
+
+
+def staleness(config: StackmapConfig, store: Store) -> tuple[str | None, ParseCache]:
+    """Why the stored map is not the map of the files now (None when it is), with its parse
+    cache: no map yet, an unusable store, another config, or files changed since."""
+    if store.current_version() is None:
+        return "no map has been built yet", ParseCache()
+    try:
+        cache = store.load_parse_cache()
+    except StoreError as exc:
+        return f"the stored map is unusable ({exc.message})", ParseCache()
+    if cache.key != _config_key(config):
+        return "the config changed since the map was built", cache
+    now = {f.path: (f.digest, f.category.value) for f in scan(config).files}
+    was = {path: (e[0], e[1]) for path, e in cache.entries.items()}
+    changed = sorted(p for p in now.keys() | was.keys() if now.get(p) != was.get(p))
+    if changed:
+        return f"{len(changed)} file(s) changed since the map was built ({changed[0]}, …)", cache
+    return None, cache
 
 
 def _previous(store: Store) -> ParseCache:

@@ -21,17 +21,8 @@ from mapper.model import Language, Reference, Symbol, SymbolKind
 
 _ARGS = re.compile(r"\([^()]*\)")
 _HEADERS = (".h", ".hh", ".hpp", ".hxx", ".cuh")
-CALLABLE = frozenset(
-    {
-        SymbolKind.FUNCTION,
-        SymbolKind.METHOD,
-        SymbolKind.CLASS,
-        SymbolKind.KERNEL,
-        SymbolKind.MACRO,
-        SymbolKind.IOCTL,
-        SymbolKind.STRUCT,
-    }
-)
+_KINDS = "FUNCTION METHOD CLASS KERNEL MACRO IOCTL STRUCT"  # what a call may resolve to
+CALLABLE = frozenset(SymbolKind[name] for name in _KINDS.split())
 
 
 class Resolver:
@@ -272,6 +263,12 @@ class Resolver:
         )
         return ranked[0], 1.0 if len(candidates) == 1 else 0.8
 
+    def reexported(self, name: str) -> Symbol | None:
+        """A Python name a package re-exports (``pkg.Name`` bound by an import in ``pkg``)."""
+        module, _, rest = name.rpartition(".")
+        pf = self._files.get(self.modules.get(module, ""))
+        return self.python_name(pf, rest) if pf is not None and rest else None
+
     def any_symbol(self, name: str) -> Symbol | None:
         """A symbol named as in contracts and front matter: Python qualname, C name
         (optionally ``path:NAME``), or proto name (full, or ``Service.Rpc`` suffix)."""
@@ -298,8 +295,7 @@ class Resolver:
         return self.proto[best] if best is not None else None
 
 
-def _name(path: str) -> str:
-    """``PurePosixPath(path).name`` for a normalised relative path, without the object."""
+def _name(path: str) -> str:  # PurePosixPath(path).name, without the object
     return path.rstrip("/").rpartition("/")[2]
 
 

@@ -3,7 +3,8 @@
 A finding names its subject (an interface id, a ``page:key:component`` triple, …) and the two
 places it concerns, in code and on the map. Its nodes are the interface or component its
 subject names, then the innermost definition at its code location and at its map location
-(:meth:`~mapper.query.map.Map.nodes_touched`), without repeats.
+(:meth:`~mapper.query.map.Map.nodes_touched`; the file when no definition spans the line),
+without repeats.
 """
 
 from __future__ import annotations
@@ -31,10 +32,14 @@ def node_ids(m: Map, finding: Finding) -> tuple[str, ...]:
 
 
 def _innermost(m: Map, where: Location | None) -> list[str]:
-    if where is None or where.line is None:
-        return [f"file:{where.path}"] if where is not None and f"file:{where.path}" in m else []
-    touched = m.nodes_touched(where.path, [(where.line, where.line)])
-    return [touched[0].id] if touched else []
+    """The innermost definition at ``where``, else its file when that is on the map."""
+    if where is None:
+        return []
+    if where.line is not None:
+        touched = m.nodes_touched(where.path, [(where.line, where.line)])
+        if touched:
+            return [touched[0].id]
+    return [f"file:{where.path}"] if f"file:{where.path}" in m else []
 
 
 def placed(m: Map, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:

@@ -4,7 +4,9 @@ A symbol spans its definition (``line`` to ``end_line``; one line when the parse
 Other nodes placed in a file (a test, an interface's contract entry, a doc section, a page's
 text before its first heading) span from their line to the line before the next node of the
 same kind in that file (or the next ``constants`` entry of a contract), the last one to the end
-of the file. File nodes are not definitions.
+of the file. Files, layers, components and scenarios are not definitions. Among spans of one
+length, the one starting later is the inner one (a one-line definition ending on the next
+line does not shadow the definition starting there).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
     from mapper.query.map import Map
 
 END = 10**9  # "to the end of the file"
+#: What a changed line falls in (a layer, component or scenario is placed, not defined, in a file)
+DEFINITIONS = frozenset({NodeKind.SYMBOL, NodeKind.TEST, NodeKind.INTERFACE, NodeKind.DOC})
 
 
 def spans(m: Map) -> dict[str, list[tuple[int, int, Node]]]:
@@ -29,7 +33,7 @@ def spans(m: Map) -> dict[str, list[tuple[int, int, Node]]]:
     for node in m.nodes():
         if node.kind is NodeKind.FILE and node.path:
             stops[node.path] += [int(c[-1]) for c in node.get("constants") or () if c[-1]]
-        elif node.path and node.line is not None:
+        elif node.kind in DEFINITIONS and node.path and node.line is not None:
             by_kind[node.path, node.kind].append(node)
     out: dict[str, list[tuple[int, int, Node]]] = defaultdict(list)
     for (path, kind), nodes in by_kind.items():
@@ -57,5 +61,5 @@ def nodes_touched(m: Map, path: str, ranges: Iterable[Sequence[int]]) -> list[No
         for start, end, node in m._spans.get(path, ())
         if any(start <= hi and lo <= end for lo, hi in wanted)
     ]
-    hits.sort(key=lambda s: (s[1] - s[0], s[0], s[2].id))
+    hits.sort(key=lambda s: (s[1] - s[0], -s[0], s[2].id))
     return [node for _, _, node in hits]

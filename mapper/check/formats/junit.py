@@ -19,7 +19,9 @@ def _case(suite: ET.Element, f: Finding, report: Report, waived: bool) -> None:
         return
     kind = "expired waiver" if report.is_expired(f) else f.classification.value
     failure = ET.SubElement(case, "failure", message=f.message, type=f"{f.severity.value}/{kind}")
-    lines = [f.message, f"code: {f.code or '-'}", f"map: {f.map_loc or '-'}", f"fix: {f.fix}"]
+    nodes = ", ".join(f.nodes) or "-"
+    lines = [f.message, f"code: {f.code or '-'}", f"map: {f.map_loc or '-'}", f"nodes: {nodes}"]
+    lines.append(f"fix: {f.fix}")
     failure.text = "\n".join(lines)
 
 

@@ -22,16 +22,18 @@ def render(report: Report) -> str:
     )
     for layer, findings in report.by_layer():
         out += ["", f"### {layer}", ""]
-        out.append("| rule | severity | code | map | class | finding | fix |")
-        out.append("| --- | --- | --- | --- | --- | --- | --- |")
+        out.append("| rule | severity | code | map | nodes | class | finding | fix |")
+        out.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
         for f in findings:
             info = report.rule(f.rule)
             rule = f"`{f.rule}` {info.name}" if info else f"`{f.rule}`"
             code = f"`{f.code}`" if f.code else ""
             mloc = f"`{f.map_loc}`" if f.map_loc else ""
             expired = " (waiver expired)" if report.is_expired(f) else ""
+            nodes = " ".join(f"`{n}`" for n in f.nodes)
             out.append(
-                f"| {rule} | {f.severity.value} | {code} | {mloc} | {f.classification.value} "
+                f"| {rule} | {f.severity.value} | {code} | {mloc} | {nodes} "
+                f"| {f.classification.value} "
                 f"| {_cell(f.message)}{expired} | {_cell(f.fix)} |"
             )
     if report.unused_waivers:

@@ -41,8 +41,11 @@ def _result(f: Finding, index: dict[str, int], report: Report, waived: bool) -> 
             "layer": f.layer or "",
             "subject": f.subject,
             "waiverExpired": report.is_expired(f),
+            "nodes": list(f.nodes),
         },
     }
+    if f.nodes:  # the map nodes the drift is about, by their ids
+        result["logicalLocations"] = [{"fullyQualifiedName": n, "kind": "node"} for n in f.nodes]
     if f.rule in index:
         result["ruleIndex"] = index[f.rule]
     if f.primary is not None:

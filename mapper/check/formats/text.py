@@ -23,6 +23,8 @@ def _one(f: Finding, report: Report) -> list[str]:
     where = str(f.primary) if f.primary else "-"
     lines = [f"  {where}: {f.severity.value} {f.rule}{name} [{f.classification.value}]"]
     lines.append(f"      {f.message}")
+    if f.nodes:
+        lines.append(f"      nodes: {', '.join(f.nodes)}")
     if f.code and f.map_loc:
         lines.append(f"      map: {f.map_loc}")
     if report.is_expired(f):

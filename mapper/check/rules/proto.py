@@ -3,7 +3,8 @@
 Servicers are the Python classes deriving from ``<Service>Servicer`` (the class the generated
 ``*_pb2_grpc`` module defines). Field use is read conservatively: keyword arguments to a
 message constructor called through a ``*_pb2`` module, and attributes read directly off the
-request parameter of a servicer method.
+request parameter of a servicer method. Only files whose stored parse shows a ``*Servicer``
+base or a ``*_pb2`` import are read for these (:mod:`mapper.check.pyfacts`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from mapper.check.facts import Facts
 from mapper.check.finding import Finding, Policy, RuleInfo, Severity
 from mapper.check.pyfacts import Servicer, message_uses, servicers
 from mapper.check.registry import Rule
+from mapper.ingest.code import ParsedFile
 from mapper.model import Language, Location, Symbol, SymbolKind
 
 
@@ -25,8 +27,23 @@ def _map_protos(facts: Facts) -> list[Symbol]:
     return mine or syms
 
 
+def _derives_servicer(parsed: ParsedFile) -> bool:
+    """Whether a class of the file names a ``*Servicer`` base (from the stored parse)."""
+    return any(b.rpartition(".")[2].endswith("Servicer") for _, bs in parsed.bases for b in bs)
+
+
+def _imports_pb2(parsed: ParsedFile) -> bool:
+    """Whether the file imports a generated ``*_pb2`` module (from the stored parse)."""
+    return any(target.rpartition(".")[2].endswith("_pb2") for _, target in parsed.imports)
+
+
 def _all_servicers(facts: Facts) -> list[Servicer]:
-    return [s for path, _, _ in facts.layer_files(Language.PYTHON) for s in servicers(facts, path)]
+    return [
+        s
+        for path, _, parsed in facts.layer_files(Language.PYTHON)
+        if _derives_servicer(parsed)
+        for s in servicers(facts, path)
+    ]
 
 
 def _unimplemented(facts: Facts) -> Iterator[Finding]:
@@ -86,11 +103,11 @@ def _unknown_fields(facts: Facts) -> Iterator[Finding]:
     if not messages:
         return
     rpcs = {s.qualname.rsplit(".", 1)[-1]: s for s in syms if s.kind is SymbolKind.RPC}
-    for path, layer, _ in facts.layer_files(Language.PYTHON):
+    for path, layer, parsed in facts.layer_files(Language.PYTHON):
         uses: list[tuple[str, str, int]] = []
-        for use in message_uses(facts, path):
+        for use in message_uses(facts, path) if _imports_pb2(parsed) else ():
             uses += [(use.message, k, use.line) for k in use.keywords]
-        for impl in servicers(facts, path):
+        for impl in servicers(facts, path) if _derives_servicer(parsed) else ():
             for method in impl.methods:
                 rpc = rpcs.get(method.name)
                 sig = rpc.signature if rpc else None

@@ -145,3 +145,21 @@ def test_cli_fail_on_threshold(clean_copy: Path) -> None:
     out = tmp = clean_copy / "out.sarif"
     assert _cli("check", str(clean_copy), "-f", "sarif", "-o", str(out)).returncode == 1
     assert json.loads(tmp.read_text())["version"] == "2.1.0"
+
+
+def test_check_refreshes_a_missing_or_stale_map_first_and_says_so(clean_copy: Path) -> None:
+    first = _cli("check", str(clean_copy))
+    assert first.returncode == 0
+    assert first.stderr.splitlines()[0] == (
+        "stackmap check: no map has been built yet; refreshing the map (incremental ingest)"
+    )
+    assert "refreshing" not in _cli("check", str(clean_copy)).stderr  # fresh: read as stored
+    with (clean_copy / "fx/kmd/device.py").open("a", encoding="utf-8") as fh:
+        fh.write("\n\ndef added() -> None:\n    return None\n")
+    stale = _cli("check", str(clean_copy))
+    assert stale.stderr.splitlines()[0] == (
+        "stackmap check: 1 file(s) changed since the map was built (fx/kmd/device.py, …); "
+        "refreshing the map (incremental ingest)"
+    )
+    report = json.loads((clean_copy / ".stackmap/versions/2/report.json").read_text())
+    assert report["parsed"] == ["fx/kmd/device.py"]

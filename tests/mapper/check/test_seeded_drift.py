@@ -2,7 +2,8 @@
 
 The clean stack has zero findings. Each case commits one drift on top of it (so the git
 classification is exercised) and asserts the exact finding set: rule, code location, map
-location and classification. Recall on the seeded set is 100 %, false positives 0.
+location, classification and the map nodes each finding is about. Recall on the seeded set
+is 100 %, false positives 0.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def remove(path: str) -> Edit:
 class Drift:
     id: str
     edits: tuple[Edit, ...]
-    expected: tuple[tuple[str, str | None, str | None, str], ...]  # rule, code, map, class
+    # rule, code location, map location, classification, ids of the map nodes it is about
+    expected: tuple[tuple[str, str | None, str | None, str, tuple[str, ...]], ...]
 
 
 KMD_H = "fx/kmd/include/fx_kmd.h"
@@ -50,7 +52,15 @@ DRIFTS = [
             replace_in("fx/umd/session.py", "submit(self, blob: bytes", "submit(self, data: bytes"),
             replace_in("fx/umd/session.py", "len(blob)", "len(data)"),
         ),
-        (("SM102", "fx/umd/session.py:10", "contracts/runtime_umd.yaml:15", "map-stale"),),
+        (
+            (
+                "SM102",
+                "fx/umd/session.py:10",
+                "contracts/runtime_umd.yaml:15",
+                "map-stale",
+                ("interface:runtime_umd.submit", "symbol:fx.umd.session.Session.submit"),
+            ),
+        ),
     ),
     Drift(
         "contract-renames-parameter",
@@ -61,12 +71,28 @@ DRIFTS = [
                 "{name: payload, type: bytes}",
             ),
         ),
-        (("SM102", "fx/umd/session.py:10", "contracts/runtime_umd.yaml:15", "code-wrong"),),
+        (
+            (
+                "SM102",
+                "fx/umd/session.py:10",
+                "contracts/runtime_umd.yaml:15",
+                "code-wrong",
+                ("interface:runtime_umd.submit", "symbol:fx.umd.session.Session.submit"),
+            ),
+        ),
     ),
     Drift(
         "async-becomes-sync",
         (replace_in("fx/umd/session.py", "async def drain", "def drain"),),
-        (("SM102", "fx/umd/session.py:15", "contracts/runtime_umd.yaml:27", "map-stale"),),
+        (
+            (
+                "SM102",
+                "fx/umd/session.py:15",
+                "contracts/runtime_umd.yaml:27",
+                "map-stale",
+                ("interface:runtime_umd.drain", "symbol:fx.umd.session.Session.drain"),
+            ),
+        ),
     ),
     Drift(
         "c-parameter-type-changes",
@@ -75,7 +101,18 @@ DRIFTS = [
                 "fx/umd/native/umd_api.c", "const void *blob, size_t n)", "const void *blob, int n)"
             ),
         ),
-        (("SM102", "fx/umd/native/umd_api.c:4", "contracts/runtime_umd.yaml:39", "map-stale"),),
+        (
+            (
+                "SM102",
+                "fx/umd/native/umd_api.c:4",
+                "contracts/runtime_umd.yaml:39",
+                "map-stale",
+                (
+                    "interface:runtime_umd.native_submit",
+                    "symbol:c:fx/umd/native/umd_api.c:umd_submit",
+                ),
+            ),
+        ),
     ),
     Drift(
         "delete-implementation",
@@ -86,7 +123,15 @@ DRIFTS = [
                 "",
             ),
         ),
-        (("SM101", "fx/kmd/device.py", "contracts/umd_kmd.yaml:20", "map-stale"),),
+        (
+            (
+                "SM101",
+                "fx/kmd/device.py",
+                "contracts/umd_kmd.yaml:20",
+                "map-stale",
+                ("interface:umd_kmd.free", "file:fx/kmd/device.py"),
+            ),
+        ),
     ),
     Drift(
         "undeclared-cross-layer-call",
@@ -102,7 +147,15 @@ DRIFTS = [
                 "        self.device.free(va)\n        scrub(va)\n",
             ),
         ),
-        (("SM201", "fx/umd/session.py:3", "contracts/umd_kmd.yaml", "map-stale"),),
+        (
+            (
+                "SM201",
+                "fx/umd/session.py:3",
+                "contracts/umd_kmd.yaml",
+                "map-stale",
+                ("file:fx/umd/session.py", "file:contracts/umd_kmd.yaml"),
+            ),
+        ),
     ),
     Drift(
         "upward-import",
@@ -113,7 +166,15 @@ DRIFTS = [
                 '"""Device memory."""\n\nfrom fx.umd.session import Session\n',
             ),
         ),
-        (("SM202", "fx/kmd/device.py:3", "stackmap.toml:22", "code-wrong"),),
+        (
+            (
+                "SM202",
+                "fx/kmd/device.py:3",
+                "stackmap.toml:22",
+                "code-wrong",
+                ("file:fx/kmd/device.py",),
+            ),
+        ),
     ),
     Drift(
         "python-import-skips-a-layer",
@@ -124,7 +185,15 @@ DRIFTS = [
                 "from fx.kmd.device import Device\nfrom fx.umd.session import Session\n",
             ),
         ),
-        (("SM203", "fx/runtime/engine.py:3", "stackmap.toml:10", "code-wrong"),),
+        (
+            (
+                "SM203",
+                "fx/runtime/engine.py:3",
+                "stackmap.toml:10",
+                "code-wrong",
+                ("file:fx/runtime/engine.py",),
+            ),
+        ),
     ),
     Drift(
         "c-include-skips-a-layer",
@@ -135,7 +204,15 @@ DRIFTS = [
                 '#include "umd_api.h"\n#include "fx_kmd.h"\n',
             ),
         ),
-        (("SM203", "fx/runtime/native/launch.c:3", "stackmap.toml:10", "code-wrong"),),
+        (
+            (
+                "SM203",
+                "fx/runtime/native/launch.c:3",
+                "stackmap.toml:10",
+                "code-wrong",
+                ("file:fx/runtime/native/launch.c",),
+            ),
+        ),
     ),
     Drift(
         "c-call-goes-upward",
@@ -146,7 +223,15 @@ DRIFTS = [
                 "    return launch((const void *)0, (size_t)queue);",
             ),
         ),
-        (("SM202", "fx/kmd/native/kmd.c:4", "stackmap.toml:22", "code-wrong"),),
+        (
+            (
+                "SM202",
+                "fx/kmd/native/kmd.c:4",
+                "stackmap.toml:22",
+                "code-wrong",
+                ("symbol:c:fx/kmd/native/kmd.c:kmd_ring",),
+            ),
+        ),
     ),
     Drift(
         "delete-symbol-a-doc-names",
@@ -155,12 +240,28 @@ DRIFTS = [
                 "fx/kmd/device.py", "\n\ndef scrub(va: int) -> None:\n    return None\n", "\n"
             ),
         ),
-        (("SM301", "fx/kmd/device.py", "knowledge_base/kmd/device.md:14", "map-stale"),),
+        (
+            (
+                "SM301",
+                "fx/kmd/device.py",
+                "knowledge_base/kmd/device.md:14",
+                "map-stale",
+                ("file:fx/kmd/device.py", "doc:knowledge_base/kmd/device.md#kmd-device-memory"),
+            ),
+        ),
     ),
     Drift(
         "delete-file-a-doc-names",
         (remove("fx/kmd/native/kmd.c"),),
-        (("SM301", "fx/kmd/native/kmd.c", "knowledge_base/kmd/device.md:16", "map-stale"),),
+        (
+            (
+                "SM301",
+                "fx/kmd/native/kmd.c",
+                "knowledge_base/kmd/device.md:16",
+                "map-stale",
+                ("doc:knowledge_base/kmd/device.md#kmd-device-memory",),
+            ),
+        ),
     ),
     Drift(
         "delete-rpc-from-proto",
@@ -172,14 +273,37 @@ DRIFTS = [
             ),
         ),
         (
-            ("SM101", "contracts/umd.proto", "contracts/runtime_umd.yaml:51", "map-stale"),
-            ("SM301", "contracts/umd.proto:26", "knowledge_base/umd/session.md:16", "map-stale"),
+            (
+                "SM101",
+                "contracts/umd.proto",
+                "contracts/runtime_umd.yaml:51",
+                "map-stale",
+                ("interface:runtime_umd.translate", "file:contracts/umd.proto"),
+            ),
+            (
+                "SM301",
+                "contracts/umd.proto:26",
+                "knowledge_base/umd/session.md:16",
+                "map-stale",
+                (
+                    "symbol:proto:fx.umd.v1.Translator",
+                    "doc:knowledge_base/umd/session.md#umd-session",
+                ),
+            ),
         ),
     ),
     Drift(
         "doc-names-missing-interface",
         (replace_in("knowledge_base/umd/session.md", "`umd_kmd.alloc`", "`umd_kmd.allocate`"),),
-        (("SM301", "contracts/umd_kmd.yaml", "knowledge_base/umd/session.md:14", "map-stale"),),
+        (
+            (
+                "SM301",
+                "contracts/umd_kmd.yaml",
+                "knowledge_base/umd/session.md:14",
+                "map-stale",
+                ("file:contracts/umd_kmd.yaml", "doc:knowledge_base/umd/session.md#umd-session"),
+            ),
+        ),
     ),
     Drift(
         "scenario-step-hole",
@@ -190,7 +314,17 @@ DRIFTS = [
                 "{component: umd.sessions,",
             ),
         ),
-        ((("SM302", None, "knowledge_base/scenarios/submit.md:8", "map-stale")),),
+        (
+            (
+                (
+                    "SM302",
+                    None,
+                    "knowledge_base/scenarios/submit.md:8",
+                    "map-stale",
+                    ("doc:knowledge_base/scenarios/submit.md",),
+                )
+            ),
+        ),
     ),
     Drift(
         "drop-sync-field",
@@ -201,7 +335,7 @@ DRIFTS = [
                 "      returns: None\n",
             ),
         ),
-        (("SM401", None, "contracts/umd_kmd.yaml:20", "map-stale"),),
+        (("SM401", None, "contracts/umd_kmd.yaml:20", "map-stale", ("interface:umd_kmd.free",)),),
     ),
     Drift(
         "delete-rpc-implementation",
@@ -212,32 +346,132 @@ DRIFTS = [
                 "\n",
             ),
         ),
-        (("SM501", "fx/umd/service.py:6", "contracts/umd.proto:28", "map-stale"),),
+        (
+            (
+                "SM501",
+                "fx/umd/service.py:6",
+                "contracts/umd.proto:28",
+                "map-stale",
+                (
+                    "symbol:fx.umd.service.TranslatorService",
+                    "symbol:proto:fx.umd.v1.Translator.Ping",
+                ),
+            ),
+        ),
     ),
     Drift(
         "use-field-the-proto-lacks",
         (replace_in("fx/umd/service.py", "op = request.op", "op = request.op + request.priority"),),
-        (("SM502", "fx/umd/service.py:8", "contracts/umd.proto:12", "map-stale"),),
+        (
+            (
+                "SM502",
+                "fx/umd/service.py:8",
+                "contracts/umd.proto:12",
+                "map-stale",
+                (
+                    "symbol:fx.umd.service.TranslatorService.Translate",
+                    "symbol:proto:fx.umd.v1.TranslateRequest",
+                ),
+            ),
+        ),
     ),
     Drift(
         "construct-with-field-the-proto-lacks",
         (replace_in("fx/umd/service.py", "cache_hit=False)", "cache_hit=False, cached=True)"),),
-        (("SM502", "fx/umd/service.py:9", "contracts/umd.proto:17", "map-stale"),),
+        (
+            (
+                "SM502",
+                "fx/umd/service.py:9",
+                "contracts/umd.proto:17",
+                "map-stale",
+                (
+                    "symbol:fx.umd.service.TranslatorService.Translate",
+                    "symbol:proto:fx.umd.v1.TranslateReply",
+                ),
+            ),
+        ),
     ),
     Drift(
         "enum-value-changes-on-one-side",
         (replace_in(KMD_H, "#define FX_DTYPE_F16 2", "#define FX_DTYPE_F16 5"),),
-        (("SM601", f"{KMD_H}:5", "contracts/umd.proto:8", "map-stale"),),
+        (
+            (
+                "SM601",
+                f"{KMD_H}:5",
+                "contracts/umd.proto:8",
+                "map-stale",
+                (
+                    "symbol:c:fx/kmd/include/fx_kmd.h:FX_DTYPE_F16",
+                    "symbol:proto:fx.umd.v1.DataType.DATA_TYPE_F16",
+                ),
+            ),
+        ),
+    ),
+    Drift(
+        "drop-memory-field",
+        (replace_in("contracts/umd_kmd.yaml", "    memory: Releases the allocation.\n", ""),),
+        (("SM401", None, "contracts/umd_kmd.yaml:20", "map-stale", ("interface:umd_kmd.free",)),),
+    ),
+    Drift(
+        "drop-errors-field",
+        (replace_in("contracts/umd_kmd.yaml", "    errors: A negative return value.\n", ""),),
+        (("SM401", None, "contracts/umd_kmd.yaml:31", "map-stale", ("interface:umd_kmd.ring",)),),
+    ),
+    Drift(
+        "invalid-sync-value",
+        (replace_in("contracts/umd_kmd.yaml", "    sync: async\n", "    sync: sometimes\n"),),
+        (("SM401", None, "contracts/umd_kmd.yaml:31", "map-stale", ("interface:umd_kmd.ring",)),),
+    ),
+    Drift(
+        "enum-member-renamed-on-one-side",
+        (replace_in(KMD_H, "#define FX_DTYPE_F16 2", "#define FX_DTYPE_HALF 2"),),
+        (
+            (
+                "SM601",
+                KMD_H,
+                "contracts/umd.proto:8",
+                "map-stale",
+                ("file:fx/kmd/include/fx_kmd.h", "symbol:proto:fx.umd.v1.DataType.DATA_TYPE_F16"),
+            ),  # F16 gone from C
+            (
+                "SM601",
+                f"{KMD_H}:5",
+                "contracts/umd_kmd.yaml:46",
+                "map-stale",
+                ("symbol:c:fx/kmd/include/fx_kmd.h:FX_DTYPE_HALF", "file:contracts/umd_kmd.yaml"),
+            ),  # HALF only in C
+        ),
+    ),
+    Drift(
+        "enum-member-on-one-side-only",
+        (replace_in("fx/kmd/dtypes.py", "    I8 = 3\n", "    I8 = 3\n    BF16 = 4\n"),),
+        (
+            (
+                "SM601",
+                "fx/kmd/dtypes.py:10",
+                "contracts/umd_kmd.yaml:46",
+                "map-stale",
+                ("symbol:fx.kmd.dtypes.DType.BF16", "file:contracts/umd_kmd.yaml"),
+            ),
+        ),
     ),
     Drift(
         "proto-enum-value-changes",
         (replace_in("contracts/umd.proto", "DATA_TYPE_I8 = 3;", "DATA_TYPE_I8 = 4;"),),
-        (("SM601", "fx/kmd/dtypes.py:9", "contracts/umd.proto:9", "code-wrong"),),
+        (
+            (
+                "SM601",
+                "fx/kmd/dtypes.py:9",
+                "contracts/umd.proto:9",
+                "code-wrong",
+                ("symbol:fx.kmd.dtypes.DType.I8", "symbol:proto:fx.umd.v1.DataType.DATA_TYPE_I8"),
+            ),
+        ),
     ),
 ]
 
 
-def _observed(root: Path) -> set[tuple[str, str | None, str | None, str]]:
+def _observed(root: Path) -> set[tuple[str, str | None, str | None, str, tuple[str, ...]]]:
     report = run_check(root)
     return {
         (
@@ -245,6 +479,7 @@ def _observed(root: Path) -> set[tuple[str, str | None, str | None, str]]:
             str(f.code) if f.code else None,
             str(f.map_loc) if f.map_loc else None,
             f.classification.value,
+            f.nodes,
         )
         for f in report.findings
     }
@@ -278,7 +513,7 @@ def test_every_rule_is_seeded() -> None:
 def test_uncommitted_drift_is_unknown(clean_repo: Path) -> None:
     DRIFTS[0].edits[0](clean_repo)
     DRIFTS[0].edits[1](clean_repo)
-    assert {c for *_, c in _observed(clean_repo)} == {"unknown"}
+    assert {c for *_, c, _nodes in _observed(clean_repo)} == {"unknown"}
 
 
 def test_outside_git_everything_is_unknown_or_by_policy(clean_copy: Path) -> None:
@@ -290,5 +525,5 @@ def test_outside_git_everything_is_unknown_or_by_policy(clean_copy: Path) -> Non
         '"""Device memory."""\n',
         '"""Device memory."""\n\nfrom fx.umd.session import Session\n',
     )(clean_copy)
-    observed = {(rule, cls) for rule, _, _, cls in _observed(clean_copy)}
+    observed = {(rule, cls) for rule, _, _, cls, _ in _observed(clean_copy)}
     assert observed == {("SM102", "unknown"), ("SM202", "code-wrong")}
