@@ -20,6 +20,7 @@ from mapper.cli import (
     plugins,
     query_cmd,
     role_cmd,
+    scenario_cmd,
     status_cmd,
 )
 
@@ -78,6 +79,7 @@ impact_cmd.register(app)
 ask_cmd.register(app)
 eval_cmd.register(app)
 role_cmd.register(app)
+scenario_cmd.register(app)
 plugins.register_all(app)
 
 

@@ -1,0 +1,77 @@
+"""``stackmap scenario``: walks derived from the map (new op, call trace), each with ``--json``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from mapper.cli._common import emit_json, fail
+from mapper.errors import MapperError
+
+scenario_app = typer.Typer(help="Scenario walks derived from the map.", no_args_is_help=True)
+ROOT = typer.Option(Path("."), "--root", "-C", help="Repository root.")
+JSON = typer.Option(False, "--json", help="Print JSON.")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(scenario_app, name="scenario")
+
+
+@scenario_app.command("new-op")
+def new_op(
+    name: str = typer.Argument(..., help="The new op, e.g. gelu."),
+    like: str | None = typer.Option(None, "--like", help="Model it on this existing op."),
+    root: Path = ROOT,
+    as_json: bool = JSON,
+) -> None:
+    """Per layer, where a new op must go: vocabularies, implementations, registrations, uses,
+    tests and docs, modelled on the footprint of the most similar existing op."""
+    from mapper.impact import open_view
+    from mapper.scenarios.newop import walk_new_op
+
+    try:
+        walk = walk_new_op(open_view(root), name, like)
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json(walk.to_json())
+        return
+    sims = ", ".join(f"{c} {s:.2f}" for c, s in walk.candidates[:3])
+    typer.echo(f"new op {walk.op}, modelled on {walk.like} (similar: {sims})")
+    for plan in walk.layers:
+        typer.echo(f"\n{plan.layer}:")
+        if plan.no_change:
+            typer.echo(f"  {plan.no_change}")
+        for p in plan.points:
+            typer.echo(f"  {p.kind.value:14} {p.path}:{p.line}  {p.action}  → {p.predicted}")
+    if walk.outside:
+        typer.echo("\ntests, docs and contracts:")
+        for p in walk.outside:
+            typer.echo(f"  {p.kind.value:14} {p.path}:{p.line}  {p.action}")
+
+
+@scenario_app.command("trace")
+def trace(
+    entry: str = typer.Argument(..., help="A node id or qualname to start from."),
+    root: Path = ROOT,
+    depth: int = typer.Option(12, "--depth", help="Most calls to follow down."),
+    as_json: bool = JSON,
+) -> None:
+    """The call path from ENTRY down the layers and back up, with the holes where the map
+    cannot follow it and the material that is missing there."""
+    from mapper.impact import open_view
+    from mapper.scenarios.trace import walk_trace
+
+    try:
+        walk = walk_trace(open_view(root), entry, depth=depth)
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json(walk.to_json())
+        return
+    typer.echo(f"trace of {walk.entry}: {' → '.join(walk.layers_reached) or '-'}")
+    for step in walk.steps:
+        typer.echo(f"  {'  ' * step.depth}{step.layer or '-':9} {step.node}  {step.cite}")
+    for hole in walk.holes:
+        typer.echo(f"  HOLE {hole.layer}: {hole.reason}")

@@ -1,0 +1,239 @@
+"""``stackmap scenario new-op NAME [--like EXISTING]``: where a new operator must go, per layer.
+
+Derived from the footprint of the most similar existing op on the map (:mod:`.vocab`): every
+vocabulary value naming it (Python enums, proto enum values, C header values), every
+definition and test spelt after it, what registers it or names its values (where the map
+records registrations and references), and the doc sections mentioning any of those. Each
+becomes a change point carrying the place it is modelled on; a layer holding none of the
+footprint needs no change, and says so with the interfaces it is crossed through.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from mapper.errors import UnknownNameError
+from mapper.impact.mapview import Edge, MapView, Node
+from mapper.impact.records import Hop
+from mapper.model import EdgeKind, NodeKind
+from mapper.scenarios import vocab
+from mapper.scenarios.records import ChangePoint, LayerPlan, NewOpWalk, PointKind
+
+_OPTIONAL: dict[str, EdgeKind | None] = {
+    k: EdgeKind(k) if k in EdgeKind._value2member_map_ else None
+    for k in ("registers", "references")
+}
+
+
+def _hop(edge: Edge, forward: bool) -> Hop:
+    ev = edge.strongest
+    return Hop(
+        edge.source,
+        edge.target,
+        edge.kind.value,
+        ev.kind,
+        ev.path,
+        ev.line,
+        ev.confidence,
+        forward,
+    )
+
+
+def similar_ops(
+    view: MapView, name: str, known: dict[str, list[vocab.Value]]
+) -> list[tuple[str, float]]:
+    """Existing ops by the similarity of their spellings to ``name``, most similar first."""
+    target = vocab.compact(name)
+    scored = []
+    for token, values in known.items():
+        best = max(
+            difflib.SequenceMatcher(None, target, s).ratio() for s in vocab.spellings(values)
+        )
+        scored.append((token, best))
+    return sorted(scored, key=lambda x: (-x[1], x[0]))
+
+
+def _layer(view: MapView, node: Node) -> str | None:
+    return node.layer or (view.config.layer_of(node.path) if node.path else None)
+
+
+def _definition_hop(view: MapView, node: Node) -> tuple[Hop, ...]:
+    edges = view.neighbours(node.id, {EdgeKind.DEFINES}, "in")
+    return (_hop(edges[0], False),) if edges else ()
+
+
+def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
+    """Change points for a new op ``name``, modelled on ``like`` (or the most similar op).
+
+    Raises UnknownNameError listing the known ops when ``like`` is not one of them.
+    """
+    known = vocab.ops(view)
+    ranked = similar_ops(view, name, known)
+    if like is not None:
+        token = vocab.compact(like)
+        if token not in known:
+            raise UnknownNameError("op", like, list(known))
+    else:
+        token = ranked[0][0]
+    new = vocab.compact(name)
+    values = known[token]
+    spelt = vocab.spellings(values)
+    points: list[ChangePoint] = []
+    seen: set[str] = set()
+    for value in values:
+        node = value.node
+        seen.add(node.id)
+        family = (
+            value.vocabulary.rpartition(":")[2]
+            if value.vocabulary.startswith("symbol:")
+            else value.vocabulary
+        )
+        predicted = vocab.rename(node.name, spelt, new)
+        points.append(
+            ChangePoint(
+                PointKind.VOCABULARY,
+                _layer(view, node),
+                node.path,
+                node.line,
+                node.id,
+                predicted,
+                f"add a value for {name} to {family} "
+                f"(like {vocab.short_name(node)} = {node.attr('value')})",
+                _definition_hop(view, node),
+            )
+        )
+        points.extend(_uses(view, node, spelt, new, name))
+    for node in vocab.named_after(view, spelt):
+        if node.id in seen:
+            continue
+        seen.add(node.id)
+        kind = PointKind.TEST if node.kind is NodeKind.TEST else PointKind.IMPLEMENTATION
+        verb = "add a test" if kind is PointKind.TEST else f"write the {name} counterpart of"
+        points.append(
+            ChangePoint(
+                kind,
+                None if kind is PointKind.TEST else _layer(view, node),
+                node.path,
+                node.line,
+                node.id,
+                vocab.rename(node.name, spelt, new),
+                f"{verb} {node.name}",
+                _definition_hop(view, node),
+            )
+        )
+        points.extend(_registrations(view, node, spelt, new, name))
+    points.extend(_docs(view, [p for p in points if p.kind is not PointKind.DOC]))
+    return _plan(view, name, token, ranked[:5], points)
+
+
+def _uses(view: MapView, value: Node, spelt: set[str], new: str, name: str) -> list[ChangePoint]:
+    kind = _OPTIONAL["references"]
+    if kind is None:
+        return []
+    out = []
+    for edge in view.neighbours(value.id, {kind}, "in"):
+        user = view.node(edge.source)
+        if user is None or user.kind is not NodeKind.SYMBOL:
+            continue
+        ev = edge.strongest
+        out.append(
+            ChangePoint(
+                PointKind.USE,
+                _layer(view, user),
+                ev.path or user.path,
+                ev.line or user.line,
+                user.id,
+                user.name,
+                f"extend {user.name}: it names {vocab.short_name(value)} at {ev.cite()}",
+                (_hop(edge, False),),
+            )
+        )
+    return out
+
+
+def _registrations(
+    view: MapView, node: Node, spelt: set[str], new: str, name: str
+) -> list[ChangePoint]:
+    kind = _OPTIONAL["registers"]
+    if kind is None:
+        return []
+    out = []
+    for edge in view.neighbours(node.id, {kind}, "both"):
+        ev = edge.strongest
+        registry = edge.target if edge.source == node.id else edge.source
+        out.append(
+            ChangePoint(
+                PointKind.REGISTRATION,
+                _layer(view, node),
+                ev.path or node.path,
+                ev.line or node.line,
+                node.id,
+                vocab.rename(node.name, spelt, new),
+                f"register the {name} counterpart in {registry} ({ev.detail or ev.cite()})",
+                (_hop(edge, edge.source == node.id),),
+            )
+        )
+    return out
+
+
+def _docs(view: MapView, points: Iterable[ChangePoint]) -> list[ChangePoint]:
+    out: dict[str, ChangePoint] = {}
+    for point in points:
+        for edge in view.neighbours(point.like, {EdgeKind.DESCRIBES}, "in"):
+            doc = view.node(edge.source)
+            if doc is None or doc.id in out:
+                continue
+            ev = edge.strongest
+            out[doc.id] = ChangePoint(
+                PointKind.DOC,
+                None,
+                ev.path or doc.path,
+                ev.line or doc.line,
+                point.like,
+                doc.id,
+                f"update {doc.id}: it describes {point.like}",
+                (_hop(edge, False),),
+            )
+    return list(out.values())
+
+
+def _plan(
+    view: MapView, name: str, like: str, ranked: list[tuple[str, float]], points: list[ChangePoint]
+) -> NewOpWalk:
+    by_layer: dict[str, list[ChangePoint]] = {}
+    outside: list[ChangePoint] = []
+    for point in points:
+        if point.layer is None:
+            outside.append(point)
+        else:
+            by_layer.setdefault(point.layer, []).append(point)
+    plans = []
+    layers = view.layers()
+    for i, layer in enumerate(layers):
+        found = sorted(
+            by_layer.get(layer, []), key=lambda p: (p.kind.value, p.path or "", p.line or 0)
+        )
+        if found:
+            plans.append(LayerPlan(layer, tuple(found)))
+            continue
+        crossing = []
+        for upper, lower in (
+            (layers[i - 1] if i else None, layer),
+            (layer, layers[i + 1] if i + 1 < len(layers) else None),
+        ):
+            if upper and lower:
+                crossing += [
+                    n.id
+                    for n in view.nodes(NodeKind.INTERFACE)
+                    if n.attr("upper") == upper and n.attr("lower") == lower
+                ]
+        symbols = sum(1 for _ in view.nodes(NodeKind.SYMBOL, layer))
+        reason = (
+            f"no change: none of the {symbols} definitions of {layer} is spelt after {like} "
+            f"or holds one of its vocabulary values; the op crosses {layer} through "
+            f"{', '.join(sorted(crossing)[:6]) or 'no contract interface'} unchanged"
+        )
+        plans.append(LayerPlan(layer, (), reason))
+    outside.sort(key=lambda p: (p.kind.value, p.path or "", p.line or 0))
+    return NewOpWalk(name, like, tuple(ranked), tuple(plans), tuple(outside))

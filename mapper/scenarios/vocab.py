@@ -1,0 +1,155 @@
+"""Op vocabularies found on the map, and the footprint of one op across the layers.
+
+A vocabulary is a set of values naming the same kind of thing: the members of a Python enum
+(or any class of constants), a proto enum's values, a family of C macros / enumerators sharing
+a prefix (``REFSTACK_KERNEL_*``). An *op* is a value name (less its vocabulary's common
+prefix) found in at least two vocabularies — the same op spelt by several layers. Its
+*footprint* is every node on the map spelt after it: vocabulary values, functions, classes and
+methods, tests, and what the map links to them (registrations, uses, doc mentions).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from mapper.impact.mapview import MapView, Node
+from mapper.model import EdgeKind, NodeKind
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_VALUE_KINDS = ("constant", "enumerator", "macro")
+_CODE_KINDS = ("function", "method", "class", "kernel", "struct")
+
+
+def words(name: str) -> list[str]:
+    """``_import_layer_norm`` → [import, layer, norm]; ``LayerNormalization`` → [layer,
+    normalization]; ``REFSTACK_KERNEL_RELU`` → [refstack, kernel, relu]."""
+    return [w.lower() for w in _WORD.findall(name)]
+
+
+def runs(name: str, longest: int = 4) -> set[str]:
+    """Every run of up to ``longest`` consecutive words of ``name``, concatenated."""
+    ws = words(name)
+    return {
+        "".join(ws[i:j])
+        for i in range(len(ws))
+        for j in range(i + 1, min(len(ws), i + longest) + 1)
+    }
+
+
+def compact(name: str) -> str:
+    return "".join(words(name))
+
+
+def short_name(node: Node) -> str:
+    name = node.name
+    for sep in (":", "."):
+        name = name.rpartition(sep)[2]
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    node: Node
+    vocabulary: str  # the enum's node id, or ``path:PREFIX_`` for a C macro family
+    token: str  # the op it names, compact (``layernorm``)
+    spelled: str  # the part of the name that spells the op (``LAYERNORM``)
+
+
+def _prefix(names: list[str]) -> str:
+    """The common ``_``-bounded prefix of several value names (``OP_``, ``REFSTACK_KERNEL_``)."""
+    if len(names) < 2:
+        return ""
+    first, common = names[0], 0
+    parts = first.split("_")
+    for k in range(1, len(parts)):
+        head = "_".join(parts[:k]) + "_"
+        if all(n.startswith(head) for n in names):
+            common = len(head)
+    return first[:common]
+
+
+def vocabularies(view: MapView, least: int = 4) -> dict[str, list[Value]]:
+    """Vocabulary id → its values, for vocabularies of at least ``least`` values."""
+    groups: dict[str, list[Node]] = defaultdict(list)
+    for node in view.nodes(NodeKind.SYMBOL):
+        if node.attr("symbol_kind") not in _VALUE_KINDS or node.attr("value") is None:
+            continue  # a field without a value (a dataclass's) is no vocabulary value
+        if (node.path or "").endswith(".pyi"):
+            continue  # a stub repeats what its module or proto defines
+        parents = view.neighbours(node.id, {EdgeKind.CONTAINS}, "in")
+        owner = next((e.source for e in parents if e.source.startswith("symbol:")), None)
+        if owner is None:
+            name = short_name(node)
+            family = "_".join(name.split("_")[:2]) + "_" if name.count("_") >= 2 else ""
+            if not family:
+                continue
+            owner = f"{node.path}:{family}"
+        groups[owner].append(node)
+    out: dict[str, list[Value]] = {}
+    for vocab, nodes in groups.items():
+        if len(nodes) < least:
+            continue
+        names = [short_name(n) for n in nodes]
+        cut = len(_prefix(names))
+        out[vocab] = [
+            Value(n, vocab, compact(name[cut:]), name[cut:])
+            for n, name in zip(nodes, names, strict=True)
+            if name[cut:]
+        ]
+    return out
+
+
+def ops(view: MapView) -> dict[str, list[Value]]:
+    """Op token → its values, for tokens named by at least two vocabularies."""
+    by_token: dict[str, list[Value]] = defaultdict(list)
+    for values in vocabularies(view).values():
+        for value in values:
+            by_token[value.token].append(value)
+    return {t: vs for t, vs in sorted(by_token.items()) if len({v.vocabulary for v in vs}) >= 2}
+
+
+def spellings(values: Iterable[Value]) -> set[str]:
+    """The compact spellings of an op: its token and its values' string values
+    (``OpType.LAYERNORM = "LayerNormalization"`` adds ``layernormalization``)."""
+    out: set[str] = set()
+    for v in values:
+        out.add(v.token)
+        raw = v.node.attr("value")
+        if isinstance(raw, str) and raw[:1] in "\"'" and raw.strip("\"'"):
+            out.add(compact(raw.strip("\"'")))
+    return out
+
+
+def named_after(view: MapView, spelt: set[str]) -> list[Node]:
+    """Definitions and tests whose name spells the op (a run of its words equals a spelling)."""
+    found = []
+    for node in view.nodes():
+        code = node.kind is NodeKind.SYMBOL and node.attr("symbol_kind") in _CODE_KINDS
+        if (code or node.kind is NodeKind.TEST) and runs(short_name(node)) & spelt:
+            found.append(node)
+    return found
+
+
+def rename(name: str, spelt: set[str], new: str) -> str:
+    """``name`` with the similar op's spelling replaced by the new op's, case kept
+    (``_import_relu`` → ``_import_gelu``, ``RELU`` → ``GELU``, ``Relu`` → ``Gelu``)."""
+    ws = _WORD.findall(name)
+    for i in range(len(ws)):
+        for j in range(min(len(ws), i + 4), i, -1):
+            if "".join(w.lower() for w in ws[i:j]) not in spelt:
+                continue
+            start = name.find(ws[i])
+            end = name.find(ws[j - 1], start) + len(ws[j - 1])
+            seg = name[start:end]
+            sep = "_" if "_" in seg else ""
+            if seg.isupper():
+                rep = new.upper() if not sep else sep.join(words(new)).upper() or new.upper()
+            elif seg[:1].isupper():
+                rep = new[:1].upper() + new[1:]
+            else:
+                rep = new.lower()
+            return name[:start] + rep + name[end:]
+    return name
