@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from mapper.cli._common import emit_json, fail
+from mapper.cli.eval_cmd import eval_app
 from mapper.errors import MapperError
 
 scenario_app = typer.Typer(help="Scenario walks derived from the map.", no_args_is_help=True)
@@ -75,3 +76,33 @@ def trace(
         typer.echo(f"  {'  ' * step.depth}{step.layer or '-':9} {step.node}  {step.cite}")
     for hole in walk.holes:
         typer.echo(f"  HOLE {hole.layer}: {hole.reason}")
+
+
+@eval_app.command("new-op")
+def eval_new_op(
+    prediction: Path = typer.Argument(..., help="A saved `scenario new-op --json` file."),
+    diff: str = typer.Option(..., "--diff", help="REV..REV: the change that added the op."),
+    root: Path = ROOT,
+    as_json: bool = JSON,
+) -> None:
+    """Recall and precision of a saved new-op prediction against the change that made it."""
+    import json
+
+    from mapper.scenarios.newop_eval import compare_prediction
+
+    try:
+        saved = json.loads(prediction.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        fail(f"cannot read the prediction {prediction}: {exc}", as_json=as_json)
+    try:
+        result = compare_prediction(saved, root, diff)
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json(result)
+        return
+    for what in ("files", "symbols"):
+        s = result[what]
+        typer.echo(f"{what}: recall {s['recall']:.2f} precision {s['precision']:.2f}")
+        typer.echo(f"  missed: {', '.join(s['missed']) or '-'}")
+        typer.echo(f"  extra:  {', '.join(s['extra']) or '-'}")

@@ -172,3 +172,26 @@ def classify(
         _materialise(root, spec.old, paths, a)
         _materialise(root, spec.new, paths, b)
         return compare_surfaces(_items(a, config, paths), _items(b, config, paths))
+
+
+def added_definitions(root: Path, spec: DiffSpec, files: list[FileChange]) -> list[tuple[str, str]]:
+    """(path, qualname) of every definition the newer side of the diff has and the older one
+    lacks, in code and proto files (tests included)."""
+    paths = [f.path for f in files if language_for(f.path) in (*CODE_LANGUAGES, Language.PROTO)]
+    with tempfile.TemporaryDirectory(prefix="stackmap-added-") as tmp:
+        sides = []
+        for name, rev in (("a", spec.old), ("b", spec.new)):
+            tree = Path(tmp) / name
+            tree.mkdir()
+            _materialise(root, rev, paths, tree)
+            found: set[tuple[str, str]] = set()
+            for path in paths:
+                if not (tree / path).is_file():
+                    continue
+                try:
+                    parsed = parse_file(tree, path)
+                except MapperError:
+                    continue
+                found.update((path, s.qualname) for s in parsed.symbols)
+            sides.append(found)
+    return sorted(sides[1] - sides[0])

@@ -41,7 +41,7 @@ def _git(root: Path, *args: str) -> str:
     return proc.stdout.decode("utf-8", "replace")
 
 
-def _diff_by_file(root: Path, parent: str, commit: str) -> dict[str, str]:
+def diff_by_file(root: Path, parent: str, commit: str) -> dict[str, str]:
     """path → the changed lines (``+``/``-``, no headers) of each file."""
     text = _git(root, "diff", "-U0", "--no-color", "--no-renames", parent, commit)
     out: dict[str, list[str]] = {}
@@ -77,7 +77,7 @@ def mine(root: Path, config: StackmapConfig, limit: int, rev: str = "HEAD") -> I
         ]
         if not signature:
             continue
-        lines = _diff_by_file(root, parent, commit)
+        lines = diff_by_file(root, parent, commit)
         existing = tuple(sorted(f.path for f in files if f.status != "added"))
         seen: set[str] = set()
         for change in signature:

@@ -79,6 +79,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     new = vocab.compact(name)
     values = known[token]
     spelt = vocab.spellings(values)
+    forms = vocab.new_forms(spelt, new)
     points: list[ChangePoint] = []
     seen: set[str] = set()
     for value in values:
@@ -89,7 +90,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
             if value.vocabulary.startswith("symbol:")
             else value.vocabulary
         )
-        predicted = vocab.rename(node.name, spelt, new)
+        predicted = vocab.rename(node.name, forms)
         points.append(
             ChangePoint(
                 PointKind.VOCABULARY,
@@ -103,7 +104,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 _definition_hop(view, node),
             )
         )
-        points.extend(_uses(view, node, spelt, new, name))
+        points.extend(_uses(view, node, name))
     for node in vocab.named_after(view, spelt):
         if node.id in seen:
             continue
@@ -117,17 +118,17 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 node.path,
                 node.line,
                 node.id,
-                vocab.rename(node.name, spelt, new),
+                vocab.rename(node.name, forms),
                 f"{verb} {node.name}",
                 _definition_hop(view, node),
             )
         )
-        points.extend(_registrations(view, node, spelt, new, name))
+        points.extend(_registrations(view, node, forms, name))
     points.extend(_docs(view, [p for p in points if p.kind is not PointKind.DOC]))
     return _plan(view, name, token, ranked[:5], points)
 
 
-def _uses(view: MapView, value: Node, spelt: set[str], new: str, name: str) -> list[ChangePoint]:
+def _uses(view: MapView, value: Node, name: str) -> list[ChangePoint]:
     kind = _OPTIONAL["references"]
     if kind is None:
         return []
@@ -153,7 +154,7 @@ def _uses(view: MapView, value: Node, spelt: set[str], new: str, name: str) -> l
 
 
 def _registrations(
-    view: MapView, node: Node, spelt: set[str], new: str, name: str
+    view: MapView, node: Node, forms: dict[str, str], name: str
 ) -> list[ChangePoint]:
     kind = _OPTIONAL["registers"]
     if kind is None:
@@ -169,7 +170,7 @@ def _registrations(
                 ev.path or node.path,
                 ev.line or node.line,
                 node.id,
-                vocab.rename(node.name, spelt, new),
+                vocab.rename(node.name, forms),
                 f"register the {name} counterpart in {registry} ({ev.detail or ev.cite()})",
                 (_hop(edge, edge.source == node.id),),
             )

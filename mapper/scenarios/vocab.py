@@ -133,23 +133,40 @@ def named_after(view: MapView, spelt: set[str]) -> list[Node]:
     return found
 
 
-def rename(name: str, spelt: set[str], new: str) -> str:
-    """``name`` with the similar op's spelling replaced by the new op's, case kept
-    (``_import_relu`` → ``_import_gelu``, ``RELU`` → ``GELU``, ``Relu`` → ``Gelu``)."""
-    ws = _WORD.findall(name)
+def new_forms(spelt: set[str], new: str) -> dict[str, str]:
+    """Each spelling of the similar op → the new op's spelling in the same form: where the op
+    has a short and a long spelling (``layernorm``, ``layernormalization``) and the new name
+    ends like the long one, the short form drops that ending (``instancenormalization`` →
+    ``instancenorm``)."""
+    out = {}
+    for short in spelt:
+        form = new
+        for long in spelt:
+            suffix = long[len(short) :]
+            if long != short and long.startswith(short) and new.endswith(suffix):
+                form = new[: -len(suffix)] or new
+        out[short] = form
+    return out
+
+
+def rename(name: str, forms: dict[str, str]) -> str:
+    """``name`` with the similar op's spelling in its last component replaced by the new
+    op's, case kept (``_import_relu`` → ``_import_gelu``, ``RELU`` → ``GELU``)."""
+    head, dot, last = name.rpartition(".")
+    ws = _WORD.findall(last)
     for i in range(len(ws)):
         for j in range(min(len(ws), i + 4), i, -1):
-            if "".join(w.lower() for w in ws[i:j]) not in spelt:
+            new = forms.get("".join(w.lower() for w in ws[i:j]))
+            if new is None:
                 continue
-            start = name.find(ws[i])
-            end = name.find(ws[j - 1], start) + len(ws[j - 1])
-            seg = name[start:end]
-            sep = "_" if "_" in seg else ""
+            start = last.find(ws[i])
+            end = last.find(ws[j - 1], start) + len(ws[j - 1])
+            seg = last[start:end]
             if seg.isupper():
-                rep = new.upper() if not sep else sep.join(words(new)).upper() or new.upper()
+                rep = new.upper()
             elif seg[:1].isupper():
                 rep = new[:1].upper() + new[1:]
             else:
                 rep = new.lower()
-            return name[:start] + rep + name[end:]
+            return head + dot + last[:start] + rep + last[end:]
     return name

@@ -1,0 +1,109 @@
+"""A saved new-op prediction against the change that really added the op (the toy stack)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from mapper.impact import MapView
+from mapper.scenarios.newop import walk_new_op
+from mapper.scenarios.newop_eval import compare_prediction
+
+STACKMAP = Path(sys.executable).parent / "stackmap"
+ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "f",
+    "GIT_AUTHOR_EMAIL": "f@example.invalid",
+    "GIT_COMMITTER_NAME": "f",
+    "GIT_COMMITTER_EMAIL": "f@example.invalid",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+}
+EDITS = {  # the real change: GELU in the front end and the back end, a test and a doc line
+    "toy/front/ops.py": [
+        ('    RELU = "Relu"\n', '    RELU = "Relu"\n    GELU = "Gelu"\n'),
+        (
+            "def import_add(x):",
+            "def import_gelu(x):\n    return plan(OpType.GELU, x)\n\n\ndef import_add(x):",
+        ),
+    ],
+    "toy/back/kernels.py": [
+        ("    RELU = 4\n", "    RELU = 4\n    GELU = 5\n"),
+        ("def add(x, y):", "def gelu(x):\n    return x\n\n\ndef add(x, y):"),
+    ],
+    "tests/test_kernels.py": [
+        ("from toy.back.kernels import relu\n", "from toy.back.kernels import gelu, relu\n"),
+        (
+            "    assert relu(-1) == 0\n",
+            "    assert relu(-1) == 0\n\n\ndef test_gelu_clamps():\n    assert gelu(1) == 1\n",
+        ),
+    ],
+    "toy/mid/plan.py": [("    COPY = 4\n", "    COPY = 4\n    SCALE = 5\n")],
+}
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=ENV)
+
+
+def test_prediction_scored_against_the_real_change(
+    toy: Path, toy_view: MapView, tmp_path: Path
+) -> None:
+    prediction = walk_new_op(toy_view, "gelu").to_json()  # saved before the op exists
+    saved = tmp_path / "gelu.json"
+    saved.write_text(json.dumps(prediction), encoding="utf-8")
+    repo = tmp_path / "toy"
+    shutil.copytree(toy, repo, ignore=shutil.ignore_patterns(".stackmap"))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "before")
+    for path, edits in EDITS.items():
+        text = (repo / path).read_text(encoding="utf-8")
+        for old, new in edits:
+            assert old in text
+            text = text.replace(old, new, 1)
+        (repo / path).write_text(text, encoding="utf-8")
+    _git(repo, "commit", "-qam", "gelu")
+    result = compare_prediction(prediction, repo, "HEAD~1..HEAD")
+    assert result["files"] == {  # toy/mid/plan.py changed too, but not for GELU
+        "recall": 1.0,
+        "precision": 0.75,
+        "hits": ["tests/test_kernels.py", "toy/back/kernels.py", "toy/front/ops.py"],
+        "missed": [],
+        "extra": ["docs/back.md"],
+    }
+    assert result["symbols"] == {
+        "recall": 1.0,
+        "precision": 1.0,
+        "hits": [
+            "tests.test_kernels.test_gelu_clamps",
+            "toy.back.kernels.KernelId.GELU",
+            "toy.back.kernels.gelu",
+            "toy.front.ops.OpType.GELU",
+            "toy.front.ops.import_gelu",
+        ],
+        "missed": [],
+        "extra": [],
+    }
+    cli = subprocess.run(
+        [
+            str(STACKMAP),
+            "eval",
+            "new-op",
+            str(saved),
+            "--diff",
+            "HEAD~1..HEAD",
+            "--root",
+            str(repo),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert json.loads(cli.stdout)["symbols"]["recall"] == 1.0
