@@ -106,3 +106,36 @@ def eval_new_op(
         typer.echo(f"{what}: recall {s['recall']:.2f} precision {s['precision']:.2f}")
         typer.echo(f"  missed: {', '.join(s['missed']) or '-'}")
         typer.echo(f"  extra:  {', '.join(s['extra']) or '-'}")
+
+
+@scenario_app.command("errors")
+def errors(
+    fault: str | None = typer.Argument(None, help="Only fault classes whose name contains this."),
+    root: Path = ROOT,
+    as_json: bool = JSON,
+) -> None:
+    """Per fault class: who detects, reports, cleans up and retries; holes where nobody does."""
+    from mapper.impact import open_view
+    from mapper.scenarios.errors import walk_errors
+
+    try:
+        walks = walk_errors(open_view(root), fault)
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if not walks:
+        fail(f"no fault class matches {fault!r}", as_json=as_json)
+    if as_json:
+        emit_json([w.to_json() for w in walks])
+        return
+    for w in walks:
+        typer.echo(f"{w.layer:9} {w.fault}")
+        for role, found in (
+            ("detects", w.detects),
+            ("reports", w.reports),
+            ("cleans up", w.cleans_up),
+            ("retries", w.retries),
+        ):
+            names = ", ".join(f"{r.node} ({r.at})" for r in found[:4]) or "-"
+            typer.echo(f"    {role:9} {names}")
+        for hole in w.holes:
+            typer.echo(f"    HOLE: {hole}")

@@ -1,5 +1,6 @@
-"""Scenario fixtures: a three-layer toy stack whose middle layer has a deliberate hole (its op
-vocabulary lacks RELU and nothing calls down from it), and this repository's own map."""
+"""Scenario fixtures: a three-layer toy stack with deliberate holes (the middle layer's op
+vocabulary lacks RELU and its op path calls nothing below; one back-end error is never raised,
+none is reported by a contract), and this repository's own map."""
 
 from __future__ import annotations
 
@@ -49,16 +50,21 @@ FILES = {
     ),
     "toy/mid/__init__.py": "",
     "toy/mid/plan.py": (
-        "import enum\n\n\n"
+        "import enum\n\nfrom toy.back.kernels import launch\n\n\n"
         "class Step(enum.Enum):\n    ADD = 1\n    MUL = 2\n    SUB = 3\n    COPY = 4\n\n\n"
-        "def plan(op, x):\n    return [op, x]\n"
+        "def plan(op, x):\n    return [op, x]\n\n\n"
+        "def retry_launch(x):\n    return launch(x)\n"
     ),
     "toy/back/__init__.py": "",
+    "toy/back/errors.py": (
+        "class DeviceError(Exception):\n    pass\n\n\nclass LostError(Exception):\n    pass\n"
+    ),
     "toy/back/kernels.py": (
-        "import enum\n\n\n"
+        "import enum\n\nfrom toy.back.errors import DeviceError\n\n\n"
         "class KernelId(enum.IntEnum):\n    ADD = 1\n    MUL = 2\n    SUB = 3\n    RELU = 4\n\n\n"
         "def relu(x):\n    return max(x, 0)\n\n\n"
-        "def add(x, y):\n    return x + y\n"
+        "def add(x, y):\n    return x + y\n\n\n"
+        "def launch(x):\n    if x < 0:\n        raise DeviceError(x)\n    return x\n"
     ),
     "tests/test_kernels.py": (
         "from toy.back.kernels import relu\n\n\ndef test_relu_clamps():\n    assert relu(-1) == 0\n"

@@ -46,7 +46,7 @@ def test_toy_stack_with_a_hole_in_the_middle(toy_view: MapView) -> None:
     mid = next(plan for plan in walk.layers if plan.layer == "mid")
     assert mid.points == ()
     assert mid.no_change == (
-        "no change: none of the 6 definitions of mid is spelt after relu or holds one of its "
+        "no change: none of the 7 definitions of mid is spelt after relu or holds one of its "
         "vocabulary values; the op crosses mid through no contract interface unchanged"
     )
     for point in walk.points:

@@ -16,14 +16,14 @@ def test_toy_trace_names_the_hole_between_mid_and_back(toy_view: MapView) -> Non
         (
             "symbol:toy.back.kernels.relu",
             "back",
-            "op footprint: toy.back.kernels.relu at toy/back/kernels.py:11",
+            "op footprint: toy.back.kernels.relu at toy/back/kernels.py:13",
         ),
     ]
     assert walk.layers_reached == ["front", "mid", "back"]
     assert [(h.layer, h.after) for h in walk.holes] == [("back", "symbol:toy.mid.plan.plan")]
     assert walk.holes[0].reason.startswith(
         "no call from symbol:toy.mid.plan.plan (mid) reaches back: the walk resumes at the "
-        "op's own footprint there, symbol:toy.back.kernels.relu (toy/back/kernels.py:11)"
+        "op's own footprint there, symbol:toy.back.kernels.relu (toy/back/kernels.py:13)"
     )
     assert walk.to_json()["back"] == [s.node for s in reversed(walk.steps)]
 
