@@ -139,3 +139,56 @@ def errors(
             typer.echo(f"    {role:9} {names}")
         for hole in w.holes:
             typer.echo(f"    HOLE: {hole}")
+
+
+@scenario_app.command("perf")
+def perf(
+    model: str | None = typer.Argument(
+        None, help="An ONNX model file or a built-in of `refstack bench model` (cnn, mlp, …)."
+    ),
+    root: Path = ROOT,
+    runs: int = typer.Option(5, "--runs", help="Timed runs of the profiled benchmark."),
+    as_json: bool = JSON,
+) -> None:
+    """Per layer, the performance checklist with code locations; given a model, the self time
+    per layer measured from a profiled run of the reference stack (a subprocess)."""
+    from mapper.impact import open_view
+    from mapper.scenarios.perf import walk_perf
+
+    try:
+        walk = walk_perf(open_view(root), model, runs=max(1, runs))
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json(walk.to_json())
+        return
+    for layer in walk.layers:
+        took = f"  {layer.seconds * 1000:.1f} ms self time" if layer.seconds is not None else ""
+        typer.echo(f"{layer.layer}:{took}")
+        for item, spots in layer.checklist:
+            where = ", ".join(s.to_json()["at"] for s in spots[:4]) or "-"
+            typer.echo(f"    {item:24} {where}")
+        for at, seconds in layer.hottest[:3]:
+            typer.echo(f"    hot: {at} {seconds * 1000:.2f} ms")
+    if walk.outside_seconds is not None:
+        typer.echo(f"outside the layers: {walk.outside_seconds * 1000:.1f} ms")
+
+
+@scenario_app.command("check")
+def check_pages(root: Path = ROOT, as_json: bool = JSON) -> None:
+    """The scenario pages against the code: a step the code no longer supports is a finding
+    (exit 1 when there is one)."""
+    from mapper.impact import open_view
+    from mapper.scenarios.pages import check_pages as run
+
+    try:
+        findings = run(open_view(root))
+    except MapperError as exc:
+        fail(exc, as_json=as_json)
+    if as_json:
+        emit_json([f.to_json() for f in findings])
+    else:
+        for f in findings:
+            typer.echo(f"{f.path}:{f.line}: {f.rule}: {f.message}")
+        typer.echo(f"{len(findings)} finding(s)")
+    raise typer.Exit(1 if findings else 0)

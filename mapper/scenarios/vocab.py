@@ -170,3 +170,8 @@ def rename(name: str, forms: dict[str, str]) -> str:
                 rep = new.lower()
             return head + dot + last[:start] + rep + last[end:]
     return name
+
+
+def short_name_of(node_id: str) -> str:
+    """The last name component of a node id (``symbol:a.b.C.D`` → ``D``)."""
+    return node_id.rpartition(":")[2].rpartition(".")[2]

@@ -69,6 +69,13 @@ FILES = {
     "tests/test_kernels.py": (
         "from toy.back.kernels import relu\n\n\ndef test_relu_clamps():\n    assert relu(-1) == 0\n"
     ),
+    "docs/scenarios/new-op-relu.md": (
+        "---\ntitle: Adding an op like ReLU\nscenario: new-op-relu\nsteps:\n"
+        "  - {component: front.ops, action: an importer and an OpType value}\n"
+        "  - {component: mid.plan, action: a planning step}\n"
+        "  - {component: back.gone, action: a kernel in a module that was removed}\n"
+        "---\n\n# Adding an op like ReLU\n"
+    ),
     "docs/back.md": (
         "---\ntitle: Back end kernels\nlayer: back\ncomponent: back.kernels\n"
         "paths: [toy/back/kernels.py]\n---\n\n# Back end kernels\n\n"
