@@ -114,7 +114,7 @@ def _innermost(view: MapView, path: str, ranges: Iterable[tuple[int, int]]) -> l
     out: dict[str, Node] = {}
     for lo, hi in ranges:
         hits = [n for n in view.nodes_touched(path, [(lo, hi)]) if n.kind is not NodeKind.FILE]
-        spans = {n.id: (n.line or 0, n.attr("end_line") or n.line or 0) for n in hits}
+        spans = {n.id: (n.line or 0, n.get("end_line") or n.line or 0) for n in hits}
         for n in hits:
             a, b = spans[n.id]
             inner = any(

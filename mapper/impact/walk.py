@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from mapper.impact.mapview import CODE_EVIDENCE, Edge, EvidenceKind, MapView, Node
 from mapper.impact.records import Affected, Category, Hop, Mode
 from mapper.model import EdgeKind, NodeKind
+from mapper.query import Direction
 
 PRECISE_EVIDENCE = CODE_EVIDENCE | {EvidenceKind.DOC_FRONT_MATTER}
 ALL_EVIDENCE = frozenset(EvidenceKind)
 _E = EdgeKind
-# Method overriding, where the map records it (``EdgeKind("overrides")`` on newer maps).
-_OVERRIDES: EdgeKind | None = EdgeKind._value2member_map_.get("overrides")  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +40,9 @@ class WalkOptions:
         return 1 if self.mode is Mode.PRECISE else 3
 
 
-def _hop(edge: Edge, forward: bool) -> Hop:
-    ev = edge.strongest
+def hop_of(view: MapView, edge: Edge, forward: bool) -> Hop:
+    """One explanation hop: the edge walked ``forward`` or backward, cited (path:line)."""
+    ev = view.citation(edge)
     return Hop(
         edge.source, edge.target, edge.kind.value, ev.kind, ev.path, ev.line, ev.confidence, forward
     )
@@ -56,7 +56,7 @@ class _Walk:
         self.found: dict[str, Affected] = {}
         self.queue: deque[tuple[Node, tuple[Hop, ...], int, bool]] = deque()
 
-    def edges(self, node_id: str, kind: EdgeKind, direction: str) -> list[Edge]:
+    def edges(self, node_id: str, kind: EdgeKind, direction: Direction) -> list[Edge]:
         found = self.view.neighbours(node_id, {kind}, direction, self.allowed)
         return sorted(found, key=lambda e: (e.source, e.target))
 
@@ -81,7 +81,7 @@ class _Walk:
             path if path is not None else node.path,
             line if line is not None else node.line,
             node.layer,
-            node.attr("component"),
+            node.get("component"),
             category,
             why,
             certainty,
@@ -96,7 +96,7 @@ class _Walk:
         self, edge: Edge, forward: bool, why: tuple[Hop, ...]
     ) -> tuple[Node | None, tuple[Hop, ...]]:
         other = edge.target if forward else edge.source
-        return self.view.node(other), (*why, _hop(edge, forward))
+        return self.view.node(other), (*why, hop_of(self.view, edge, forward))
 
     def run(self, seeds: Iterable[Node]) -> list[Affected]:
         seeded = list(seeds)
@@ -140,12 +140,11 @@ class _Walk:
                 member, path = self.step(edge, True, why)
                 if member is not None and member.kind is NodeKind.SYMBOL:
                     self.queue.append((member, (), 0, True))
-        if _OVERRIDES is not None:  # the base method and its other overrides change too
-            for forward in (True, False):
-                for edge in self.edges(node.id, _OVERRIDES, "out" if forward else "in"):
-                    other, path = self.step(edge, forward, why)
-                    if other is not None and self.add(other, Category.OVERRIDE, path):
-                        self.queue.append((other, path, depth, True))
+        for forward in (True, False):  # the base method and its other overrides change too
+            for edge in self.edges(node.id, _E.OVERRIDES, "out" if forward else "in"):
+                other, path = self.step(edge, forward, why)
+                if other is not None and self.add(other, Category.OVERRIDE, path):
+                    self.queue.append((other, path, depth, True))
         for edge in self.edges(node.id, _E.IMPLEMENTS, "out"):
             iface, path = self.step(edge, True, why)
             if iface is not None and self.add(iface, Category.INTERFACE, path):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from mapper.impact.mapview import CODE_EVIDENCE, MapView, Node
+from mapper.impact.mapview import CODE_EVIDENCE, MapView, Node, cite
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import vocab
 
@@ -57,7 +57,6 @@ RETRY = frozenset(
         "backoff",
     }
 )
-_REFERENCES = EdgeKind("references") if "references" in EdgeKind._value2member_map_ else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +105,7 @@ def fault_classes(view: MapView, pattern: str | None = None) -> list[Node]:
     found = [
         n
         for n in view.nodes(NodeKind.SYMBOL)
-        if n.attr("symbol_kind") == "class"
+        if n.get("symbol_kind") == "class"
         and n.layer
         and _FAULT.search(vocab.short_name(n))
         and not vocab.short_name(n).startswith("_")
@@ -117,7 +116,7 @@ def fault_classes(view: MapView, pattern: str | None = None) -> list[Node]:
 
 def walk_errors(view: MapView, fault: str | None = None, depth: int = 3) -> list[FaultWalk]:
     """One walk per fault class (those whose name contains ``fault``, case aside)."""
-    interfaces = [n for n in view.nodes(NodeKind.INTERFACE) if n.attr("errors")]
+    interfaces = [n for n in view.nodes(NodeKind.INTERFACE) if n.get("errors")]
     recovery = [
         n
         for n in view.nodes(NodeKind.SYMBOL)
@@ -145,7 +144,7 @@ def walk_errors(view: MapView, fault: str | None = None, depth: int = 3) -> list
         detects = tuple(
             sorted(
                 {
-                    Role(e.source, _layer(view, e.source), e.strongest.cite(), "code_reference")
+                    Role(e.source, _layer(view, e.source), cite(e.citation), "code_reference")
                     for e in raises
                 },
                 key=lambda r: r.node,
@@ -153,15 +152,13 @@ def walk_errors(view: MapView, fault: str | None = None, depth: int = 3) -> list
         )
         named = re.compile(rf"\b{re.escape(short)}\b")
         reports = [
-            Role(i.id, i.attr("upper"), f"{i.path}:{i.line}", "contract")
+            Role(i.id, i.get("upper"), f"{i.path}:{i.line}", "contract")
             for i in interfaces
-            if named.search(str(i.attr("errors")))
+            if named.search(str(i.get("errors")))
         ]
         for e in view.neighbours(cls.id, {EdgeKind.DESCRIBES}, "in"):
-            reports.append(Role(e.source, None, e.strongest.cite(), e.strongest.kind.value))
-        handlers = set()
-        if _REFERENCES is not None:
-            handlers = {e.source for e in view.neighbours(cls.id, {_REFERENCES}, "in")}
+            reports.append(Role(e.source, None, cite(e.citation), e.citation.kind.value))
+        handlers = {e.source for e in view.neighbours(cls.id, {EdgeKind.REFERENCES}, "in")}
         raisers = {r.node for r in detects}
         cleans, retries = [], []
         for n in recovery:

@@ -14,30 +14,12 @@ import difflib
 from collections.abc import Iterable
 
 from mapper.errors import UnknownNameError
-from mapper.impact.mapview import Edge, MapView, Node
+from mapper.impact.mapview import MapView, Node, cite
 from mapper.impact.records import Hop
+from mapper.impact.walk import hop_of
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import vocab
 from mapper.scenarios.records import ChangePoint, LayerPlan, NewOpWalk, PointKind
-
-_OPTIONAL: dict[str, EdgeKind | None] = {
-    k: EdgeKind(k) if k in EdgeKind._value2member_map_ else None
-    for k in ("registers", "references")
-}
-
-
-def _hop(edge: Edge, forward: bool) -> Hop:
-    ev = edge.strongest
-    return Hop(
-        edge.source,
-        edge.target,
-        edge.kind.value,
-        ev.kind,
-        ev.path,
-        ev.line,
-        ev.confidence,
-        forward,
-    )
 
 
 def similar_ops(
@@ -60,7 +42,7 @@ def _layer(view: MapView, node: Node) -> str | None:
 
 def _definition_hop(view: MapView, node: Node) -> tuple[Hop, ...]:
     edges = view.neighbours(node.id, {EdgeKind.DEFINES}, "in")
-    return (_hop(edges[0], False),) if edges else ()
+    return (hop_of(view, edges[0], False),) if edges else ()
 
 
 def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
@@ -100,7 +82,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 node.id,
                 predicted,
                 f"add a value for {name} to {family} "
-                f"(like {vocab.short_name(node)} = {node.attr('value')})",
+                f"(like {vocab.short_name(node)} = {node.get('value')})",
                 _definition_hop(view, node),
             )
         )
@@ -129,15 +111,13 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
 
 
 def _uses(view: MapView, value: Node, name: str) -> list[ChangePoint]:
-    kind = _OPTIONAL["references"]
-    if kind is None:
-        return []
+    kind = EdgeKind.REFERENCES
     out = []
     for edge in view.neighbours(value.id, {kind}, "in"):
         user = view.node(edge.source)
         if user is None or user.kind is not NodeKind.SYMBOL:
             continue
-        ev = edge.strongest
+        ev = view.citation(edge)
         out.append(
             ChangePoint(
                 PointKind.USE,
@@ -146,8 +126,8 @@ def _uses(view: MapView, value: Node, name: str) -> list[ChangePoint]:
                 ev.line or user.line,
                 user.id,
                 user.name,
-                f"extend {user.name}: it names {vocab.short_name(value)} at {ev.cite()}",
-                (_hop(edge, False),),
+                f"extend {user.name}: it names {vocab.short_name(value)} at {cite(ev)}",
+                (hop_of(view, edge, False),),
             )
         )
     return out
@@ -156,12 +136,10 @@ def _uses(view: MapView, value: Node, name: str) -> list[ChangePoint]:
 def _registrations(
     view: MapView, node: Node, forms: dict[str, str], name: str
 ) -> list[ChangePoint]:
-    kind = _OPTIONAL["registers"]
-    if kind is None:
-        return []
+    kind = EdgeKind.REGISTERS
     out = []
     for edge in view.neighbours(node.id, {kind}, "both"):
-        ev = edge.strongest
+        ev = view.citation(edge)
         registry = edge.target if edge.source == node.id else edge.source
         out.append(
             ChangePoint(
@@ -171,8 +149,8 @@ def _registrations(
                 ev.line or node.line,
                 node.id,
                 vocab.rename(node.name, forms),
-                f"register the {name} counterpart in {registry} ({ev.detail or ev.cite()})",
-                (_hop(edge, edge.source == node.id),),
+                f"register the {name} counterpart in {registry} ({ev.detail or cite(ev)})",
+                (hop_of(view, edge, edge.source == node.id),),
             )
         )
     return out
@@ -185,7 +163,7 @@ def _docs(view: MapView, points: Iterable[ChangePoint]) -> list[ChangePoint]:
             doc = view.node(edge.source)
             if doc is None or doc.id in out:
                 continue
-            ev = edge.strongest
+            ev = view.citation(edge)
             out[doc.id] = ChangePoint(
                 PointKind.DOC,
                 None,
@@ -194,7 +172,7 @@ def _docs(view: MapView, points: Iterable[ChangePoint]) -> list[ChangePoint]:
                 point.like,
                 doc.id,
                 f"update {doc.id}: it describes {point.like}",
-                (_hop(edge, False),),
+                (hop_of(view, edge, False),),
             )
     return list(out.values())
 
@@ -227,7 +205,7 @@ def _plan(
                 crossing += [
                     n.id
                     for n in view.nodes(NodeKind.INTERFACE)
-                    if n.attr("upper") == upper and n.attr("lower") == lower
+                    if n.get("upper") == upper and n.get("lower") == lower
                 ]
         symbols = sum(1 for _ in view.nodes(NodeKind.SYMBOL, layer))
         reason = (

@@ -47,7 +47,7 @@ def check_pages(view: MapView) -> list[PageFinding]:
     """Findings over every scenario page on the map, in page and step order."""
     out: list[PageFinding] = []
     for scenario in sorted(view.nodes(NodeKind.SCENARIO), key=lambda n: n.id):
-        steps = scenario.attr("steps") or []
+        steps = scenario.get("steps") or []
         for step in steps:
             out.extend(_step(view, scenario, step))
         if scenario.id.startswith("scenario:new-op-"):
@@ -62,8 +62,8 @@ def _step(view: MapView, scenario: Node, step: dict[str, Any]) -> list[PageFindi
     if node is None:
         msg = f"step {step.get('order')} names {target}, which the map no longer holds"
         return [PageFinding(scenario.id, "missing", *where, target, msg)]
-    if node.kind is NodeKind.INTERFACE and node.attr("resolved") is False:
-        msg = f"step {step.get('order')}: {target} names {node.attr('symbol')}, undefined in code"
+    if node.kind is NodeKind.INTERFACE and node.get("resolved") is False:
+        msg = f"step {step.get('order')}: {target} names {node.get('symbol')}, undefined in code"
         return [PageFinding(scenario.id, "unresolved", *where, target, msg)]
     if node.kind is NodeKind.COMPONENT:
         files = [

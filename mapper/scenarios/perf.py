@@ -108,7 +108,7 @@ class PerfWalk:
 def checklist(view: MapView, layer: str) -> tuple[tuple[str, tuple[Spot, ...]], ...]:
     found: dict[str, list[Spot]] = {k: [] for k in CHECKLIST}
     for node in view.nodes(NodeKind.SYMBOL, layer):
-        if node.attr("symbol_kind") not in _CODE:
+        if node.get("symbol_kind") not in _CODE:
             continue
         ws = set(vocab.words(vocab.short_name(node)))
         for item, words in CHECKLIST.items():

@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from mapper.impact.mapview import CODE_EVIDENCE, MapView, Node
+from mapper.impact.mapview import CODE_EVIDENCE, MapView, Node, cite
 from mapper.impact.targets import UnknownTargetError
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import vocab
@@ -136,7 +136,7 @@ def _crossing(view: MapView, upper: str, lower: str) -> tuple[str, ...]:
         sorted(
             n.id
             for n in view.nodes(NodeKind.INTERFACE)
-            if n.attr("upper") == upper and n.attr("lower") == lower
+            if n.get("upper") == upper and n.get("lower") == lower
         )
     )
 
@@ -193,7 +193,7 @@ def _deepest(view: MapView, starts: list[Node], depth: int) -> list[tuple[Node, 
                     continue
                 if rank.get(nxt.layer or "", -1) < rank.get(node.layer or "", -1):
                     continue  # a request goes down (or stays): upward calls are callbacks
-                parent[nxt.id] = (node.id, edge.strongest.cite())
+                parent[nxt.id] = (node.id, cite(edge.citation))
                 queue.append((nxt, d + 1))
     return best
 

@@ -75,7 +75,7 @@ def vocabularies(view: MapView, least: int = 4) -> dict[str, list[Value]]:
     """Vocabulary id → its values, for vocabularies of at least ``least`` values."""
     groups: dict[str, list[Node]] = defaultdict(list)
     for node in view.nodes(NodeKind.SYMBOL):
-        if node.attr("symbol_kind") not in _VALUE_KINDS or node.attr("value") is None:
+        if node.get("symbol_kind") not in _VALUE_KINDS or node.get("value") is None:
             continue  # a field without a value (a dataclass's) is no vocabulary value
         if (node.path or "").endswith(".pyi"):
             continue  # a stub repeats what its module or proto defines
@@ -117,7 +117,7 @@ def spellings(values: Iterable[Value]) -> set[str]:
     out: set[str] = set()
     for v in values:
         out.add(v.token)
-        raw = v.node.attr("value")
+        raw = v.node.get("value")
         if isinstance(raw, str) and raw[:1] in "\"'" and raw.strip("\"'"):
             out.add(compact(raw.strip("\"'")))
     return out
@@ -127,7 +127,7 @@ def named_after(view: MapView, spelt: set[str]) -> list[Node]:
     """Definitions and tests whose name spells the op (a run of its words equals a spelling)."""
     found = []
     for node in view.nodes():
-        code = node.kind is NodeKind.SYMBOL and node.attr("symbol_kind") in _CODE_KINDS
+        code = node.kind is NodeKind.SYMBOL and node.get("symbol_kind") in _CODE_KINDS
         if (code or node.kind is NodeKind.TEST) and runs(short_name(node)) & spelt:
             found.append(node)
     return found
