@@ -85,14 +85,18 @@ def _new_op(view: MapView, scenario: Node, steps: list[dict[str, Any]]) -> list[
         msg = f"the page is about op {op!r}, which no vocabulary on the map names"
         return [PageFinding(scenario.id, "no-footprint", scenario.path, 1, None, msg)]
     with_points = {plan.layer for plan in walk.layers if plan.points}
-    stepped: dict[str, list[dict[str, Any]]] = {}
+    stepped: dict[str, list[dict[str, Any]]] = {}  # layer → its component steps
+    covered: set[str] = set()  # layers a step goes through (an interface: its lower side)
     for step in steps:
         node = view.node(step.get("target") or "")
-        if node is None or node.kind is not NodeKind.COMPONENT:
+        if node is None:
+            continue
+        if node.kind is NodeKind.INTERFACE:
+            covered.add(str(node.get("lower")))
             continue  # an interface carries the vocabulary whatever the op
-        layer = node.layer
-        if layer:
-            stepped.setdefault(layer, []).append(step)
+        if node.layer:
+            covered.add(node.layer)
+            stepped.setdefault(node.layer, []).append(step)
     out = []
     for layer, layer_steps in stepped.items():
         if layer not in with_points:
@@ -112,7 +116,7 @@ def _new_op(view: MapView, scenario: Node, steps: list[dict[str, Any]]) -> list[
                 )
             )
     for plan in walk.layers:
-        if plan.points and plan.layer not in stepped:
+        if plan.points and plan.layer not in covered:
             names = ", ".join(vocab.short_name_of(p.like) for p in plan.points[:3])
             msg = f"the code holds {op} in {plan.layer} ({names}) but no step goes there"
             out.append(PageFinding(scenario.id, "unwalked-layer", scenario.path, 1, None, msg))

@@ -73,9 +73,7 @@ def test_reference_stack_vocabularies_in_every_language(repo_view: MapView) -> N
     assert ("kmd", "stack.kmd.kernels.ids.KernelId.SWISH", "stack/kmd/kernels/ids.py") in vocab
     assert ("kmd", "REFSTACK_KERNEL_SWISH", "stack/kmd/include/refstack_kmd.h") in vocab
     assert (None, "refstack.umd.v1.OpType.OP_SWISH", "contracts/umd.proto") in vocab
-    runtime = next(plan for plan in walk.layers if plan.layer == "runtime")
-    assert runtime.points == () and runtime.no_change is not None
-    assert "interface:compiler_runtime.exec_op" in runtime.no_change
+    assert ("runtime", "stack.runtime.opcodes.ExecOp.SWISH", "stack/runtime/opcodes.py") in vocab
 
 
 def test_cli_json_and_bad_like(toy: Path) -> None:
