@@ -86,7 +86,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 _definition_hop(view, node),
             )
         )
-        points.extend(_uses(view, node, name))
+        points.extend(_uses(view, node, name, spelt))
     for node in vocab.named_after(view, spelt):
         if node.id in seen:
             continue
@@ -110,13 +110,15 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     return _plan(view, name, token, ranked[:5], points)
 
 
-def _uses(view: MapView, value: Node, name: str) -> list[ChangePoint]:
+def _uses(view: MapView, value: Node, name: str, spelt: set[str]) -> list[ChangePoint]:
     kind = EdgeKind.REFERENCES
     out = []
     for edge in view.neighbours(value.id, {kind}, "in"):
         user = view.node(edge.source)
         if user is None or user.kind is not NodeKind.SYMBOL:
             continue
+        if vocab.runs(vocab.short_name(user)) & spelt:
+            continue  # spelt after the op itself: a counterpart to write, not code to extend
         ev = view.citation(edge)
         out.append(
             ChangePoint(
