@@ -12,6 +12,7 @@ from typing import Any
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
 from stack.kmd.kernels import parallel
+from stack.kmd.kernels.lane import Lane
 from stack.kmd.kernels.parallel import WorkerPool
 from stack.kmd.memory import Allocation
 
@@ -57,14 +58,14 @@ def execute(
     cmd: Command,
     injected: FaultKind | None,
     cancel: threading.Event,
-    synchronize: Callable[[], None],
+    lane: Lane,
     ctx: int,
     qid: int,
     pool: WorkerPool | None = None,
 ) -> FaultRecord | None:
     """Run ``cmd`` of queue ``qid``: wait for its fences (ended by ``cancel``), apply an injected
-    fault, else run the launches (with ``pool`` bound for grid splits) and synchronise the
-    backend; the fault, or None."""
+    fault, else run the launches in ``lane`` (with ``pool`` bound for grid splits) and await
+    the lane; the fault (KERNEL, or DEVICE_LOST for a sticky device error), or None."""
 
     def record(kind: FaultKind, message: str, address: int | None = None) -> FaultRecord:
         return fault_record(cmd, ctx, qid, kind, message, address)
@@ -87,13 +88,15 @@ def execute(
     launch = None
     previous = parallel.bind(pool)
     try:
-        for launch in cmd.launches:
-            launch.call()
-        synchronize()
+        with lane:  # this queue's stream on a GPU
+            for launch in cmd.launches:
+                launch.call()
+        lane.complete()  # waits for this lane's work only, never the whole device
     except Exception as exc:  # noqa: BLE001 - not swallowed: it becomes the fence fault
         name = launch.kernel if launch is not None else None
         msg = f"{type(exc).__name__}: {exc}"
-        return fault_record(cmd, ctx, qid, FaultKind.KERNEL, msg, None, name)
+        kind = FaultKind.DEVICE_LOST if lane.lost(exc) else FaultKind.KERNEL
+        return fault_record(cmd, ctx, qid, kind, msg, None, name)
     finally:
         parallel.bind(previous)
     return None

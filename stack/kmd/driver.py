@@ -19,10 +19,12 @@ from stack.kmd.cmdbuf import CommandBuffer
 from stack.kmd.command import Command, Launch
 from stack.kmd.errors import (
     CommandBufferInvalidError,
+    DeviceLostError,
     FenceFailedError,
     InvalidArgumentError,
     InvalidHandleError,
 )
+from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
 from stack.kmd.kernels.parallel import WorkerPool
 from stack.kmd.kernels.registry import KernelBackend
@@ -55,6 +57,7 @@ class Driver:
         self._queues: dict[int, CommandQueue] = {}
         self._fences: dict[int, TimelineFence] = {}
         self._cmdbufs: dict[int, CommandBuffer] = {}
+        self._lost: FaultRecord | None = None  # the sticky fault that lost the device
         self._retired = [0, 0, 0]  # submitted, completed, faults of destroyed queues
 
     # ---------------------------------------------------------------- handles
@@ -153,8 +156,9 @@ class Driver:
                 qid,
                 a.ctx,
                 release=self._release,
-                synchronize=self.backend.synchronize,
+                lane=self.backend.lane(),
                 pool=self.pool,
+                on_fault=self._on_fault,
             )
             c.queues.add(qid)
             return qid
@@ -232,6 +236,11 @@ class Driver:
         self, ctx: int, queue: int, signal: tuple[int, int], wait: tuple[tuple[int, int], ...]
     ) -> tuple[CommandQueue, TimelineFence, list[tuple[TimelineFence, int]]]:
         """The queue, signal fence and wait fences of a submission, checked (lock held)."""
+        if self._lost is not None:
+            raise DeviceLostError(
+                f"the device is lost ({self._lost.message}): reset a queue to recover it",
+                fault=self._lost.to_dict(),
+            )
         q = self._queue(ctx, queue)
         fid, value = signal
         fence = self._fence(ctx, fid)
@@ -334,12 +343,33 @@ class Driver:
         with self._lock:
             q = self._queue(a.ctx, a.queue)
         q.reset()
+        self._recover(q)
 
     def reset_context(self, a: io.ContextArgs) -> None:
         with self._lock:
             queues = [self._queues[q] for q in self._ctx(a.ctx).queues]
         for q in queues:
             q.reset()
+        for q in queues[:1]:
+            self._recover(q)
+
+    # ---------------------------------------------------------------- device lost
+    def _on_fault(self, fault: FaultRecord) -> None:
+        """A queue's command failed: a sticky one puts the whole device in the lost state."""
+        if fault.kind is FaultKind.DEVICE_LOST:
+            with self._lock:
+                self._lost = self._lost or fault
+
+    def _recover(self, q: CommandQueue) -> None:
+        """After a reset: leave the lost state if the device works again (the lane says so),
+        else DeviceLostError (the state stays: reopen the device)."""
+        with self._lock:
+            lost = self._lost
+        if lost is None:
+            return
+        q.lane.recover()
+        with self._lock:
+            self._lost = None
 
     def stats(self, a: io.StatsArgs) -> io.KmdStats:
         with self._lock:

@@ -20,6 +20,7 @@ __all__ = [
     "CommandBufferInvalidError",
     "CrossContextAccessError",
     "DeviceClosedError",
+    "DeviceLostError",
     "DoubleFreeError",
     "FenceFailedError",
     "FenceTimeoutError",
@@ -182,3 +183,8 @@ class CommandBufferInvalidError(KmdError):
         self.ctx = ctx
         self.cmdbuf = cmdbuf
         self.address = address
+
+
+class DeviceLostError(KmdError):
+    """The device hit a sticky error (FaultKind.DEVICE_LOST): work is refused until a reset
+    recovers it; raised by that reset when the device stays unusable (reopen it)."""

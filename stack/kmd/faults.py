@@ -15,6 +15,7 @@ class FaultKind(enum.IntEnum):
     KERNEL = 4  # the kernel itself raised (shape or value the validation could not foresee)
     DEPENDENCY = 5  # a fence this command waited on failed first
     RESET = 6  # the command was dropped by reset_queue / destroy_queue before it ran
+    DEVICE_LOST = 7  # a sticky device error: nothing runs until a reset recovers the device
 
 
 #: Fault kinds that ``KmdDevice.inject_fault`` accepts.

@@ -26,6 +26,7 @@ from stack.kmd.command import Command, blocked, execute, fault_record
 from stack.kmd.errors import InvalidHandleError, QueueFaultedError, QueueFullError
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
+from stack.kmd.kernels.lane import HOST, Lane
 from stack.kmd.kernels.parallel import WorkerPool
 
 POLL_S = 0.001  # ring poll period of a worker whose queue was used recently
@@ -41,15 +42,18 @@ class CommandQueue:
         ctx: int,
         *,
         release: Callable[[Command], None],
-        synchronize: Callable[[], None],
+        lane: Lane = HOST,
         pool: WorkerPool | None = None,
+        on_fault: Callable[[FaultRecord], None] | None = None,
         capacity: int = 1024,
         submit_timeout_s: float = 30.0,
     ) -> None:
         self.qid, self.ctx, self.capacity = qid, ctx, capacity
         self.fault: FaultRecord | None = None
         self.submitted = self.completed = self.faults = 0
-        self._release, self._synchronize = release, synchronize
+        self._release = release
+        self._on_fault = on_fault
+        self.lane = lane
         self._pool = pool
         self._submit_timeout_s = submit_timeout_s
         self._ring: list[Command | None] = [None] * capacity
@@ -274,6 +278,8 @@ class CommandQueue:
                 self.fault = fault
                 self.faults += 1
                 dropped = self._take_pending()
+            if self._on_fault is not None:
+                self._on_fault(fault)
             cmd.fence.fail(fault)
             self._finish_dropped(dropped, fault)
         with self._cv:
@@ -294,9 +300,7 @@ class CommandQueue:
         return None
 
     def _execute(self, cmd: Command, injected: FaultKind | None) -> FaultRecord | None:
-        return execute(
-            cmd, injected, self._cancel, self._synchronize, self.ctx, self.qid, self._pool
-        )
+        return execute(cmd, injected, self._cancel, self.lane, self.ctx, self.qid, self._pool)
 
     def _record(self, cmd: Command, kind: FaultKind, message: str) -> FaultRecord:
         return fault_record(cmd, self.ctx, self.qid, kind, message)

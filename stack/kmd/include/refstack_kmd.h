@@ -102,6 +102,7 @@
 #define REFSTACK_FAULT_KERNEL       4
 #define REFSTACK_FAULT_DEPENDENCY   5
 #define REFSTACK_FAULT_RESET        6
+#define REFSTACK_FAULT_DEVICE_LOST  7
 
 #pragma pack(push, 1)
 struct refstack_blob_header {

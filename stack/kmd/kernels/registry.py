@@ -16,6 +16,7 @@ from typing import Any
 
 from stack.kmd.errors import BackendUnavailableError, UnknownKernelError
 from stack.kmd.kernels.ids import KernelId
+from stack.kmd.kernels.lane import HOST, Lane
 
 KernelFn = Callable[[list[Any], list[Any], tuple[int, ...], tuple[float, ...]], None]
 ENV_BACKEND = "REFSTACK_BACKEND"
@@ -53,7 +54,12 @@ class KernelBackend:
         raise BackendUnavailableError(f"backend {self.name} has no host mappings")
 
     def synchronize(self) -> None:
-        """Wait until every kernel launched so far has finished."""
+        """Wait until every kernel launched so far has finished (device-wide; tools only: the
+        queues await their own lane)."""
+
+    def lane(self) -> Lane:
+        """A new execution lane for one queue (:mod:`stack.kmd.kernels.lane`)."""
+        return HOST
 
     def memory_limit(self) -> int:
         """Bytes this device can hand out."""
