@@ -33,6 +33,7 @@ WAITING: dict[str, type[Message]] = {
     "WaitFence": pb.WaitFenceRequest,
     "TranslateOp": pb.OpRequest,
     "TranslateOpsBatch": pb.BatchOpRequest,
+    "Execute": pb.ExecuteRequest,
 }
 UNARY = [m.name for m in pb.DESCRIPTOR.services_by_name["InstructionTranslator"].methods
          if not m.client_streaming and not m.server_streaming]  # fmt: skip
@@ -60,6 +61,8 @@ def waits_by_design(method: str, data: bytes) -> bool:
         msg = kind.FromString(data)
     except DecodeError:
         return False
+    if method == "Execute":
+        return len(msg.waits) > 0  # type: ignore[attr-defined]
     return method == "WaitFence" or bool(getattr(msg, "wait", False))
 
 
@@ -114,6 +117,22 @@ def _valid_messages(stub: pb_grpc.InstructionTranslatorStub) -> list[tuple[str, 
         ),
         ("OpenSharedMemory", pb.OpenShmRequest(session_id=sid, nbytes=64).SerializeToString()),
         ("FreeMemory", pb.FreeRequest(session_id=sid, device_addr=va + 1).SerializeToString()),
+        ("CreateStream", pb.StreamRequest(session_id=sid).SerializeToString()),
+        ("ResetStream", pb.StreamRequest(session_id=sid, stream=0).SerializeToString()),
+        (
+            "SubmitCommands",
+            pb.SubmitRequest(session_id=sid, stream=0, blobs=[b"\x5a" * 64]).SerializeToString(),
+        ),
+        (
+            "Execute",
+            pb.ExecuteRequest(
+                session_id=sid,
+                writes=[pb.TensorWrite(device_addr=va, payload=b"\x01" * 8, checksum=0)],
+                waits=[pb.FenceRef(stream=0, fence_value=0)],
+                timeout_ms=10,
+                reads=[pb.ReadSpan(device_addr=va, nbytes=8)],
+            ).SerializeToString(),
+        ),
     ]
 
 
@@ -168,6 +187,8 @@ def test_random_structured_requests(served: tuple[UmdServer, grpc.Channel]) -> N
 
     def tensor(plausible: bool = False) -> pb.TensorDesc:
         shape = [rng.choice([1, 2, 3, 4, 8]) for _ in range(rng.randrange(0, 5))]
+        if shape and rng.random() < 0.05:  # a giant dim: refused before any translation
+            shape[rng.randrange(len(shape))] = rng.choice([1 << 20, 1 << 31, 1 << 40])
         dt = rng.choice(list(DType))
         if plausible:  # same shape and dtype everywhere: many ops accept it
             shape, dt = [2, 4, 4, 4], DType.F32
