@@ -2,7 +2,8 @@
 
 ``fixtures/new_op_instancenormalization.json`` is ``stackmap scenario new-op
 InstanceNormalization --like layernorm --json`` at the commit it names (``saved_at``), when no
-layer had the op. Once a change adds InstanceNormalization end to end, the comparison runs
+layer had the op. Once a change adds InstanceNormalization end to end (down to a KMD kernel:
+a decomposition into existing ops in the adapter is another kind of change), the comparison runs
 against everything since that commit (files whose changed lines spell the op, definitions
 added whose names spell it) and must reach recall 0.9 at precision 0.7.
 """
@@ -50,8 +51,15 @@ def test_prediction_was_saved_before_the_op_existed() -> None:
 
 def test_prediction_against_the_real_change() -> None:
     saved = json.loads(SAVED.read_text(encoding="utf-8"))
-    if not _mentions("HEAD"):
+    mentions = _mentions("HEAD")
+    if not mentions:
         pytest.skip("InstanceNormalization has not been added yet; the comparison runs once it is")
+    if not any(path.startswith("HEAD:stack/kmd/") for path in mentions):
+        pytest.skip(
+            "InstanceNormalization exists only as a decomposition above the KMD "
+            f"({', '.join(p.removeprefix('HEAD:') for p in mentions)}); the comparison needs "
+            "the op added end to end"
+        )
     result = compare_prediction(saved, REPO, f"{saved['saved_at']}..HEAD")
     assert result["files"]["recall"] >= 0.9 and result["files"]["precision"] >= 0.7, result
     assert result["symbols"]["recall"] >= 0.9 and result["symbols"]["precision"] >= 0.7, result
