@@ -1,8 +1,8 @@
-"""The map's vocabulary: node and edge kinds, provenance, and the typed records ingest produces.
+"""The map's vocabulary: node, edge and evidence kinds and the typed records of the graph.
 
 Every other part of the map tool (graph, index, check, impact, scenarios, agent, web) speaks in
-these types. Records are frozen and slotted; collections inside them are tuples so a record is
-hashable and can be compared between two ingests.
+these types; the records parsing produces (symbols, references, signatures, locations) live in
+:mod:`mapper.symbols` and are named here too. Records are frozen and slotted.
 
 Node ids are stable strings, prefixed by kind so they never collide::
 
@@ -29,6 +29,30 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from mapper.symbols import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
+
+__all__ = [  # the parse records are defined in mapper.symbols and named here too
+    "DECLARED",
+    "SCHEMA_VERSION",
+    "Edge",
+    "EdgeAttrs",
+    "EdgeKind",
+    "Evidence",
+    "EvidenceKind",
+    "Hole",
+    "Language",
+    "Location",
+    "Node",
+    "NodeKind",
+    "Param",
+    "Provenance",
+    "Reference",
+    "Signature",
+    "Symbol",
+    "SymbolKind",
+    "evidence_rank",
+]
 
 #: Bumped whenever the persisted graph's shape changes; a store of another version is rebuilt.
 SCHEMA_VERSION = 2
@@ -100,104 +124,6 @@ class Provenance(enum.StrEnum):
     INFERRED = "inferred"
     EMBEDDING = "embedding"
     LLM = "llm"
-
-
-class SymbolKind(enum.StrEnum):
-    FUNCTION = "function"
-    CLASS = "class"
-    METHOD = "method"
-    STRUCT = "struct"
-    ENUM = "enum"
-    ENUMERATOR = "enumerator"
-    MACRO = "macro"
-    IOCTL = "ioctl"
-    RPC = "rpc"
-    SERVICE = "service"
-    MESSAGE = "message"
-    FIELD = "field"
-    CONSTANT = "constant"
-    KERNEL = "kernel"  # CUDA __global__
-
-
-class Language(enum.StrEnum):
-    PYTHON = "python"
-    C = "c"
-    CPP = "cpp"
-    CUDA = "cuda"
-    PROTO = "proto"
-    MARKDOWN = "markdown"
-    RST = "rst"  # reStructuredText documents
-    TEXT = "text"  # plain-text documents
-    PDF = "pdf"
-    YAML = "yaml"
-
-
-@dataclass(frozen=True, slots=True)
-class Location:
-    """A place in the repository; ``path`` is relative to the repository root, POSIX style."""
-
-    path: str
-    line: int | None = None
-
-    def __str__(self) -> str:
-        return self.path if self.line is None else f"{self.path}:{self.line}"
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    name: str
-    type: str | None = None  # annotation as written ("Sequence[int]"), C type ("uint64_t")
-    default: str | None = None  # the default as written in the source, None when required
-    kind: str = "positional"  # positional | keyword_only | var_positional | var_keyword
-
-
-@dataclass(frozen=True, slots=True)
-class Signature:
-    params: tuple[Param, ...] = ()
-    returns: str | None = None
-    is_async: bool = False
-
-    def render(self) -> str:
-        def one(p: Param) -> str:
-            text = p.name + (f": {p.type}" if p.type else "")
-            return text + (f" = {p.default}" if p.default is not None else "")
-
-        prefix = "async " if self.is_async else ""
-        ret = f" -> {self.returns}" if self.returns else ""
-        return f"{prefix}({', '.join(one(p) for p in self.params)}){ret}"
-
-
-@dataclass(frozen=True, slots=True)
-class Symbol:
-    """One definition found in code (or in a proto)."""
-
-    qualname: str  # Python: dotted module path + name; C: the identifier; proto: full name
-    kind: SymbolKind
-    language: Language
-    location: Location
-    signature: Signature | None = None
-    value: str | None = None  # macro / enumerator / constant value as written
-    end_line: int | None = None
-    doc: str | None = None
-
-    @property
-    def node_id(self) -> str:
-        if self.language is Language.PYTHON:
-            return f"symbol:{self.qualname}"
-        if self.language is Language.PROTO:
-            return f"symbol:proto:{self.qualname}"
-        return f"symbol:c:{self.location.path}:{self.qualname}"
-
-
-@dataclass(frozen=True, slots=True)
-class Reference:
-    """A use of a name in code: a call, an import or an include."""
-
-    kind: str  # "call" | "import" | "include" | "attribute"
-    target: str  # the name as written (dotted for Python imports, header path for includes)
-    location: Location
-    scope: str | None = None  # qualname of the enclosing definition, None at module level
-    language: Language = Language.PYTHON
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,20 +7,18 @@ by :mod:`mapper.ingest.build_docs`; the three questions are asked by :mod:`mappe
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
-from mapper.config import StackmapConfig, glob_regex
+from mapper.config import StackmapConfig
 from mapper.graph import MapGraph
 from mapper.ingest.bindings import add_bindings, arg_struct
 from mapper.ingest.build_relations import add_inheritance, add_relations
 from mapper.ingest.build_tests import add_tests
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.compile_db import include_paths
+from mapper.ingest.components import DeclaredComponent, component_of, declared_components
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
 from mapper.ingest.resolve import Resolver
@@ -49,118 +47,23 @@ class Inputs:
     contracts: dict[str, ContractFile] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class DeclaredComponent:
-    id: str
-    layer: str | None
-    paths: tuple[str, ...]
-    page: str
-    front_matter: Mapping[str, Any]
-
-
-def _specificity(glob: str) -> int:
-    cut = min((glob.find(c) for c in "*?[" if c in glob), default=len(glob))
-    return cut
-
-
-@functools.lru_cache(maxsize=4096)
-def _glob(glob: str) -> tuple[str, re.Pattern[str]]:
-    """The literal prefix of a glob (its specificity is the prefix's length) and its regex:
-    a path not starting with the prefix cannot match."""
-    return glob[: _specificity(glob)], glob_regex(glob)
-
-
-def declared_components(
-    config: StackmapConfig, docs: Mapping[str, DocPage]
-) -> dict[str, DeclaredComponent]:
-    layer_ids = {layer.id for layer in config.layers}
-    out: dict[str, DeclaredComponent] = {}
-    for path in sorted(docs):
-        fm = docs[path].front_matter
-        cid = fm.get("component")
-        if not isinstance(cid, str) or not cid or cid in out:
-            continue
-        layer = fm.get("layer") if fm.get("layer") in layer_ids else None
-        prefix = cid.split(".", 1)[0]
-        if layer is None and prefix in layer_ids:
-            layer = prefix
-        raw = fm.get("paths") or []
-        paths = tuple(str(p) for p in raw) if isinstance(raw, list) else (str(raw),)
-        out[cid] = DeclaredComponent(cid, layer, paths, path, fm)
-    return out
-
-
-def component_of(
-    config: StackmapConfig, path: str, declared: Mapping[str, DeclaredComponent]
-) -> tuple[str | None, Provenance]:
-    """The component a file belongs to: the most specific declared glob, else inferred."""
-    best: tuple[int, str] | None = None
-    for comp in declared.values():
-        for glob in comp.paths:
-            prefix, pattern = _glob(glob)
-            if path.startswith(prefix) and pattern.match(path):
-                key = (-len(prefix), comp.id)
-                best = key if best is None or key < best else best
-    if best is not None:
-        return best[1], Provenance.DOC
-    layer = config.layer_of(path)
-    if layer is None:
-        return None, Provenance.INFERRED
-    for glob in config.layer(layer).paths:
-        if glob_regex(glob).match(path):
-            root = glob[: _specificity(glob)]
-            root = root[: root.rfind("/") + 1]
-            rest = path[len(root) :]
-            head = rest.split("/", 1)[0] if "/" in rest else PurePosixPath(rest).stem
-            if head == "__init__":
-                return None, Provenance.INFERRED
-            return f"{layer}.{head}", Provenance.INFERRED
-    return None, Provenance.INFERRED
-
-
 def symbol_attrs(sym: Symbol) -> dict[str, Any]:
+    """A symbol node's own attributes (JSON values)."""
     sig = sym.signature
-    if sig is None:
-        return {
-            "symbol_kind": _VALUE[sym.kind],
-            "language": _VALUE[sym.language],
-            "qualname": sym.qualname,
-            "signature": None,
-            "params": None,
-            "returns": None,
-            "is_async": False,
-            "value": sym.value,
-            "end_line": sym.end_line,
-            "doc": sym.doc,
-        }
-    params = [[p.name, p.type, p.default, p.kind] for p in sig.params]
     return {
-        "symbol_kind": _VALUE[sym.kind],
-        "language": _VALUE[sym.language],
+        "symbol_kind": sym.kind.value,
+        "language": sym.language.value,
         "qualname": sym.qualname,
-        "signature": _render(params, sig.returns, sig.is_async),
-        "params": params,
-        "returns": sig.returns,
-        "is_async": sig.is_async,
+        "signature": sig.render() if sig else None,
+        "params": [[p.name, p.type, p.default, p.kind] for p in sig.params] if sig else None,
+        "returns": sig.returns if sig else None,
+        "is_async": sig.is_async if sig else False,
         "value": sym.value,
         "end_line": sym.end_line,
         "doc": sym.doc,
     }
 
 
-def _render(params: list[list[Any]], returns: str | None, is_async: bool) -> str:
-    """What :meth:`mapper.model.Signature.render` gives, from the flattened params."""
-    parts = []
-    for name, typ, default, _kind in params:
-        text = f"{name}: {typ}" if typ else name
-        parts.append(text if default is None else f"{text} = {default}")
-    body = f"({', '.join(parts)})"
-    if returns:
-        body = f"{body} -> {returns}"
-    return f"async {body}" if is_async else body
-
-
-_VALUE: dict[Any, str] = {m: m.value for e in (SymbolKind, Language) for m in e}
 _PARENT_KINDS = frozenset(
     {SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.MESSAGE, SymbolKind.ENUM, SymbolKind.SERVICE}
 )

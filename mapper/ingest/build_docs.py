@@ -16,7 +16,8 @@ from collections.abc import Mapping
 
 from mapper.config import StackmapConfig
 from mapper.graph import MapGraph
-from mapper.ingest.build import Inputs, declared_components
+from mapper.ingest.build import Inputs
+from mapper.ingest.components import declared_components
 from mapper.ingest.docs import DocPage
 from mapper.ingest.resolve import Resolver
 from mapper.model import EdgeAttrs, EdgeKind, EvidenceKind, Location, NodeKind, Provenance

@@ -17,6 +17,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from mapper.ingest.code import ParsedFile
+from mapper.ingest.relpath import name as _name
+from mapper.ingest.relpath import normalise as _normalise
+from mapper.ingest.relpath import parent as _parent
+from mapper.ingest.relpath import shared as _shared
 from mapper.model import Language, Reference, Symbol, SymbolKind
 
 _ARGS = re.compile(r"\([^()]*\)")
@@ -293,37 +297,3 @@ class Resolver:
                     self._proto_suffixes[".".join(parts[cut:])] = full
         best = self._proto_suffixes.get(name)
         return self.proto[best] if best is not None else None
-
-
-def _name(path: str) -> str:  # PurePosixPath(path).name, without the object
-    return path.rstrip("/").rpartition("/")[2]
-
-
-def _normalise(path: str) -> str | None:
-    """``a/b/../c.h`` → ``a/c.h``; None when it climbs above the repository root."""
-    parts: list[str] = []
-    for part in path.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    return "/".join(parts)
-
-
-def _shared(a: str, b: str) -> int:
-    """How many leading folders two paths share."""
-    count = 0
-    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
-        if x != y:
-            break
-        count += 1
-    return count
-
-
-def _parent(path: str) -> str:
-    """``str(PurePosixPath(path).parent)`` for a normalised relative path."""
-    return path.rstrip("/").rpartition("/")[0] or "."

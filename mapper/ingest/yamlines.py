@@ -27,50 +27,6 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
-_STR = "tag:yaml.org,2002:str"
-_SEQ = "tag:yaml.org,2002:seq"
-_MAP = yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG
-
-
-def _construct(loader: _Loader, node: yaml.Node, memo: dict[int, Any]) -> Any:
-    """What the stock constructor (with :func:`_mapping`) builds from ``node``, without its
-    per-node generator machinery: plain strings, lists and :class:`LineDict` are built here,
-    anything else (other scalars, merge keys, odd tags, recursion) goes to ``loader``."""
-    tag = node.tag
-    if tag == _STR and isinstance(node, yaml.ScalarNode):
-        return node.value
-    key = id(node)
-    if key in memo:  # an alias: the same object, as the stock constructor shares it
-        found = memo[key]
-        return loader.construct_object(node, deep=True) if found is _BUSY else found
-    if tag == _SEQ and isinstance(node, yaml.SequenceNode):
-        memo[key] = _BUSY
-        out: Any = [_construct(loader, item, memo) for item in node.value]
-    elif tag == _MAP and isinstance(node, yaml.MappingNode) and _plain_keys(node):
-        memo[key] = _BUSY
-        out = LineDict({k.value: _construct(loader, v, memo) for k, v in node.value})
-        out.line = node.start_mark.line + 1
-    else:
-        out = loader.construct_object(node, deep=True)
-    memo[key] = out
-    return out
-
-
-_BUSY = object()
-
-
-def _plain_keys(node: yaml.MappingNode) -> bool:
-    return all(k.tag == _STR and isinstance(k, yaml.ScalarNode) for k, _ in node.value)
-
-
-def _load(text: str) -> Any:
-    loader = _Loader(text)
-    try:
-        node = loader.get_single_node()
-        return None if node is None else _construct(loader, node, {})
-    finally:
-        loader.dispose()
-
 
 def load(text: str, *, path: str, error: type[MapperError], first_line: int = 1) -> Any:
     """Parse YAML; mappings come back as :class:`LineDict` with lines offset by ``first_line``.
@@ -78,7 +34,7 @@ def load(text: str, *, path: str, error: type[MapperError], first_line: int = 1)
     Raises ``error`` (with path and line) on a YAML syntax error.
     """
     try:
-        data = _load(text)  # what yaml.load(text, Loader=_Loader) gives
+        data = yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no arbitrary objects
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + first_line if mark is not None else None
