@@ -31,6 +31,9 @@ HEADERS = [
     (b"x-frame-options", b"DENY"),
 ]
 
+#: Vendored releases change only with their version (VENDOR.json): browsers may keep them a day.
+VENDOR_CACHE = [(b"cache-control", b"public, max-age=86400")]
+
 
 def _same(given: str, token: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8"))
@@ -60,9 +63,11 @@ class Guard:
         if self.token is not None and not await self._authorised(scope, send):
             return
 
+        extra = HEADERS + (VENDOR_CACHE if scope["path"].startswith("/static/vendor/") else [])
+
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + HEADERS
+                message["headers"] = list(message.get("headers", [])) + extra
             await send(message)
 
         await self.app(scope, receive, with_headers)

@@ -98,3 +98,10 @@ def test_security_headers_on_pages_and_assets(client: TestClient) -> None:
         assert headers["content-security-policy"] == CSP, path
         assert headers["x-content-type-options"] == "nosniff", path
         assert headers["x-frame-options"] == "DENY", path
+
+
+def test_vendored_assets_may_be_cached_and_pages_not(client: TestClient) -> None:
+    vendored = client.get("/static/vendor/cytoscape/cytoscape.min.js")
+    assert vendored.headers["cache-control"] == "public, max-age=86400"
+    assert "cache-control" not in client.get("/static/map.js").headers
+    assert "cache-control" not in client.get("/api/status").headers
