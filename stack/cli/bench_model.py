@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import typer
 
-from stack.cli._common import emit_json, fail
+from stack.cli._common import emit_json, fail, progress
 from stack.errors import StackError
 
 #: The stack's thread count, read by the KMD when a device opens.
@@ -195,7 +195,8 @@ def bench_model(
         name, _, params = model.partition(":")
         proto = BUILTIN[name](**_params(params)) if name in BUILTIN else load_model(Path(model))
         os.environ[THREADS_ENV] = str(threads)
-        figures = measure(proto, runs=runs, streams=streams, int8=int8, threads=threads)
+        with progress(f"benchmarking {model}"):
+            figures = measure(proto, runs=runs, streams=streams, int8=int8, threads=threads)
         figures.update(fixed_cost(threads=threads))
     except StackError as err:
         fail(err, as_json=as_json)

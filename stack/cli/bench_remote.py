@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from stack.cli._common import emit_json, fail
+from stack.cli._common import emit_json, fail, progress
 from stack.errors import StackError
 
 GOAL = 1.3
@@ -86,9 +86,10 @@ def bench_umd_remote(
         fail(f"unknown model {unknown[0]!r}; known: {', '.join(sorted(BUILTIN))}", as_json=as_json)
     try:
         with child_server("--backend", "numpy") as target:
-            rows = [
-                measure(m, target, runs if m != "resnet50" else max(1, runs // 4)) for m in models
-            ]
+            rows = []
+            for m in models:
+                with progress(f"measuring {m} in process and over gRPC"):
+                    rows.append(measure(m, target, runs if m != "resnet50" else max(1, runs // 4)))
     except StackError as err:
         fail(err, as_json=as_json)
     report = {"models": rows, "goal_small_cnn_ratio_max": GOAL}
