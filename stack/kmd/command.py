@@ -12,7 +12,7 @@ from typing import Any
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
 from stack.kmd.kernels import parallel
-from stack.kmd.kernels.lane import Lane
+from stack.kmd.kernels.lane import HOST, Lane
 from stack.kmd.kernels.parallel import WorkerPool
 from stack.kmd.memory import Allocation
 
@@ -88,10 +88,14 @@ def execute(
     launch = None
     previous = parallel.bind(pool)
     try:
-        with lane:  # this queue's stream on a GPU
+        if lane is HOST:  # synchronous kernels: nothing to enter or await
             for launch in cmd.launches:
                 launch.call()
-        lane.complete()  # waits for this lane's work only, never the whole device
+        else:
+            with lane:  # this queue's stream on a GPU
+                for launch in cmd.launches:
+                    launch.call()
+            lane.complete()  # waits for this lane's work only, never the whole device
     except Exception as exc:  # noqa: BLE001 - not swallowed: it becomes the fence fault
         name = launch.kernel if launch is not None else None
         msg = f"{type(exc).__name__}: {exc}"

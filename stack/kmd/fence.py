@@ -24,7 +24,9 @@ log = logging.getLogger(__name__)
 class TimelineFence:
     """One timeline semaphore owned by a context."""
 
-    __slots__ = ("_callbacks", "_cv", "ctx", "failure", "fid", "scheduled", "signaler", "value")
+    __slots__ = (
+        "_callbacks", "_cv", "_sleepers", "ctx", "failure", "fid", "scheduled", "signaler", "value"
+    )  # fmt: skip
 
     def __init__(self, fid: int, ctx: int, initial: int = 0) -> None:
         self.fid = fid
@@ -34,6 +36,7 @@ class TimelineFence:
         self.failure: FaultRecord | None = None
         self.signaler: Any = None  # the CommandQueue of the latest submit that signals this fence
         self._cv = threading.Condition(threading.Lock())
+        self._sleepers = 0  # threads in _cv.wait: only then does a change need a notify
         self._callbacks: list[tuple[int, FenceCallback]] = []
 
     def signal(self, value: int) -> None:
@@ -41,7 +44,8 @@ class TimelineFence:
         with self._cv:
             if value > self.value:
                 self.value = value
-            self._cv.notify_all()
+            if self._sleepers:
+                self._cv.notify_all()
             if not self._callbacks:
                 return
             due = [cb for cb in self._callbacks if cb[0] <= self.value]
@@ -56,7 +60,8 @@ class TimelineFence:
         with self._cv:
             if self.failure is None:
                 self.failure = fault
-            self._cv.notify_all()
+            if self._sleepers:
+                self._cv.notify_all()
             due, self._callbacks = self._callbacks, []
             reached, failure = self.value, self.failure
         for _, cb in due:
@@ -78,7 +83,7 @@ class TimelineFence:
                         value=value,
                         reached=self.value,
                     )
-                self._cv.wait(left)
+                self._sleep(left)
             if self.value < value and self.failure is not None:
                 raise FenceFailedError(
                     f"fence {self.fid} failed: {self.failure.kind.name}: {self.failure.message}",
@@ -91,8 +96,16 @@ class TimelineFence:
         """Wait at most ``timeout_s``; True when reached, False otherwise (failure: False)."""
         with self._cv:
             if self.failure is None and self.value < value:
-                self._cv.wait(timeout_s)
+                self._sleep(timeout_s)
             return self.value >= value
+
+    def _sleep(self, timeout_s: float | None) -> None:
+        """``_cv.wait`` (condition held), counted so that signal and fail notify only then."""
+        self._sleepers += 1
+        try:
+            self._cv.wait(timeout_s)
+        finally:
+            self._sleepers -= 1
 
     def on_reach(self, value: int, callback: FenceCallback) -> None:
         """Call ``callback(reached, fault)`` once value >= ``value`` or the fence fails."""

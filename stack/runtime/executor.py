@@ -226,6 +226,8 @@ class LoadedModel:
             except UmdError as exc:
                 raise _Fault(exc, schedule.groups[index].stream, index) from exc
         for index in schedule.finals:
+            if inline and session.done(tickets[index]):
+                continue  # executed inline on this thread and complete: nothing to wait for
             try:
                 session.wait(tickets[index], timeout_s=max(deadline - time.monotonic(), 0.0))
             except UmdError as exc:

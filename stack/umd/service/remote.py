@@ -150,6 +150,10 @@ class RemoteSession:
         """None: remote memory has no host mapping here (write/read go through the service)."""
         return None
 
+    def done(self, ticket: Ticket) -> bool:
+        """False: completion is only learnt by waiting (one round trip either way)."""
+        return False
+
     def wait(self, ticket: Ticket, timeout_s: float | None = None) -> None:
         with self._lock:
             if ticket.value <= self._reached.get(ticket.stream, 0):
