@@ -176,16 +176,24 @@ class MapGraph:
     def out_edges(
         self, node_id: str, kind: EdgeKind | None = None
     ) -> Iterator[tuple[str, Mapping[str, Any]]]:
-        for _, dst, data in self.nx.out_edges(node_id, data=True):
-            if kind is None or data["kind"] == kind.value:
-                yield dst, data
+        """(target, attributes) of the edges leaving ``node_id`` (of one kind if given)."""
+        return self._adjacent(self.nx.succ, node_id, kind)
 
     def in_edges(
         self, node_id: str, kind: EdgeKind | None = None
     ) -> Iterator[tuple[str, Mapping[str, Any]]]:
-        for src, _, data in self.nx.in_edges(node_id, data=True):
-            if kind is None or data["kind"] == kind.value:
-                yield src, data
+        """(source, attributes) of the edges entering ``node_id`` (of one kind if given)."""
+        return self._adjacent(self.nx.pred, node_id, kind)
+
+    @staticmethod
+    def _adjacent(
+        side: Any, node_id: str, kind: EdgeKind | None
+    ) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        # the adjacency view directly: an edge view per call costs more than the walk
+        for other, keyed in side[node_id].items():
+            for data in keyed.values():
+                if kind is None or data["kind"] == kind.value:
+                    yield other, data
 
     def raw_edges(self) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
         """(src, dst, key, attrs) of every edge."""

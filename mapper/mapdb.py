@@ -50,8 +50,7 @@ _EDGE_FIELDS = ("kind", "evidence")
 ParsedRow = tuple[str, str, str, str | None, str | None]  # path, digest, category, record, reason
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), default=str)
+_json = json.JSONEncoder(separators=(",", ":"), default=str).encode
 
 
 def write(path: Path, graph: MapGraph, cache_key: str, parsed: Iterator[ParsedRow]) -> None:
