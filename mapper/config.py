@@ -70,6 +70,7 @@ class StackmapConfig:
     vector_store: str
     classify_threshold: float
     python_roots: tuple[str, ...] = ()  # folders a Python package path starts below ("src")
+    generated: tuple[str, ...] = ()  # globs of generated code: indexed, never a hole
     c: CConfig = CConfig()
 
     def layer_of(self, path: str) -> str | None:
@@ -92,6 +93,9 @@ class StackmapConfig:
 
     def is_ignored(self, path: str) -> bool:
         return matches_any(path, self.ignore) or matches_any(path, (f"{self.store}/**",))
+
+    def is_generated(self, path: str) -> bool:
+        return matches_any(path, self.generated)
 
     def is_test(self, path: str) -> bool:
         return matches_any(path, self.tests)
@@ -241,6 +245,7 @@ def _build(root: Path, file: str, table: Any, layers_raw: Any, roles_raw: Any) -
         vector_store=str(table.get("vector_store", "embedded")),
         classify_threshold=threshold,
         python_roots=_strs(table.get("python_roots"), "python_roots", file),
+        generated=_strs(table.get("generated"), "generated", file),
         c=_c_config(c_table, file),
     )
 

@@ -145,6 +145,7 @@ def _add_file(
         component=comp,
         module=pf.module,
         warnings=list(pf.warnings),
+        generated=config.is_generated(pf.path) or None,
     )
     if comp is not None:
         cid = f"component:{comp}"

@@ -5,7 +5,8 @@ its front matter (an explicit empty list is an answer: nothing is up/down stream
 evidence (component → component ``calls``/``imports`` edges); an inferred one only by code
 evidence. Its layer comes from front matter, the id prefix or the config globs. Docs that need
 a layer (see :func:`mapper.ingest.build_docs.needs_layer`) and were not placed by embedding
-similarity above the threshold are holes too. A hole is recorded on its node (``hole``
+similarity above the threshold are holes too. A component made only of generated code (the
+config's ``generated`` globs) is indexed but asked nothing. A hole is recorded on its node (``hole``
 attribute) and returned as :class:`~mapper.model.Hole` records, sorted by node id.
 """
 
@@ -31,6 +32,16 @@ def _linked(graph: MapGraph, node_id: str, outgoing: bool) -> list[str]:
     return sorted(found)
 
 
+def _generated(graph: MapGraph, component: str) -> bool:
+    """A component whose files all match the config's ``generated`` globs."""
+    files = [
+        graph.node(other)
+        for other, data in graph.out_edges(component)
+        if data["kind"] == EdgeKind.CONTAINS.value and other.startswith("file:")
+    ]
+    return bool(files) and all(f.get("generated") for f in files)
+
+
 def find_holes(
     graph: MapGraph,
     docs: Mapping[str, DocPage],
@@ -40,6 +51,8 @@ def find_holes(
 ) -> tuple[Hole, ...]:
     holes: list[Hole] = []
     for node_id, data in sorted(graph.nodes(NodeKind.COMPONENT)):
+        if _generated(graph, node_id):
+            continue
         page = docs.get(data.get("page") or "") if data.get("declared") else None
         fm = page.front_matter if page is not None else {}
         missing: list[str] = []

@@ -44,6 +44,7 @@ def _config_key(config: StackmapConfig) -> str:
         config.tests,
         config.ignore,
         config.python_roots,
+        config.generated,
         config.c,
     )
     return hashlib.blake2b(repr(fields).encode(), digest_size=12).hexdigest()

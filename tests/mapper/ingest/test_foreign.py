@@ -272,3 +272,30 @@ def test_switch_on_the_command_dispatches_each_case(tmp_path: Path) -> None:
         "UDMABUF_CREATE_LIST": "udmabuf_create_list",
     }
     assert report.skips == ()
+
+
+def test_generated_code_is_indexed_but_never_a_hole(tmp_path: Path) -> None:
+    files = {
+        "user/app/main.py": "from autogen import kfd\n\ndef version(fd):\n"
+        "    return kfd.AMDKFD_IOC_GET_VERSION(fd)\n",
+        "user/autogen/kfd.py": "AMDKFD_IOC_GET_VERSION = AMDKFD_IOR(0x01, struct_args)\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    config = (
+        '[stackmap]\ndocs = []\ntests = []\npython_roots = ["user"]\n{}\n'
+        '[[layers]]\nid = "user"\npaths = ["user/**"]\n'
+    )
+    (tmp_path / "stackmap.toml").write_text(config.format(""))
+    before = ingest(tmp_path, embed=False, progress=False)
+    assert [(h.node, h.missing) for h in before.holes] == [
+        ("component:user.app", ("upstream",)),
+        ("component:user.autogen", ("downstream",)),
+    ]
+    (tmp_path / "stackmap.toml").write_text(config.format('generated = ["**/autogen/**"]'))
+    after = ingest(tmp_path, embed=False, progress=False)
+    assert [(h.node, h.missing) for h in after.holes] == [("component:user.app", ("upstream",))]
+    g = load_map(tmp_path)
+    assert g.node("file:user/autogen/kfd.py")["generated"] is True
+    assert g.node("symbol:autogen.kfd.AMDKFD_IOC_GET_VERSION")["symbol_kind"] == "ioctl"
