@@ -8,29 +8,46 @@ and ``END GENERATED`` marker lines, which this script leaves in place.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from stack.kmd.kernels.op_table import ROWS, KernelRow  # noqa: E402
 
-Render = Callable[[tuple[KernelRow, ...]], str]
+def _load_table() -> ModuleType:
+    """The table module, loaded from its file alone: importing ``stack.kmd`` would import the
+    very enums this script writes (a new row would fail before it is generated)."""
+    path = ROOT / "stack" / "kmd" / "kernels" / "op_table.py"
+    spec = importlib.util.spec_from_file_location("op_table", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["op_table"] = module  # NamedTuple resolves its module by name
+    spec.loader.exec_module(module)
+    return module
+
+
+_TABLE = _load_table()
+ROWS = _TABLE.ROWS
+KernelRow = _TABLE.KernelRow
+
+Render = Callable[[tuple[Any, ...]], str]
 
 
 def _python(attr: str) -> Render:
     return lambda rows: "".join(f"    {getattr(r, attr)} = {r.value}\n" for r in rows)
 
 
-def _header(rows: tuple[KernelRow, ...]) -> str:
+def _header(rows: tuple[Any, ...]) -> str:
     return "".join(f"#define REFSTACK_KERNEL_{r.kernel:<14} {r.value}\n" for r in rows)
 
 
-def _proto(rows: tuple[KernelRow, ...]) -> str:
+def _proto(rows: tuple[Any, ...]) -> str:
     return "  OP_UNSPECIFIED = 0;\n" + "".join(f"  OP_{r.op} = {r.value};\n" for r in rows)
 
 

@@ -1,5 +1,5 @@
 """Importers of ONNX ops expressed with other IR ops (no kernel of their own): Trilu,
-LpNormalization, RMSNormalization, OneHot.
+LpNormalization, RMSNormalization, OneHot, LRN.
 
 Static shapes make their masks and index ranges constants: Trilu is a Where on a constant
 triangular mask, OneHot an Equal against a constant range.
@@ -113,3 +113,42 @@ def one_hot(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     off = c.op(OpType.GATHER, [values, c.const(np.asarray(0, np.int64))], axis=0)
     on = c.op(OpType.GATHER, [values, c.const(np.asarray(1, np.int64))], axis=0)
     c.op(OpType.WHERE, [mask, on, off], proto.output[0])
+
+
+@register("LRN")
+def lrn(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """x / (bias + alpha / size * sum of x^2 over a window of ``size`` channels) ^ beta: the
+    window sum is an average pool (counting padding) over the channel axis of a 4-D view."""
+    a = attributes(proto)
+    x = proto.input[0]
+    t = ctx.type_of(x)
+    if len(t.shape) < 3 or not t.dtype.is_float:
+        raise ShapeInferenceError(f"LRN needs a float NC... input, got {t}", op="LRN", node=name)
+    size = int(a["size"])
+    alpha, beta, bias = (
+        float(a.get("alpha", 1e-4)),
+        float(a.get("beta", 0.75)),
+        float(a.get("bias", 1.0)),
+    )
+    n, ch = t.shape[:2]
+    rest = int(np.prod(t.shape[2:]))
+    c = _Chain(ctx, name)
+    sq = c.op(OpType.MUL, [x, x])
+    view = c.op(OpType.RESHAPE, [sq], shape=(n, 1, ch, rest))
+    lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+    mean = c.op(
+        OpType.AVGPOOL,
+        [view],
+        kernel_shape=(size, 1),
+        strides=(1, 1),
+        pads=(lo, 0, hi, 0),
+        dilations=(1, 1),
+        ceil_mode=0,
+        count_include_pad=1,
+    )
+    back = c.op(OpType.RESHAPE, [mean], shape=t.shape)
+    dt = t.dtype.numpy
+    scaled = c.op(OpType.MUL, [back, c.const(np.asarray(alpha, dt))])
+    base = c.op(OpType.ADD, [scaled, c.const(np.asarray(bias, dt))])
+    denom = c.op(OpType.BINARY, [base, c.const(np.asarray(beta, dt))], fn="Pow")
+    c.op(OpType.DIV, [x, denom], proto.output[0])

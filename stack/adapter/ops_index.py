@@ -41,6 +41,12 @@ def _ints(arr: np.ndarray | None) -> list[int] | None:
     return None if arr is None else [int(v) for v in np.asarray(arr).reshape(-1)]
 
 
+@register("GatherND")
+def gather_nd(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    b = int(attributes(proto).get("batch_dims", 0))
+    ctx.emit(name, OpType.GATHER_ND, list(proto.input[:2]), [proto.output[0]], batch_dims=b)
+
+
 @register("Gather", "GatherElements")
 def gather(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     op = OpType.GATHER if proto.op_type == "Gather" else OpType.GATHER_ELEMENTS

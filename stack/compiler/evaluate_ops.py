@@ -145,6 +145,17 @@ def _gather_elements(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
     return [np.take_along_axis(a[0], _wrap(a[1], a[0].shape[axis]), axis=axis)]
 
 
+def _gather_nd(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
+    data, idx, b = a[0], a[1], int(node.attr("batch_dims", 0))
+    k = idx.shape[-1]
+    batch = int(np.prod(data.shape[:b], dtype=np.int64))
+    d = data.reshape((batch, *data.shape[b:]))
+    i = idx.reshape((batch, -1, k)).astype(np.int64)
+    i = np.where(i < 0, i + np.array(data.shape[b : b + k], np.int64), i)
+    picked = d[(np.arange(batch).reshape(batch, 1), *(i[..., j] for j in range(k)))]
+    return [picked.reshape((*idx.shape[:-1], *data.shape[b + k :]))]
+
+
 def _slice(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
     from stack.compiler.op_rules import clamp_slice
 
@@ -194,6 +205,7 @@ for _op, _fn in (
     (OpType.ARG_REDUCE, _arg_reduce),
     (OpType.GATHER, _gather),
     (OpType.GATHER_ELEMENTS, _gather_elements),
+    (OpType.GATHER_ND, _gather_nd),
     (OpType.SLICE, _slice),
     (OpType.EXPAND, _expand),
     (OpType.TILE, _tile),

@@ -103,6 +103,7 @@ class OpType(enum.StrEnum):
     TOPK = "TopK"
     GATHER = "Gather"
     GATHER_ELEMENTS = "GatherElements"
+    GATHER_ND = "GatherND"  # batch_dims
     SLICE = "Slice"  # starts, ends, steps: one per axis, clamped
     PAD = "Pad"  # mode, pads (begins then ends), value
     EXPAND = "Expand"  # shape: the output shape

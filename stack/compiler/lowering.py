@@ -78,6 +78,7 @@ register(OpType.CUMSUM, Lowering(ExecOp.CUMSUM, ("axis", "exclusive", "reverse",
 register(OpType.TOPK, Lowering(ExecOp.TOPK, ("axis", "largest", "sorted")))
 register(OpType.GATHER, Lowering(ExecOp.GATHER, ("axis",)))
 register(OpType.GATHER_ELEMENTS, Lowering(ExecOp.GATHER_ELEMENTS, ("axis",)))
+register(OpType.GATHER_ND, Lowering(ExecOp.GATHER_ND, ("batch_dims",)))
 register(OpType.SLICE, Lowering(ExecOp.SLICE, ("starts", "ends", "steps")))
 register(OpType.PAD, Lowering(ExecOp.PAD, ("mode", "pads", "value")))
 register(OpType.EXPAND, Lowering(ExecOp.EXPAND))

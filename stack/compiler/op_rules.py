@@ -152,6 +152,18 @@ def _gather_elements(node: Node, t: Types, c: Consts) -> list:
     return [TensorType(x.dtype, idx.shape)]
 
 
+@register(OpType.GATHER_ND)
+def _gather_nd(node: Node, t: Types, c: Consts) -> list:
+    x, idx = _need(node, t, 0), _need(node, t, 1)
+    _indices(node, idx)
+    b = int(node.attr("batch_dims", 0))
+    if not idx.shape or b < 0 or b >= len(idx.shape) or b + idx.shape[-1] > len(x.shape):
+        raise _fail(node, f"indices {idx} do not address data {x} with batch_dims {b}")
+    if x.shape[:b] != idx.shape[:b]:
+        raise _fail(node, f"batch dims of {x} and {idx} differ")
+    return [TensorType(x.dtype, (*idx.shape[:-1], *x.shape[b + idx.shape[-1] :]))]
+
+
 def clamp_slice(n: int, start: int, end: int, step: int) -> tuple[int, int, int]:
     """ONNX Slice bounds on an axis of ``n`` as a Python slice triple (stop ``-n-1``: "past 0")."""
     start = start + n if start < 0 else start

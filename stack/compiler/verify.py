@@ -69,6 +69,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.TOPK: Arity(1, 1, 2, 2),
     OpType.GATHER: Arity(2, 2),
     OpType.GATHER_ELEMENTS: Arity(2, 2),
+    OpType.GATHER_ND: Arity(2, 2),
     OpType.SLICE: Arity(1, 1),
     OpType.PAD: Arity(1, 1),
     OpType.EXPAND: Arity(1, 1),

@@ -54,6 +54,7 @@ class ExecOp(enum.IntEnum):
     PAD = 34
     EXPAND = 35
     TILE = 36
+    GATHER_ND = 37
 
 
 class ExecDType(enum.IntEnum):
@@ -138,6 +139,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.PAD: OpKind.PAD,
     ExecOp.EXPAND: OpKind.EXPAND,
     ExecOp.TILE: OpKind.TILE,
+    ExecOp.GATHER_ND: OpKind.GATHER_ND,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

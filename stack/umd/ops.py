@@ -59,6 +59,7 @@ class OpKind(enum.IntEnum):
     PAD = 34
     EXPAND = 35
     TILE = 36
+    GATHER_ND = 37
     # END GENERATED
 
 

@@ -93,6 +93,7 @@
 #define REFSTACK_KERNEL_PAD            34
 #define REFSTACK_KERNEL_EXPAND         35
 #define REFSTACK_KERNEL_TILE           36
+#define REFSTACK_KERNEL_GATHER_ND      37
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

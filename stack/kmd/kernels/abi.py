@@ -216,6 +216,10 @@ for _abi in (
         doc="Y = take_along_axis(data, indices, axis).",
     ),
     KernelAbi(
+        KernelId.GATHER_ND, ("data", "indices"), ("Y",), ints=(Imm("batch_dims", 0),),
+        doc="ONNX GatherND: indices' last axis addresses data's axes after batch_dims.",
+    ),
+    KernelAbi(
         KernelId.SLICE, ("X",), ("Y",), int_list="spec",
         doc="Y = X[start:stop:step, ...]; ints: (start, stop, step) per axis, clamped.",
     ),

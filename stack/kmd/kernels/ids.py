@@ -52,4 +52,5 @@ class KernelId(enum.IntEnum):
     PAD = 34
     EXPAND = 35
     TILE = 36
+    GATHER_ND = 37
     # END GENERATED

@@ -53,6 +53,25 @@ def gather_elements(
     xp.copyto(outs[0], xp.take_along_axis(data, idx, axis=axis))
 
 
+def gather_nd(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """ONNX GatherND with ``batch_dims`` (ints[0]): the last axis of ``indices`` addresses the
+    leading axes of ``data`` after the batch axes."""
+    data, idx, b = ins[0], ins[1], ints[0]
+    k = idx.shape[-1]
+    batch = int(np.prod(data.shape[:b], dtype=np.int64))
+    d = data.reshape((batch, *data.shape[b:]))
+    i = idx.reshape((batch, -1, k)).astype(xp.int64)
+    dims = xp.asarray(np.array(data.shape[b : b + k], dtype=np.int64))
+    i = xp.where(i < 0, i + dims, i)
+    if i.size and (bool((i < 0).any()) or bool((i >= dims).any())):
+        raise IndexError("GatherND index out of range")
+    rows = xp.arange(batch).reshape(batch, 1)
+    picked = d[(rows, *(i[..., j] for j in range(k)))]
+    xp.copyto(outs[0], picked.reshape(outs[0].shape))
+
+
 def slice_(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
@@ -114,6 +133,7 @@ def cast(
 TABLE = {
     KernelId.GATHER: gather,
     KernelId.GATHER_ELEMENTS: gather_elements,
+    KernelId.GATHER_ND: gather_nd,
     KernelId.SLICE: slice_,
     KernelId.PAD: pad,
     KernelId.EXPAND: expand,

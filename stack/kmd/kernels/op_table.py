@@ -58,4 +58,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(34, "PAD", "PAD"),
     KernelRow(35, "EXPAND", "EXPAND"),
     KernelRow(36, "TILE", "TILE"),
+    KernelRow(37, "GATHER_ND", "GATHER_ND"),
 )

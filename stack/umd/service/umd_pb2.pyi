@@ -58,6 +58,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_PAD: _ClassVar[OpType]
     OP_EXPAND: _ClassVar[OpType]
     OP_TILE: _ClassVar[OpType]
+    OP_GATHER_ND: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -110,6 +111,7 @@ OP_SLICE: OpType
 OP_PAD: OpType
 OP_EXPAND: OpType
 OP_TILE: OpType
+OP_GATHER_ND: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

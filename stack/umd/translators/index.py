@@ -26,6 +26,7 @@ from stack.umd.translators.reduce import axis_of
 _KERNEL = {
     OpKind.GATHER: KernelId.GATHER,
     OpKind.GATHER_ELEMENTS: KernelId.GATHER_ELEMENTS,
+    OpKind.GATHER_ND: KernelId.GATHER_ND,
     OpKind.SLICE: KernelId.SLICE,
     OpKind.PAD: KernelId.PAD,
     OpKind.EXPAND: KernelId.EXPAND,
@@ -63,14 +64,17 @@ class IndexTranslator(OpTranslator):
         attrs = req.attr_map()
         x = req.inputs[0] if req.inputs else None
         ndim = len(x.shape) if x is not None else 0
-        two = req.op in (OpKind.GATHER, OpKind.GATHER_ELEMENTS)
+        two = req.op in (OpKind.GATHER, OpKind.GATHER_ELEMENTS, OpKind.GATHER_ND)
         need_counts(req, (2, 2) if two else (1, 1))
         same_dtype(req, (0,), "outputs")
         kattrs: dict = {}
         if two:
             if req.inputs[1].dtype not in (DType.I32, DType.I64):
                 raise UnsupportedDtypeError("indices must be I32 or I64", field="inputs[1].dtype")
-            kattrs["axis"] = axis_of(attr_int(attrs, "axis", 0), ndim)
+            if req.op is OpKind.GATHER_ND:
+                kattrs["batch_dims"] = attr_int(attrs, "batch_dims", 0)
+            else:
+                kattrs["axis"] = axis_of(attr_int(attrs, "axis", 0), ndim)
         elif req.op is OpKind.SLICE:
             parts = [attr_ints(attrs, k, ndim, None) for k in ("starts", "ends", "steps")]
             kattrs["spec"] = slice_spec(req.inputs[0].shape, *parts)
@@ -95,6 +99,11 @@ class IndexTranslator(OpTranslator):
         if k is KernelId.GATHER:
             axis = call.i("axis")
             return ((*x[:axis], *call.ins[1].shape, *x[axis + 1 :]),)
+        if k is KernelId.GATHER_ND:
+            b, idx = call.i("batch_dims"), call.ins[1].shape
+            if not idx or not 0 <= b < min(len(x), len(idx)) + 1 or b + idx[-1] > len(x):
+                raise ShapeError(f"indices {idx} do not address data {x}", field="inputs[1].shape")
+            return ((*idx[:-1], *x[b + idx[-1] :]),)
         if k is KernelId.GATHER_ELEMENTS:
             if len(call.ins[1].shape) != len(x):
                 raise ShapeError("indices must have the data's rank", field="inputs[1].shape")

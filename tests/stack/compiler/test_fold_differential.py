@@ -166,6 +166,9 @@ SPECS: dict[str, Spec] = {
     "GatherElements": Spec(
         OpType.GATHER_ELEMENTS, ((4, 3), (2, 3)), ALL, {"axis": 0}, make=in_range(4)
     ),
+    "GatherND": Spec(
+        OpType.GATHER_ND, ((2, 4, 3), (2, 5, 1)), ALL, {"batch_dims": 1}, make=in_range(4)
+    ),
     "Slice": Spec(
         OpType.SLICE, ((5, 4),), ALL, {"starts": (4, 1), "ends": (-6, 4), "steps": (-2, 2)}
     ),

@@ -220,3 +220,13 @@ def test_slice_pad_expand_tile(backend_rig) -> None:  # type: ignore[no-untyped-
     np.testing.assert_array_equal(ex, np.broadcast_to(x[:1], (2, 3, 4)))
     ti = run(KernelId.TILE, [x], (6, 4), ints=(2, 1))
     np.testing.assert_array_equal(ti, np.tile(x, (2, 1)))
+
+
+def test_gather_nd_with_batch_dims(backend_rig) -> None:  # type: ignore[no-untyped-def]
+    data = _x((2, 3, 4))
+    idx = np.array([[[0, 1], [2, -1]], [[1, 0], [0, 3]]], np.int64)  # batch 2, 2 picks, k = 2
+    out = backend_rig.run(KernelId.GATHER_ND, [data, idx[:, :, :1]], (2, 2, 4), ints=(1,))
+    np.testing.assert_array_equal(out, np.stack([data[b][idx[b, :, 0]] for b in range(2)]))
+    rows = np.array([[0, 1], [1, -1], [-1, 0], [0, 2]], np.int64)  # negative: from the end
+    full = backend_rig.run(KernelId.GATHER_ND, [data, rows], (4, 4), ints=(0,))
+    np.testing.assert_array_equal(full, [data[r[0], r[1]] for r in rows])
