@@ -40,6 +40,8 @@ SHAPE_INPUTS = {
     ("CumProd", 1),
     ("OneHot", 1),
     ("Trilu", 1),
+    *(("Resize", i) for i in range(1, 4)),
+    ("Upsample", 1),
     ("Clip", 1),
     ("Clip", 2),
     ("Split", 1),

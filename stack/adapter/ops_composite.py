@@ -1,5 +1,5 @@
 """Importers of ONNX ops expressed with other IR ops (no kernel of their own): Trilu,
-LpNormalization, RMSNormalization, OneHot, LRN.
+LpNormalization, RMSNormalization, OneHot, LRN, InstanceNormalization.
 
 Static shapes make their masks and index ranges constants: Trilu is a Where on a constant
 triangular mask, OneHot an Equal against a constant range.
@@ -16,7 +16,7 @@ from stack.adapter.registry import register
 from stack.compiler import ElemType, OpType, ShapeInferenceError
 
 
-class _Chain:
+class EmitChain:
     """Emit helper: fresh value names under one node's name."""
 
     def __init__(self, ctx: ImportContext, name: str) -> None:
@@ -42,7 +42,7 @@ def trilu(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     n, m = t.shape[-2:]
     upper = int(attributes(proto).get("upper", 1))
     mask = (np.triu if upper else np.tril)(np.ones((n, m), bool), k)
-    c = _Chain(ctx, name)
+    c = EmitChain(ctx, name)
     zero = c.const(np.zeros((), t.dtype.numpy))
     c.op(OpType.WHERE, [c.const(mask), x, zero], proto.output[0])
 
@@ -57,7 +57,7 @@ def lp_normalization(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> No
     p = int(a.get("p", 2))
     if p not in (1, 2):
         raise ShapeInferenceError(f"LpNormalization p = {p}: only 1 and 2", op="Lp", node=name)
-    c = _Chain(ctx, name)
+    c = EmitChain(ctx, name)
     fn = "ReduceL2" if p == 2 else "ReduceL1"
     norm = c.op(OpType.REDUCE, [x], fn=fn, axes=[axis], keepdims=1)
     zero = c.const(np.zeros((), t.dtype.numpy))
@@ -75,7 +75,7 @@ def rms_normalization(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> N
     axis = _axis(ctx, proto, name, int(a.get("axis", -1)), len(t.shape))
     eps = float(a.get("epsilon", 1e-5))
     stash = int(a.get("stash_type", 1)) == 1 and t.dtype is not ElemType.F32
-    c = _Chain(ctx, name)
+    c = EmitChain(ctx, name)
     work = c.op(OpType.CAST, [x], to="float32") if stash else x
     wtype = ElemType.F32 if stash else t.dtype
     sq = c.op(OpType.MUL, [work, work])
@@ -99,7 +99,7 @@ def one_hot(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     depth = int(np.asarray(depth_arr).reshape(-1)[0])
     rank = len(ctx.type_of(idx).shape) + 1
     axis = _axis(ctx, proto, name, int(attributes(proto).get("axis", -1)), rank)
-    c = _Chain(ctx, name)
+    c = EmitChain(ctx, name)
     i64 = c.op(OpType.CAST, [idx], to="int64") if ctx.type_of(idx).dtype != ElemType.I64 else idx
     neg = c.op(OpType.BINARY, [i64, c.const(np.zeros((), np.int64))], fn="Less")
     wrapped = c.op(OpType.WHERE, [neg, c.op(OpType.ADD, [i64, c.const(np.asarray(depth))]), i64])
@@ -132,7 +132,7 @@ def lrn(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     )
     n, ch = t.shape[:2]
     rest = int(np.prod(t.shape[2:]))
-    c = _Chain(ctx, name)
+    c = EmitChain(ctx, name)
     sq = c.op(OpType.MUL, [x, x])
     view = c.op(OpType.RESHAPE, [sq], shape=(n, 1, ch, rest))
     lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
@@ -152,3 +152,31 @@ def lrn(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     base = c.op(OpType.ADD, [scaled, c.const(np.asarray(bias, dt))])
     denom = c.op(OpType.BINARY, [base, c.const(np.asarray(beta, dt))], fn="Pow")
     c.op(OpType.DIV, [x, denom], proto.output[0])
+
+
+@register("InstanceNormalization")
+def instance_normalization(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """(x - mean) / sqrt(var + eps) * scale + bias, statistics per sample and channel over the
+    spatial axes; scale and bias broadcast along the channel axis."""
+    x, scale, bias = proto.input[0], proto.input[1], proto.input[2]
+    t = ctx.type_of(x)
+    if len(t.shape) < 3 or not t.dtype.is_float:
+        raise ShapeInferenceError(
+            f"InstanceNormalization needs a float N, C, ... input, got {t}",
+            op="InstanceNormalization",
+            node=name,
+        )
+    eps = float(attributes(proto).get("epsilon", 1e-5))
+    spatial = list(range(2, len(t.shape)))
+    per_channel = (t.shape[1], *(1 for _ in spatial))
+    c = EmitChain(ctx, name)
+    mean = c.op(OpType.REDUCE, [x], fn="ReduceMean", axes=spatial, keepdims=1)
+    centred = c.op(OpType.SUB, [x, mean])
+    var = c.op(OpType.REDUCE, [c.op(OpType.MUL, [centred, centred])], fn="ReduceMean",
+               axes=spatial, keepdims=1)  # fmt: skip
+    std = c.op(OpType.UNARY, [c.op(OpType.ADD, [var, c.const(np.asarray(eps, t.dtype.numpy))])],
+               fn="Sqrt")  # fmt: skip
+    normed = c.op(OpType.DIV, [centred, std])
+    gamma = c.op(OpType.RESHAPE, [scale], shape=per_channel)
+    beta = c.op(OpType.RESHAPE, [bias], shape=per_channel)
+    c.op(OpType.ADD, [c.op(OpType.MUL, [normed, gamma]), beta], proto.output[0])

@@ -54,5 +54,6 @@ def _load() -> None:
         ops_nn,
         ops_pointwise,
         ops_quant,
+        ops_resize,
         ops_shape,
     )

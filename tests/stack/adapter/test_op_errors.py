@@ -13,7 +13,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from stack.adapter import import_model
-from stack.adapter.errors import DynamicShapeError, UnsupportedTypeError
+from stack.adapter.errors import DynamicShapeError, UnsupportedOpError, UnsupportedTypeError
 from stack.compiler import ShapeInferenceError
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
@@ -72,6 +72,22 @@ CASES = {
     "range at run time": (
         _model("Range", [("s", I64, []), ("l", I64, []), ("d", I64, [])]),
         DynamicShapeError,
+    ),
+    "instance norm on integers": (
+        _model(
+            "InstanceNormalization", [("x", I64, [1, 2, 3])], {"s": np.ones(2), "b": np.ones(2)}
+        ),
+        ShapeInferenceError,
+    ),
+    "resize antialias": (
+        _model(
+            "Resize",
+            [X],
+            {"r": np.zeros(0, np.float32), "s": np.array([2.0, 2.0], np.float32)},
+            mode="linear",
+            antialias=1,
+        ),
+        UnsupportedOpError,
     ),
     "slice bounds at run time": (
         _model("Slice", [X, ("s", I64, [1]), ("e", I64, [1])]),
