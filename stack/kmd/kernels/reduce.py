@@ -134,7 +134,9 @@ def topk(
     x, values, indices = ins[0], outs[0], outs[1]
     axis, largest = ints[0], ints[1]
     k = values.shape[axis]
-    order = xp.argsort(_order_key(xp, x, largest), axis=axis, kind="stable")
+    key = _order_key(xp, x, largest)
+    # NumPy needs kind="stable" for ties in index order; CuPy's sort is always stable
+    order = xp.argsort(key, axis=axis, kind="stable") if xp is np else xp.argsort(key, axis=axis)
     picked = xp.take(order, xp.arange(k), axis=axis)
     xp.copyto(indices, picked, casting="unsafe")
     xp.copyto(values, xp.take_along_axis(x, picked, axis=axis))

@@ -110,7 +110,8 @@ def _sign(xp: Any, x: Any) -> Any:
 
 
 def _isinf(xp: Any, x: Any, pos: int, neg: int) -> Any:
-    return (xp.isposinf(x) & bool(pos)) | (xp.isneginf(x) & bool(neg))
+    inf = xp.isinf(x)  # isinf and a sign test: CuPy has no isposinf / isneginf
+    return (inf & (x > 0) & bool(pos)) | (inf & (x < 0) & bool(neg))
 
 
 FNS: dict[UnaryFn, Fn] = {
