@@ -38,12 +38,12 @@ CREATE TABLE nodes (
     layer TEXT, path TEXT, line INTEGER, attrs TEXT NOT NULL);
 CREATE TABLE edges (
     source TEXT NOT NULL, target TEXT NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL,
-    attrs TEXT NOT NULL, evidence TEXT NOT NULL, PRIMARY KEY (source, target, key));
+    attrs TEXT NOT NULL, evidence TEXT NOT NULL);
 CREATE TABLE parsed (
     path TEXT PRIMARY KEY, digest TEXT NOT NULL, category TEXT NOT NULL, record TEXT, reason TEXT);
-CREATE INDEX nodes_path ON nodes (path);
-CREATE INDEX edges_target ON edges (target);
 """
+# No secondary indexes: readers load whole tables (mapper.query.load), and (source, target,
+# key) is unique by construction (mapper.graph keys edges so).
 _NODE_FIELDS = ("kind", "name", "layer", "path", "line")
 _EDGE_FIELDS = ("kind", "evidence")
 
