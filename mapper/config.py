@@ -5,11 +5,17 @@ description used to classify unplaced docs), the roles that read the map, where 
 contracts and tests live, what to ignore, and where the map is stored.
 
 Globs are matched against repository-relative POSIX paths: ``*`` and ``?`` stay inside one
-path segment, ``**`` spans segments (``a/**`` matches everything under ``a``).
+path segment, ``**`` spans segments (``a/**`` matches everything under ``a``). A layer path
+without a wildcard that names a folder means the whole folder (``stack/umd`` is read as
+``stack/umd/**``).
+
+Validation is strict: an unknown key (with the closest known one suggested), a value of the
+wrong type or an empty file is a :class:`~mapper.errors.ConfigError` naming the line.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 import tomllib
@@ -20,6 +26,14 @@ from typing import Any
 from mapper.errors import ConfigError
 
 CONFIG_FILE = "stackmap.toml"
+MAX_CONFIG_BYTES = 1 << 20
+TOP_KEYS = ("stackmap", "layers", "roles", "agent")  # [agent] belongs to mapper.agent.llm
+STACKMAP_KEYS = (
+    "name", "contracts", "docs", "tests", "ignore", "store", "vector_store",
+    "classify_threshold", "python_roots", "c", "layers", "roles",
+)  # fmt: skip
+LAYER_KEYS = ("id", "name", "paths", "description")
+ROLE_KEYS = ("id", "name", "layers", "interests")
 DEFAULT_IGNORE = (".git/**", ".venv/**", "**/__pycache__/**", "**/node_modules/**")
 
 
@@ -156,16 +170,24 @@ def load_config(root: Path) -> StackmapConfig:
     root = root.resolve()
     toml_path = root / CONFIG_FILE
     if toml_path.is_file():
-        data = _read_toml(toml_path)
+        data, text = _read_toml(toml_path)
+        if not data:
+            raise ConfigError(
+                f"{CONFIG_FILE} is empty: it needs a [stackmap] table and [[layers]] entries "
+                "(id, paths); run `stackmap init .` to propose one",
+                path=CONFIG_FILE,
+            )
+        _known_keys(data, TOP_KEYS, "top-level", text)
         table = data.get("stackmap", {})
-        return _build(root, CONFIG_FILE, table, data.get("layers", []), data.get("roles", []))
+        return _build(root, CONFIG_FILE, table, data.get("layers", []), data.get("roles", []), text)
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        tool = _read_toml(pyproject).get("tool", {}).get("stackmap")
+        data, text = _read_toml(pyproject)
+        tool = data.get("tool", {}).get("stackmap")
         if isinstance(tool, dict):
             layers = tool.get("layers", [])
             roles = tool.get("roles", [])
-            return _build(root, "pyproject.toml", tool, layers, roles)
+            return _build(root, "pyproject.toml", tool, layers, roles, text)
     raise ConfigError(
         f"no {CONFIG_FILE} or [tool.stackmap] in pyproject.toml under {root}; "
         "run `stackmap init PATH` to propose one",
@@ -173,11 +195,62 @@ def load_config(root: Path) -> StackmapConfig:
     )
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
+    """The parsed file and its text (for the line of a bad key)."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"config larger than {MAX_CONFIG_BYTES} bytes", path=path.name)
+        text = path.read_text(encoding="utf-8")
+        return tomllib.loads(text), text
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read config: {exc}", path=str(path)) from exc
+        raise ConfigError(f"cannot read config: {exc}", path=path.name) from exc
+
+
+def _line_of_key(text: str, key: str) -> int | None:
+    """The first line assigning ``key`` (or opening a table named ``key``), 1-based."""
+    quoted = re.escape(key)
+    pattern = re.compile(rf"""^\s*(?:\[+\s*[\w."]*?)?["']?{quoted}["']?\s*(?:=|\]|\.)""")
+    for number, line in enumerate(text.splitlines(), 1):
+        if pattern.match(line):
+            return number
+    return None
+
+
+def _known_keys(
+    table: dict[str, Any], known: tuple[str, ...], where: str, text: str, file: str = CONFIG_FILE
+) -> None:
+    """ConfigError for the first key of ``table`` not in ``known``, with a suggestion."""
+    for key in table:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(known)}"
+        raise ConfigError(
+            f"unknown {where} key {key!r}; {hint}", path=file, line=_line_of_key(text, key)
+        )
+
+
+def _text(value: Any, key: str, default: str, text: str) -> str:
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise ConfigError(
+            f"{key} must be a string, not {type(value).__name__}",
+            path=CONFIG_FILE,
+            line=_line_of_key(text, key.rsplit(".", 1)[-1].split("]")[-1]),
+        )
+    return value
+
+
+def _folder_paths(root: Path, paths: tuple[str, ...]) -> tuple[str, ...]:
+    """A layer path without a wildcard naming a folder means everything below it."""
+    out = []
+    for p in paths:
+        bare = p.rstrip("/")
+        if not any(c in p for c in "*?[") and bare and (root / bare).is_dir():
+            p = f"{bare}/**"
+        out.append(p)
+    return tuple(out)
 
 
 def _strs(value: Any, where: str, file: str) -> tuple[str, ...]:
@@ -190,19 +263,24 @@ def _strs(value: Any, where: str, file: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _build(root: Path, file: str, table: Any, layers_raw: Any, roles_raw: Any) -> StackmapConfig:
+def _build(
+    root: Path, file: str, table: Any, layers_raw: Any, roles_raw: Any, text: str = ""
+) -> StackmapConfig:
     if not isinstance(table, dict) or not isinstance(layers_raw, list):
         raise ConfigError("expected a [stackmap] table and [[layers]] entries", path=file)
+    _known_keys(table, STACKMAP_KEYS, "[stackmap]", text, file)
     layers: list[LayerConfig] = []
     for i, entry in enumerate(layers_raw):
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
             raise ConfigError(f"layers[{i}] needs an id", path=file)
+        _known_keys(entry, LAYER_KEYS, f"[[layers]] {entry['id']!r}", text, file)
+        paths = _strs(entry.get("paths"), f"layers[{i}].paths", file)
         layers.append(
             LayerConfig(
                 id=entry["id"],
-                name=str(entry.get("name", entry["id"])),
-                paths=_strs(entry.get("paths"), f"layers[{i}].paths", file),
-                description=str(entry.get("description", "")),
+                name=_text(entry.get("name"), "name", entry["id"], text),
+                paths=_folder_paths(root, paths),
+                description=_text(entry.get("description"), "description", "", text),
             )
         )
     ids = [layer.id for layer in layers]
@@ -212,6 +290,7 @@ def _build(root: Path, file: str, table: Any, layers_raw: Any, roles_raw: Any) -
     for i, entry in enumerate(roles_raw if isinstance(roles_raw, list) else []):
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
             raise ConfigError(f"roles[{i}] needs an id", path=file)
+        _known_keys(entry, ROLE_KEYS, f"[[roles]] {entry['id']!r}", text, file)
         role_layers = _strs(entry.get("layers"), f"roles[{i}].layers", file)
         unknown = [lid for lid in role_layers if lid not in ids]
         if unknown:
@@ -224,26 +303,29 @@ def _build(root: Path, file: str, table: Any, layers_raw: Any, roles_raw: Any) -
                 interests=_strs(entry.get("interests"), f"roles[{i}].interests", file),
             )
         )
-    try:
-        threshold = float(table.get("classify_threshold", 0.35))
-    except (TypeError, ValueError) as exc:
-        raise ConfigError("classify_threshold must be a number", path=file) from exc
+    threshold = table.get("classify_threshold", 0.35)
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+        raise ConfigError(
+            "classify_threshold must be a number",
+            path=file,
+            line=_line_of_key(text, "classify_threshold"),
+        )
     ignore = _strs(table.get("ignore"), "ignore", file)
     c_table = table.get("c", {})
     if not isinstance(c_table, dict):
         raise ConfigError("[stackmap.c] must be a table", path=file)
     return StackmapConfig(
         root=root,
-        name=str(table.get("name", root.name)),
+        name=_text(table.get("name"), "name", root.name, text),
         layers=tuple(layers),
         roles=tuple(roles),
-        contracts=str(table.get("contracts", "contracts")),
+        contracts=_text(table.get("contracts"), "contracts", "contracts", text),
         docs=_strs(table.get("docs", ["docs"]), "docs", file),
         tests=_strs(table.get("tests", ["tests/**"]), "tests", file),
         ignore=tuple(dict.fromkeys(DEFAULT_IGNORE + ignore)),
-        store=str(table.get("store", ".stackmap")),
-        vector_store=str(table.get("vector_store", "embedded")),
-        classify_threshold=threshold,
+        store=_text(table.get("store"), "store", ".stackmap", text),
+        vector_store=_text(table.get("vector_store"), "vector_store", "embedded", text),
+        classify_threshold=float(threshold),
         python_roots=_strs(table.get("python_roots"), "python_roots", file),
         generated=_strs(table.get("generated"), "generated", file),
         c=_c_config(c_table, file),

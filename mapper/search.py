@@ -219,6 +219,16 @@ def show(graph: MapGraph, node_id: str) -> dict[str, Any]:
     }
 
 
+def node_kind(kind: str | None) -> NodeKind | None:
+    """The node kind named ``kind`` (None for None); UnknownNameError listing the kinds."""
+    if kind is None:
+        return None
+    try:
+        return NodeKind(kind)
+    except ValueError:
+        raise UnknownNameError("node kind", kind, [k.value for k in NodeKind]) from None
+
+
 def listing(
     graph: MapGraph, kind: str | None = None, layer: str | None = None
 ) -> list[dict[str, Any]]:
@@ -226,12 +236,6 @@ def listing(
 
     UnknownNameError for an unknown kind.
     """
-    node_kind = None
-    if kind is not None:
-        try:
-            node_kind = NodeKind(kind)
-        except ValueError:
-            raise UnknownNameError("node kind", kind, [k.value for k in NodeKind]) from None
     rows = [
         {
             "id": n,
@@ -243,7 +247,7 @@ def listing(
             "hole": d.get("hole"),
             "order": d.get("index", 0),
         }
-        for n, d in graph.nodes(node_kind, layer)
+        for n, d in graph.nodes(node_kind(kind), layer)
     ]
     rows.sort(key=lambda r: (r["kind"], r.pop("order"), r["id"]))  # layers top to bottom
     return rows

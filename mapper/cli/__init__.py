@@ -23,6 +23,7 @@ from mapper.cli import (
     scenario_cmd,
     status_cmd,
 )
+from mapper.cli._common import ErrorPath, set_debug
 
 HELP = """Map an AI-accelerator software stack: layers, components, interfaces, scenarios.
 
@@ -44,14 +45,20 @@ Examples:
 
   stackmap check --format sarif -o check.sarif
 
-  stackmap diff v1 HEAD
+  stackmap diff HEAD~5 HEAD
 
   stackmap role runtime                 the runtime engineer's view
 
   stackmap serve                        the web UI on http://127.0.0.1:8750
 """
 
-app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    help=HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    cls=ErrorPath,
+    pretty_exceptions_enable=False,
+)
 
 
 def _version(value: bool) -> None:
@@ -62,11 +69,16 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    debug: bool = typer.Option(
+        False, "--debug", help="Show the traceback of an error instead of one line."
+    ),
 ) -> None:
     """The map tool."""
+    set_debug(ctx, debug)
 
 
 status_cmd.register(app)

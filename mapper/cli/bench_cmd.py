@@ -21,7 +21,9 @@ def register(app: typer.Typer) -> None:
 def bench_ingest(
     root: Path = typer.Argument(Path("."), help="Repository root."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    repeat: int = typer.Option(3, "--repeat", help="Runs per figure (best is kept)."),
+    repeat: int = typer.Option(
+        3, "--repeat", min=1, max=1000, help="Runs per figure (best is kept)."
+    ),
     embed: bool = typer.Option(True, "--embed/--no-embed", help="Also time embedding runs."),
 ) -> None:
     """files, loc, parse_only_s, full_noembed_s, full_s, incremental_1file_s."""
@@ -38,7 +40,7 @@ def bench_ingest(
 def bench_ask(
     root: Path = typer.Argument(Path("."), help="Repository root (its map must be built)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    repeat: int = typer.Option(3, "--repeat", help="Passes over the questions."),
+    repeat: int = typer.Option(3, "--repeat", min=1, max=1000, help="Passes over the questions."),
 ) -> None:
     """p50/p95/max of `stackmap ask` on the warm map, with the question-embedding baseline."""
     from mapper.agent.bench import bench_ask as run
@@ -62,7 +64,7 @@ def _emit(result: dict[str, object], as_json: bool) -> None:
 def bench_query(
     root: Path = typer.Argument(Path("."), help="Repository root (its map must be built)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    samples: int = typer.Option(200, "--samples", help="Queries per figure."),
+    samples: int = typer.Option(200, "--samples", min=1, max=100_000, help="Queries per figure."),
 ) -> None:
     """open_s, node_p95_ms, hop3_p95_ms, path_p95_ms on the current map, with their goals."""
     from mapper.query.bench import bench_query as run

@@ -21,7 +21,7 @@ from mapper.check.formats import names as format_names
 from mapper.check.formats import render
 from mapper.check.formats.text import summary_line
 from mapper.check.runner import run_check
-from mapper.cli._common import emit_json, fail
+from mapper.cli._common import emit_json, fail, writable_output
 from mapper.errors import MapperError
 
 
@@ -62,6 +62,9 @@ def check(
     """
     fmt = "json" if as_json else fmt
     try:
+        if output is not None:
+            default_baseline = root / baseline_mod.DEFAULT_NAME
+            writable_output(output, *(p for p in (baseline, default_baseline) if p is not None))
         if fmt not in format_names():
             raise MapperError(f"unknown format {fmt!r}; known: {', '.join(format_names())}")
         report = run_check(root, rules=rules, history=not no_history)
@@ -80,7 +83,8 @@ def check(
         output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
-    typer.echo(f"stackmap check: {summary_line(report)} in {report.duration_s:.2f} s", err=True)
+    if output is not None or fmt != "text":  # the text report on stdout ends with the summary
+        typer.echo(f"stackmap check: {summary_line(report)} in {report.duration_s:.2f} s", err=True)
     raise typer.Exit(report.exit_code(fail_on))
 
 
@@ -113,7 +117,7 @@ def diff(
 ) -> None:
     """List interface changes between two revisions, classified breaking or compatible.
 
-    Examples: `stackmap diff v1.0 HEAD`, `stackmap diff main HEAD --json --fail-on-breaking`.
+    Examples: `stackmap diff HEAD~5 HEAD`, `stackmap diff main HEAD --json --fail-on-breaking`.
     """
     from mapper.versions import Impact, diff_revisions
 

@@ -34,7 +34,9 @@ def impact(
         help="Follow every plausible edge (imports, doc mentions, similarity) instead of "
         "code evidence only.",
     ),
-    depth: int | None = typer.Option(None, "--depth", help="Caller levels to follow."),
+    depth: int | None = typer.Option(
+        None, "--depth", min=0, max=1000, help="Caller levels to follow."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     fmt: str = typer.Option("text", "--format", help="text or markdown."),
     fail_on_unmatched: bool = typer.Option(
@@ -83,7 +85,9 @@ def impact(
 @eval_app.command("impact")
 def eval_impact(
     repo: Path = typer.Argument(Path("."), help="A git repository with a stackmap.toml."),
-    commits: int = typer.Option(20, "--commits", help="Most cases (signature changes) to score."),
+    commits: int = typer.Option(
+        20, "--commits", min=1, max=10_000, help="Most cases (signature changes) to score."
+    ),
     rev: str = typer.Option("HEAD", "--rev", help="Mine the history of this revision."),
     config: Path | None = typer.Option(
         None, "--config", help="A stackmap.toml for revisions without one (default: REPO's)."
@@ -120,8 +124,10 @@ def eval_impact(
 @bench_app.command("impact")
 def bench_impact(
     root: Path = typer.Argument(Path("."), help="Repository root (with an ingested map)."),
-    repeat: int = typer.Option(5, "--repeat", help="Runs per figure."),
-    files: int = typer.Option(10, "--files", help="Code files the timed diff touches at least."),
+    repeat: int = typer.Option(5, "--repeat", min=1, max=1000, help="Runs per figure."),
+    files: int = typer.Option(
+        10, "--files", min=1, max=100_000, help="Code files the timed diff touches at least."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Impact latency on the warm map: one interface (p50/p95) and a diff of ~10 files."""

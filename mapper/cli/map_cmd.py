@@ -85,7 +85,7 @@ def path(
     source: str = typer.Argument(..., help="Node id to start from."),
     target: str = typer.Argument(..., help="Node id to reach."),
     root: Path = ROOT,
-    k: int = typer.Option(1, "-k", help="How many paths (cheapest first)."),
+    k: int = typer.Option(1, "-k", min=1, max=100, help="How many paths (cheapest first)."),
     precise: bool = typer.Option(
         False, "--precise", help="Only hops with code, contract or doc evidence of >= 0.8."
     ),

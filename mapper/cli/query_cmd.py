@@ -21,15 +21,19 @@ ROOT = typer.Option(Path("."), "--root", "-C", help="Repository root.")
 def search(
     query: str = typer.Argument(..., help="Words or a code name."),
     root: Path = ROOT,
-    limit: int = typer.Option(10, "--limit", "-n", help="Most hits to print."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, max=1000, help="Most hits to print."),
     kind: str | None = typer.Option(None, "--kind", help="Only nodes of this kind."),
     layer: str | None = typer.Option(None, "--layer", help="Only nodes of this layer."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Hybrid search: exact code names first, then vector similarity."""
+    from mapper.search import node_kind
     from mapper.search import search as run
 
     try:
+        if not query.strip():
+            raise MapperError("an empty query matches nothing: give words or a code name")
+        node_kind(kind)
         hits = run(root, query, limit=limit, kind=kind, layer=layer)
     except MapperError as exc:
         fail(exc, as_json=as_json)

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mapper.config import StackmapConfig, load_config
-from mapper.errors import StoreCorrupt, StoreError, StoreOutdated
+from mapper.config import StackmapConfig, load_config, matches_any
+from mapper.errors import ConfigError, StoreCorrupt, StoreError, StoreOutdated
 from mapper.graph import MapGraph
 from mapper.ingest.build import Inputs, build_code
 from mapper.ingest.build_contracts import build_contracts
@@ -99,6 +99,7 @@ def run(
     config = config or load_config(root)
     store = Store(config.store_path)
     scanned = scan(config)
+    layer_warnings = _layer_coverage(config, scanned.files, scanned.unmapped)
     lap("scan")
     cache = ParseCache() if full else _previous(store)
     key = _config_key(config)
@@ -162,7 +163,7 @@ def run(
         edges=counts["edges"],
         holes=holes,
         skips=tuple([*scanned.skips, *skips]),
-        warnings=tuple(warnings),
+        warnings=tuple([*layer_warnings, *warnings]),
         timings=timings,
         embedded=embed,
         unmapped=scanned.unmapped,
@@ -196,6 +197,32 @@ def staleness(config: StackmapConfig, store: Store) -> tuple[str | None, ParseCa
     if changed:
         return f"{len(changed)} file(s) changed since the map was built ({changed[0]}, …)", cache
     return None, cache
+
+
+def _layer_coverage(
+    config: StackmapConfig, files: Sequence[SourceFile], unmapped: int
+) -> list[str]:
+    """Warnings for layer globs that match no file read; ConfigError when the config has no
+    layers, or when code exists but no file lies in any layer (a map of nothing)."""
+    if not config.layers:
+        raise ConfigError(
+            "the config declares no [[layers]] (each needs an id and paths); "
+            "run `stackmap init .` to propose them",
+            path="stackmap.toml",
+        )
+    out = []
+    for layer in config.layers:
+        for glob in layer.paths:
+            if not any(matches_any(f.path, (glob,)) for f in files):
+                out.append(f"stackmap.toml: layer {layer.id!r} path {glob!r} matches no file")
+    in_layers = sum(1 for f in files if f.category is Category.CODE)
+    if in_layers == 0 and unmapped > 0:
+        raise ConfigError(
+            f"no code file lies in any layer ({unmapped} code files match no layer's paths); "
+            "check the [[layers]] paths globs",
+            path="stackmap.toml",
+        )
+    return out
 
 
 def _previous(store: Store) -> ParseCache:

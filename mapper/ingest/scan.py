@@ -3,16 +3,21 @@
 A file is read when its extension names a language the map knows and it is a contract (YAML
 under the contracts folder), a doc (Markdown under a doc folder), a proto, a test (a code file
 matching the test globs) or code inside a layer. Ignored globs prune whole folders. Symlinked
-folders are followed once; a loop, a broken link, an unreadable, binary, huge or non-UTF-8 file
-becomes a :class:`~mapper.material.Skip`. Synchronous; reads each candidate file once.
+folders are followed once while they stay inside the repository; a link that leaves the
+repository root (to ``/``, to a file elsewhere), a loop, a broken link, an unreadable, binary,
+huge or undecodable file becomes a :class:`~mapper.material.Skip`. Python files are decoded by
+their PEP 263 coding line; everything else must be UTF-8. Synchronous; reads each candidate
+file once.
 """
 
 from __future__ import annotations
 
 import enum
 import hashlib
+import io
 import os
 import stat
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,11 +101,17 @@ def scan(config: StackmapConfig) -> ScanResult:
             continue
         seen_dirs.add((st.st_dev, st.st_ino))
         dirnames[:] = sorted(
-            d for d in dirnames if not config.is_ignored(f"{prefix}{d}/") and d != ".git"
+            d
+            for d in dirnames
+            if not config.is_ignored(f"{prefix}{d}/")
+            and d != ".git"
+            and _inside(root, os.path.join(dirpath, d), prefix + d, skips)
         )
         for name in sorted(filenames):
             rel = prefix + name
             if config.is_ignored(rel):
+                continue
+            if not _inside(root, os.path.join(dirpath, name), rel, skips):
                 continue
             kind = categorize(config, rel)
             if kind is None:
@@ -111,6 +122,27 @@ def scan(config: StackmapConfig) -> ScanResult:
             if entry is not None:
                 files.append(entry)
     return ScanResult(tuple(files), tuple(skips), unmapped)
+
+
+def _pep263(data: bytes) -> bytes | None:
+    """A Python file declaring its encoding (PEP 263 coding line) re-encoded as UTF-8, so
+    every later stage reads UTF-8 with the same lines; None when it declares none or lies."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding).encode("utf-8")
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        return None
+
+
+def _inside(root: Path, full: str, rel: str, skips: list[Skip]) -> bool:
+    """False (with a skip) for a symlink whose target lies outside the repository root."""
+    if not os.path.islink(full):
+        return True
+    target, top = os.path.realpath(full), os.path.realpath(root)
+    if target == top or target.startswith(top.rstrip(os.sep) + os.sep):
+        return True
+    skips.append(Skip(rel, f"symlink leaves the repository (-> {target})"))
+    return False
 
 
 def _read(
@@ -145,6 +177,9 @@ def _read(
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        skips.append(Skip(rel, f"not UTF-8 text (byte {exc.start})"))
-        return None
+        recoded = _pep263(data) if kind[1] is Language.PYTHON else None
+        if recoded is None:
+            skips.append(Skip(rel, f"not UTF-8 text (byte {exc.start})"))
+            return None
+        data = recoded
     return SourceFile(rel, kind[0], kind[1], digest(data), data)
