@@ -9,7 +9,8 @@ never falls back to its default (downloading) function.
 :meth:`VectorIndex.sync` makes the collection hold exactly the given chunks: it deletes ids
 no longer wanted, and upserts chunks whose content hash changed (embedding only texts not in
 the vector cache). Synchronous; a crash mid-sync leaves a collection the next sync repairs.
-Errors: StoreError when the store cannot be opened or reached.
+Errors: StoreError when the store cannot be opened or reached, StoreCorrupt when Chroma
+fails on its own database (``stackmap ingest`` rebuilds a damaged embedded index).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import contextlib
 import hashlib
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mapper.config import StackmapConfig
-from mapper.errors import StoreError
+from mapper.errors import StoreCorrupt, StoreError
 
 COLLECTION = "stackmap"
 _BATCH = 2000
@@ -107,6 +109,21 @@ def _embedding_function() -> Any:
     return MiniLMEmbeddingFunction()
 
 
+@contextlib.contextmanager
+def _chroma_errors(store: str) -> Iterator[None]:
+    """Chroma's own failures (a damaged database, a server error) as StoreCorrupt."""
+    from chromadb.errors import ChromaError
+
+    try:
+        yield
+    except (ChromaError, sqlite3.Error) as exc:
+        raise StoreCorrupt(
+            f"the vector index is damaged ({type(exc).__name__}: {exc}); "
+            "run `stackmap ingest` to rebuild it",
+            store=store,
+        ) from exc
+
+
 class VectorIndex:
     """One Chroma collection of map chunks (docs, symbols, interfaces, layers, components)."""
 
@@ -117,27 +134,31 @@ class VectorIndex:
         from chromadb.config import Settings
 
         settings = Settings(anonymized_telemetry=False, allow_reset=False)
-        try:
-            if vector_store == "embedded":
-                store_path.mkdir(parents=True, exist_ok=True)
-                self._client = chromadb.PersistentClient(
-                    path=str(store_path / "chroma"), settings=settings
+        self._store = vector_store
+        with _chroma_errors(vector_store):
+            try:
+                if vector_store == "embedded":
+                    store_path.mkdir(parents=True, exist_ok=True)
+                    self._client = chromadb.PersistentClient(
+                        path=str(store_path / "chroma"), settings=settings
+                    )
+                else:
+                    url = urlparse(vector_store)
+                    self._client = chromadb.HttpClient(
+                        host=url.hostname or "127.0.0.1",
+                        port=url.port or 8000,
+                        ssl=url.scheme == "https",
+                        settings=settings,
+                    )
+                self._collection = self._client.get_or_create_collection(
+                    collection_name(name),
+                    embedding_function=_embedding_function(),
+                    metadata={"hnsw:space": "cosine"},
                 )
-            else:
-                url = urlparse(vector_store)
-                self._client = chromadb.HttpClient(
-                    host=url.hostname or "127.0.0.1",
-                    port=url.port or 8000,
-                    ssl=url.scheme == "https",
-                    settings=settings,
-                )
-            self._collection = self._client.get_or_create_collection(
-                collection_name(name),
-                embedding_function=_embedding_function(),
-                metadata={"hnsw:space": "cosine"},
-            )
-        except (ValueError, OSError, ConnectionError) as exc:
-            raise StoreError(f"cannot open the vector store: {exc}", store=vector_store) from exc
+            except (ValueError, OSError, ConnectionError) as exc:
+                raise StoreError(
+                    f"cannot open the vector store: {exc}", store=vector_store
+                ) from exc
 
     @classmethod
     def for_config(cls, config: StackmapConfig) -> VectorIndex:
@@ -146,7 +167,8 @@ class VectorIndex:
 
     def contents(self) -> dict[str, Mapping[str, Any]]:
         """Every id in the collection with its metadata."""
-        got = self._collection.get(include=["metadatas"])
+        with _chroma_errors(self._store):
+            got = self._collection.get(include=["metadatas"])
         metas = got.get("metadatas") or []
         return {i: dict(m or {}) for i, m in zip(got["ids"], metas, strict=True)}
 
@@ -169,6 +191,15 @@ class VectorIndex:
         ``current`` (id → content hash) is what the caller knows the collection holds; when
         None the collection is read to find out.
         """
+        with _chroma_errors(self._store):
+            return self._sync(chunks, vectors, current)
+
+    def _sync(
+        self,
+        chunks: Sequence[Chunk],
+        vectors: Callable[[Sequence[str]], npt.NDArray[np.float32]],
+        current: Mapping[str, str] | None,
+    ) -> dict[str, int]:
         if current is None:
             current = {i: str(m.get("hash")) for i, m in self.contents().items()}
         wanted = {c.id: c for c in chunks}
@@ -190,12 +221,13 @@ class VectorIndex:
     def query(
         self, vector: npt.NDArray[np.float32], n: int = 10, where: Mapping[str, Any] | None = None
     ) -> list[Hit]:
-        result = self._collection.query(
-            query_embeddings=[vector.tolist()],
-            n_results=max(1, n),
-            where=dict(where) if where else None,
-            include=["documents", "metadatas", "distances"],
-        )
+        with _chroma_errors(self._store):
+            result = self._collection.query(
+                query_embeddings=[vector.tolist()],
+                n_results=max(1, n),
+                where=dict(where) if where else None,
+                include=["documents", "metadatas", "distances"],
+            )
         ids = result["ids"][0]
         docs = (result.get("documents") or [[]])[0]
         metas = (result.get("metadatas") or [[]])[0]

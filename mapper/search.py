@@ -157,12 +157,14 @@ def search_graph(
     index: Any = None,
 ) -> list[SearchHit]:
     """:func:`search` over an already loaded graph (``index``: an open
-    :class:`~mapper.index.VectorIndex` to reuse; one is opened when the map is embedded)."""
-    from mapper.ingest.store import Store
-
+    :class:`~mapper.index.VectorIndex` to reuse; one is opened when the map is embedded and
+    the index is of the map's version — else words are matched instead, see
+    :func:`vector_lag`). StoreCorrupt when the index is damaged."""
     hits = _filtered(_exact(graph, query), kind, layer)[:limit]
     seen = {h.id for h in hits}
-    embedded = index is not None or bool(Store(config.store_path).report().get("embedded"))
+    embedded = index is not None or _embedded(config)
+    if embedded and index is None and vector_lag(config) is not None:
+        embedded = False
     if embedded:
         from mapper.embeddings import default_embedder
         from mapper.index import VectorIndex
@@ -187,6 +189,24 @@ def search_graph(
                 hits.append(lh)
                 seen.add(lh.id)
     return hits[:limit]
+
+
+def _embedded(config: StackmapConfig) -> bool:
+    from mapper.ingest.store import Store
+
+    return bool(Store(config.store_path).report().get("embedded"))
+
+
+def vector_lag(config: StackmapConfig) -> str | None:
+    """Why the vector index of an embedded map is behind the current map (None when it is in
+    step, or the map has no embeddings): search then matches words and says this reason."""
+    from mapper.ingest.store import Store
+    from mapper.ingest.sync import index_lag
+
+    if not _embedded(config):
+        return None
+    lag = index_lag(config, Store(config.store_path).current_version())
+    return None if lag is None else f"{lag}; run `stackmap ingest` to bring it up to date"
 
 
 def resolve_id(graph: MapGraph, raw: str) -> str:

@@ -27,14 +27,19 @@ def search(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Hybrid search: exact code names first, then vector similarity."""
-    from mapper.search import node_kind
+    from mapper.config import load_config
+    from mapper.search import node_kind, vector_lag
     from mapper.search import search as run
 
     try:
         if not query.strip():
             raise MapperError("an empty query matches nothing: give words or a code name")
         node_kind(kind)
-        hits = run(root, query, limit=limit, kind=kind, layer=layer)
+        config = load_config(root)
+        lag = vector_lag(config)
+        if lag is not None:
+            typer.echo(f"warning: semantic search is off: {lag}", err=True)
+        hits = run(root, query, limit=limit, kind=kind, layer=layer, config=config)
     except MapperError as exc:
         fail(exc, as_json=as_json)
     if as_json:

@@ -143,7 +143,7 @@ def run(
         from mapper.ingest.chunks import build_chunks
         from mapper.ingest.sync import sync_index
 
-        index_stats = sync_index(config, build_chunks(graph), vectors)
+        index_stats = sync_index(config, build_chunks(graph), vectors, store.next_version())
         index_stats["embedded"] = vectors.computed
         try:
             vectors.save()

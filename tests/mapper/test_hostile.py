@@ -38,7 +38,9 @@ d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
 e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
 f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
 g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
-description: *g
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+description: *i
 """
 
 
@@ -336,3 +338,65 @@ def test_every_option_refuses_malformed_values_without_a_traceback(
             path, option, value, result.exception,
         )  # fmt: skip
         assert result.exit_code in (0, 1, 2), (path, option, value, result.output)
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An ingested copy of the miniature repository with its vector index (built by the CLI,
+    so that each step below is a fresh process, as after a crash)."""
+    dest = tmp_path_factory.mktemp("hostile-index") / "minirepo"
+    shutil.copytree(MINIREPO, dest, ignore=shutil.ignore_patterns(".stackmap"))
+    result = stackmap("ingest", str(dest), "--json", timeout=600)
+    assert result.returncode == 0, result.stderr
+    return dest
+
+
+def vector_hits(repo: Path, query: str) -> tuple[list[dict[str, Any]], str]:
+    result = stackmap("search", query, "-C", str(repo), "--json", timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return json.loads(result.stdout), result.stderr
+
+
+def test_search_knows_the_index_is_behind_after_an_interrupted_ingest(embedded: Path) -> None:
+    store = embedded / ".stackmap"
+    hits, err = vector_hits(embedded, "who frees device memory after the fence")
+    assert hits[0]["match"] == "vector" and err == ""
+    # What a kill -9 inside the index sync leaves: the marker, the graph of the old version.
+    (store / "index-dirty").write_text("sync in progress\n", encoding="utf-8")
+    hits, err = vector_hits(embedded, "who frees device memory after the fence")
+    assert err == (
+        "warning: semantic search is off: an ingest was interrupted while updating the vector"
+        " index; run `stackmap ingest` to bring it up to date\n"
+    )
+    assert {h["match"] for h in hits} <= {"exact", "lexical"}
+    # ... and a kill -9 after the sync, before the new graph became current.
+    (store / "index-dirty").unlink()
+    version = int((store / "current").read_text(encoding="utf-8"))
+    (store / "index-version").write_text(f"{version + 1}\n", encoding="utf-8")
+    _, err = vector_hits(embedded, "memory")
+    assert f"the vector index is of map version {version + 1}, the map is version {version}" in err
+    (store / "index-dirty").write_text("sync in progress\n", encoding="utf-8")
+    assert stackmap("ingest", str(embedded), timeout=600).returncode == 0  # repairs
+    assert not (store / "index-dirty").exists()
+    hits, err = vector_hits(embedded, "who frees device memory after the fence")
+    assert hits[0]["match"] == "vector" and err == ""
+
+
+@pytest.mark.parametrize("full", [False, True], ids=["ingest", "ingest --full"])
+def test_a_corrupted_index_is_a_clear_error_then_rebuilt(embedded: Path, full: bool) -> None:
+    db = embedded / ".stackmap" / "chroma" / "chroma.sqlite3"
+    data = bytearray(db.read_bytes())
+    data[100 : 3 * 4096] = b"\xff" * (3 * 4096 - 100)  # schema pages: every query fails
+    db.write_bytes(bytes(data))
+    line = refused(stackmap("search", "device memory", "-C", str(embedded), timeout=300), 2)
+    assert line.startswith("error: the vector index is damaged (") and line.endswith(
+        "run `stackmap ingest` to rebuild it"
+    )
+    extra = ["--full"] if full else []
+    result = stackmap("ingest", str(embedded), "--json", *extra, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["index"]["rebuilt"] == 1
+    assert "the vector index is damaged" in result.stderr and "rebuilding it" in result.stderr
+    hits, err = vector_hits(embedded, "who frees device memory after the fence")
+    assert hits[0]["match"] == "vector" and err == ""
