@@ -21,6 +21,7 @@ from mapper.config import CONFIG_FILE, StackmapConfig, load_config
 from mapper.ingest import ingest, treesitter
 from mapper.ingest.code import sniff_language
 from mapper.ingest.scan import Category, scan
+from mapper.progress import step
 
 _PROBE = {
     "python": "\n\ndef _bench_probe_added() -> int:\n    return 1\n",
@@ -65,8 +66,10 @@ def bench_ingest(root: Path, repeat: int = 3, embed: bool = True) -> dict[str, A
         work.mkdir()
         paths = _copy(source, work)
         config = dataclasses.replace(load_config(work), root=work.resolve())
-        floor, files, loc = min(_parse_floor(config) for _ in range(repeat))
-        noembed = min(_timed(work, config, embed=False, full=True) for _ in range(repeat))
+        with step(f"bench ingest: parse floor ({repeat} runs)"):
+            floor, files, loc = min(_parse_floor(config) for _ in range(repeat))
+        with step(f"bench ingest: full ingest without embeddings ({repeat} runs)"):
+            noembed = min(_timed(work, config, embed=False, full=True) for _ in range(repeat))
         result: dict[str, Any] = {
             "files": files,
             "loc": loc,
@@ -76,14 +79,16 @@ def bench_ingest(root: Path, repeat: int = 3, embed: bool = True) -> dict[str, A
         }
         if embed:
             shutil.rmtree(config.store_path, ignore_errors=True)
-            full = _timed(work, config, embed=True, full=True)
+            with step("bench ingest: full ingest with embeddings"):
+                full = _timed(work, config, embed=True, full=True)
             target = _probe_target(config, paths)
             incremental = None
             if target is not None:
                 probe = _PROBE["python" if target.endswith(".py") else "c"]
                 with (work / target).open("a", encoding="utf-8") as fh:
                     fh.write(probe)
-                incremental = _timed(work, config, embed=True)
+                with step(f"bench ingest: incremental ingest of {target}"):
+                    incremental = _timed(work, config, embed=True)
             result.update(
                 {
                     "full_s": round(full, 4),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -32,6 +33,7 @@ from mapper.ingest.report import IngestReport
 from mapper.ingest.scan import Category, SourceFile, scan
 from mapper.ingest.store import ParseCache, Store
 from mapper.material import Skip
+from mapper.progress import step
 
 Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
@@ -96,6 +98,29 @@ def run(
         timings[name] = now - clock
         clock = now
 
+    # Not on a terminal (and not told --no-progress): plain lines for the steps that are long.
+    plain = progress is None and not _show_progress(progress)
+    with contextlib.ExitStack() as steps:
+
+        def begin(what: str) -> None:
+            steps.close()
+            steps.enter_context(step(what, enabled=plain))
+
+        begin("scanning the repository")
+        return _run(root, config, embed, progress, full, timings, lap, begin, start)
+
+
+def _run(
+    root: Path,
+    config: StackmapConfig | None,
+    embed: bool,
+    progress: bool | None,
+    full: bool,
+    timings: dict[str, float],
+    lap: Callable[[str], None],
+    begin: Callable[[str], None],
+    start: float,
+) -> IngestReport:
     config = config or load_config(root)
     store = Store(config.store_path)
     scanned = scan(config)
@@ -116,6 +141,7 @@ def run(
             texts[entry.path] = cache.texts[entry.path]
         else:
             todo.append(entry)
+    begin(f"parsing {len(todo)} files")
     with _bar(_show_progress(progress), len(todo)) as tick:
         for entry, (record, reason) in zip(todo, parse_many(config, todo, tick), strict=True):
             entries[entry.path] = (entry.digest, entry.category.value, record, reason)
@@ -123,11 +149,13 @@ def run(
     entries = {path: entries[path] for path in sorted(entries)}
     removed = sorted(set(cache.entries) - set(entries))
     lap("parse")
+    begin("building the graph")
     inputs, skips, warnings, loc = _split(entries)
     graph = MapGraph()
     resolver = build_code(config, inputs, graph)
     build_contracts(graph, resolver, inputs.contracts)
     lap("graph")
+    begin("placing docs" + (" (embedding)" if embed else ""))
     vectors = _vector_source(store, _show_progress(progress)) if embed else None
     classified = _classify(config, inputs.docs, vectors) if vectors else {}
     placed = {
@@ -143,6 +171,7 @@ def run(
         from mapper.ingest.chunks import build_chunks
         from mapper.ingest.sync import sync_index
 
+        begin("updating the vector index")
         index_stats = sync_index(config, build_chunks(graph), vectors, store.next_version())
         index_stats["embedded"] = vectors.computed
         try:
@@ -170,6 +199,7 @@ def run(
         index=index_stats,
     )
     timings["save"] = 0.0  # measured below; the stored report.json carries the rest
+    begin(f"saving map version {version}")
     text = json.dumps(report.to_dict(), indent=1, sort_keys=True).encode()
     try:
         store.commit(version, graph, ParseCache(key, entries, texts), text)

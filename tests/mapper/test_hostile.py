@@ -13,6 +13,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -400,3 +401,23 @@ def test_a_corrupted_index_is_a_clear_error_then_rebuilt(embedded: Path, full: b
     assert "the vector index is damaged" in result.stderr and "rebuilding it" in result.stderr
     hits, err = vector_hits(embedded, "who frees device memory after the fence")
     assert hits[0]["match"] == "vector" and err == ""
+
+
+def test_progress_lines_on_stderr_only_for_long_steps(capsys: pytest.CaptureFixture[str]) -> None:
+    from mapper.progress import step
+
+    with step("quick step", after_s=30):
+        pass
+    with step("off", enabled=False, after_s=0):
+        pass
+    seen = ""
+    with step("slow step", after_s=0.01, every_s=0.05):
+        deadline = time.monotonic() + 60
+        while "... still slow step" not in seen and time.monotonic() < deadline:
+            seen += capsys.readouterr().err
+            time.sleep(0.01)
+    lines = (seen + capsys.readouterr().err).splitlines()
+    assert lines[0] == "stackmap: slow step..."
+    assert lines[1].startswith("stackmap: ... still slow step (")
+    assert lines[-1].startswith("stackmap: slow step: done in ")
+    assert not [line for line in lines if "quick" in line or "off" in line]
