@@ -33,7 +33,7 @@ def is_loopback(host: str) -> bool:
 def serve(
     root: Path = typer.Option(Path("."), "--root", "-C", help="Repository root."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback by default)."),
-    port: int = typer.Option(DEFAULT_PORT, "--port", min=1, max=65535, help="TCP port."),
+    port: int = typer.Option(DEFAULT_PORT, "--port", help="TCP port."),
     token: str | None = typer.Option(
         None,
         "--token",

@@ -84,7 +84,9 @@ def bench_query(
 def bench_check(
     root: Path = typer.Argument(Path("."), help="Repository root."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    repeat: int = typer.Option(3, "--repeat", help="Runs per figure (best is kept)."),
+    repeat: int = typer.Option(
+        3, "--repeat", min=1, max=1000, help="Runs per figure (best is kept)."
+    ),
 ) -> None:
     """reparse_s (the check parsing every file again), map_s (on the stored map), their ratio."""
     from mapper.check.bench import bench_check as run

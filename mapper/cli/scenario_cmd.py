@@ -56,7 +56,7 @@ def new_op(
 def trace(
     entry: str = typer.Argument(..., help="A node id or qualname to start from."),
     root: Path = ROOT,
-    depth: int = typer.Option(12, "--depth", help="Most calls to follow down."),
+    depth: int = typer.Option(12, "--depth", min=1, max=1000, help="Most calls to follow down."),
     as_json: bool = JSON,
 ) -> None:
     """The call path from ENTRY down the layers and back up, with the holes where the map
@@ -147,7 +147,9 @@ def perf(
         None, help="An ONNX model file or a built-in of `refstack bench model` (cnn, mlp, …)."
     ),
     root: Path = ROOT,
-    runs: int = typer.Option(5, "--runs", help="Timed runs of the profiled benchmark."),
+    runs: int = typer.Option(
+        5, "--runs", min=1, max=1000, help="Timed runs of the profiled benchmark."
+    ),
     as_json: bool = JSON,
 ) -> None:
     """Per layer, the performance checklist with code locations; given a model, the self time
