@@ -30,7 +30,7 @@ MAX_CONFIG_BYTES = 1 << 20
 TOP_KEYS = ("stackmap", "layers", "roles", "agent")  # [agent] belongs to mapper.agent.llm
 STACKMAP_KEYS = (
     "name", "contracts", "docs", "tests", "ignore", "store", "vector_store",
-    "classify_threshold", "python_roots", "c", "layers", "roles",
+    "classify_threshold", "python_roots", "generated", "c", "layers", "roles",
 )  # fmt: skip
 LAYER_KEYS = ("id", "name", "paths", "description")
 ROLE_KEYS = ("id", "name", "layers", "interests")

@@ -421,3 +421,12 @@ def test_progress_lines_on_stderr_only_for_long_steps(capsys: pytest.CaptureFixt
     assert lines[1].startswith("stackmap: ... still slow step (")
     assert lines[-1].startswith("stackmap: slow step: done in ")
     assert not [line for line in lines if "quick" in line or "off" in line]
+
+
+def test_every_config_field_is_a_known_key() -> None:
+    import dataclasses
+
+    from mapper.config import STACKMAP_KEYS, StackmapConfig
+
+    fields = {f.name for f in dataclasses.fields(StackmapConfig)} - {"root", "layers", "roles"}
+    assert sorted(fields - set(STACKMAP_KEYS)) == []
