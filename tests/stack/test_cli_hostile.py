@@ -9,7 +9,6 @@ malformed value and asserts a usage error (exit 2) without a traceback.
 from __future__ import annotations
 
 import io
-import resource
 import socket
 import struct
 import subprocess
@@ -32,16 +31,21 @@ REFSTACK = Path(sys.executable).parent / "refstack"
 MEMORY_LIMIT = 6 << 30  # address space: a 16 TiB allocation cannot happen under it
 
 
-def _limits() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+# The limit is set by a small launcher that then execs refstack, not by ``preexec_fn``: that
+# runs Python in a fork of this (multi-threaded, gRPC-using) process before exec, where a
+# lock held by another thread at fork time can hang or abort the child under load.
+_LAUNCH = (
+    "import os, resource, sys; n = int(sys.argv[1]); "
+    "resource.setrlimit(resource.RLIMIT_AS, (n, n)); os.execv(sys.argv[2], sys.argv[2:])"
+)
 
 
 def refstack(
-    *argv: str, cwd: Path | None = None, timeout: float = 120
+    *argv: str, cwd: Path | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(REFSTACK), *argv], capture_output=True, text=True, timeout=timeout,
-        preexec_fn=_limits, cwd=cwd,
+        [sys.executable, "-c", _LAUNCH, str(MEMORY_LIMIT), str(REFSTACK), *argv],
+        capture_output=True, text=True, timeout=timeout, cwd=cwd,
     )  # fmt: skip
 
 
