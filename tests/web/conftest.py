@@ -67,10 +67,12 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def live_url(repo_map: MapData) -> Iterator[str]:
     """This repository's map served by uvicorn on a loopback port, in a thread."""
-    port = free_port()
+    sock = socket.socket()  # bound here and handed over: no other process can take the port
+    sock.bind(("127.0.0.1", 0))  # between picking it and serving on it
+    port = int(sock.getsockname()[1])
     config = uvicorn.Config(create_app(repo_map), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
     while not server.started:
@@ -79,4 +81,5 @@ def live_url(repo_map: MapData) -> Iterator[str]:
         time.sleep(0.05)
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
-    thread.join(timeout=30)
+    thread.join(timeout=60)
+    sock.close()

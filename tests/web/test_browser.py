@@ -36,7 +36,7 @@ def browser() -> Iterator[Any]:
 def page(browser: Any, live_url: str) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1400, "height": 900}, base_url=live_url)
     page = context.new_page()
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(120_000)  # a loaded CI machine can take a minute to draw a map
     outside: list[str] = []
     errors: list[str] = []
     page.on(
@@ -95,9 +95,10 @@ def test_map_filters_by_layer(page: Any) -> None:
     page.wait_for_function("document.body.dataset.mapReady === '1'")
     for layer in ("adapter", "compiler", "runtime", "umd"):
         page.uncheck(f"input[name=layer][value={layer}]")
-    page.click("form.filters button")
-    page.wait_for_url("**/map?*layer=kmd*")
-    page.wait_for_function("document.body.dataset.mapReady === '1'")
+    with page.expect_navigation(url="**/map?*layer=kmd*", wait_until="load"):
+        page.click("form.filters button")  # the wait is armed before the click can navigate
+    assert "layer=kmd" in page.url
+    page.wait_for_function("document.body.dataset.mapReady === '1'")  # the new page's map
     layers = page.evaluate("() => cy.nodes().map(n => n.data('layer'))")
     assert set(layers) == {"kmd"}
 
