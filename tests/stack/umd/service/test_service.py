@@ -184,7 +184,9 @@ def test_reflection_lists_the_service(server: UmdServer) -> None:
 
 
 def test_health_serving_then_not_serving_while_inflight_calls_finish() -> None:
-    srv = UmdServer(ServerConfig(port=0, backend="numpy", drain_s=1.0, grace_s=3.0))
+    # the drain lasts until the upload ends, and the upload waits until the test has seen
+    # NOT_SERVING: no thread has to be scheduled inside a fixed window
+    srv = UmdServer(ServerConfig(port=0, backend="numpy", drain_s=120.0, grace_s=60.0))
     srv.start()
     chan = grpc.insecure_channel(f"127.0.0.1:{srv.port}")
     health = health_pb2_grpc.HealthStub(chan)
@@ -196,12 +198,14 @@ def test_health_serving_then_not_serving_while_inflight_calls_finish() -> None:
     stub = pb_grpc.InstructionTranslatorStub(chan)
     sid = stub.CreateSession(pb.CreateSessionRequest(), timeout=5).session_id
     va = stub.AllocMemory(pb.AllocRequest(session_id=sid, nbytes=1 << 16), timeout=5).device_addr
-    started, result = threading.Event(), {}
+    started, seen, result = threading.Event(), threading.Event(), {}
 
     def slow_chunks():  # an upload in flight when shutdown begins
         for i in range(8):
             if i == 1:
                 started.set()
+            if i == 2:
+                seen.wait(120)  # still in flight while the test looks at the draining server
             time.sleep(0.05)
             payload = bytes([i]) * 1024
             yield pb.TensorChunk(
@@ -213,14 +217,14 @@ def test_health_serving_then_not_serving_while_inflight_calls_finish() -> None:
             )
 
     def upload() -> None:
-        result["ack"] = stub.StreamTensorData(slow_chunks(), timeout=10)
+        result["ack"] = stub.StreamTensorData(slow_chunks(), timeout=120)
 
     t = threading.Thread(target=upload)
     t.start()
-    started.wait(5)
+    assert started.wait(60)
     stopper = threading.Thread(target=srv.stop)
     stopper.start()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     status = serving
     while status == serving and time.monotonic() < deadline:
         request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
@@ -229,8 +233,9 @@ def test_health_serving_then_not_serving_while_inflight_calls_finish() -> None:
     with pytest.raises(grpc.RpcError) as info:  # new work is refused while draining
         stub.KeepAlive(pb.KeepAliveRequest(session_id=sid), timeout=5)
     assert info.value.code() is grpc.StatusCode.UNAVAILABLE
-    t.join(10)
-    stopper.join(10)
+    seen.set()
+    t.join(60)
+    stopper.join(60)
     assert result["ack"].bytes_received == 8 * 1024 and result["ack"].chunks == 8
 
 
@@ -437,19 +442,19 @@ def test_calls_beyond_max_inflight_are_resource_exhausted() -> None:
                 session_id=sid, device_addr=va, payload=payload, checksum=zlib.crc32(payload)
             )
             inside.set()
-            release.wait(10)
+            release.wait(120)
 
-        t = threading.Thread(target=lambda: stub.StreamTensorData(held(), timeout=20))
+        t = threading.Thread(target=lambda: stub.StreamTensorData(held(), timeout=180))
         t.start()
-        assert inside.wait(10)
-        deadline = time.monotonic() + 10
+        assert inside.wait(60)
+        deadline = time.monotonic() + 60
         while srv.service.admission.inflight < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
         with pytest.raises(grpc.RpcError) as info:
             stub.KeepAlive(pb.KeepAliveRequest(session_id=sid), timeout=5)
         assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
         release.set()
-        t.join(10)
+        t.join(60)
         stub.KeepAlive(pb.KeepAliveRequest(session_id=sid), timeout=5)  # capacity is back
     finally:
         srv.stop()
