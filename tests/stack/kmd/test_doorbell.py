@@ -13,7 +13,7 @@ from stack.kmd.errors import FenceFailedError, MemoryInUseError
 from stack.kmd.queue import HOT_S
 
 
-def _spin_until(cond, limit_s: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
+def _spin_until(cond, limit_s: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
     end = time.monotonic() + limit_s
     while not cond():
         if time.monotonic() > end:

@@ -19,7 +19,7 @@ def test_kill_and_restart_mid_run_loses_no_result(spawn, port) -> None:  # type:
     first = spawn(port)
     rng = np.random.default_rng(5)
     b = rng.standard_normal((8, 4)).astype(np.float32)
-    with UmdClient(f"127.0.0.1:{port}", policy=RetryPolicy(timeout_s=10, retry_window_s=30)) as c:
+    with UmdClient(f"127.0.0.1:{port}", policy=RetryPolicy(timeout_s=30, retry_window_s=120)) as c:
         A, B, Y = c.alloc(6 * 8 * 4), c.alloc(b.nbytes), c.alloc(6 * 4 * 4)
         c.write(B, b)
         req = OpRequest.make(
