@@ -25,6 +25,7 @@ import yaml
 from mapper.check.errors import BaselineError
 from mapper.check.finding import Finding
 from mapper.check.report import Report
+from mapper.ingest import yamlines
 
 #: Looked for at the repository root when ``--baseline`` is not given.
 DEFAULT_NAME = ".stackmap-baseline.yaml"
@@ -57,9 +58,11 @@ def load(path: Path) -> tuple[Waiver, ...]:
     if not path.is_file():
         return ()
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise BaselineError(f"not valid YAML: {exc}", path=str(path)) from None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"cannot read the baseline: {exc}", path=str(path)) from None
+    # capped in size and alias expansion, duplicate keys refused (mapper.ingest.yamlines)
+    doc = yamlines.load(text, path=str(path), error=BaselineError) or {}
     if not isinstance(doc, dict) or not isinstance(doc.get("waivers", []), list):
         raise BaselineError("expected a mapping with a 'waivers' list", path=str(path))
     out: list[Waiver] = []

@@ -430,3 +430,15 @@ def test_every_config_field_is_a_known_key() -> None:
 
     fields = {f.name for f in dataclasses.fields(StackmapConfig)} - {"root", "layers", "roles"}
     assert sorted(fields - set(STACKMAP_KEYS)) == []
+
+
+def test_a_yaml_bomb_baseline_is_refused_with_its_line(built: Path) -> None:
+    baseline = built / "bomb-baseline.yaml"
+    body = BOMB.replace("contract: bomb\nupper: compiler\nlower: runtime\n", "waivers: []\n")
+    baseline.write_text(body, encoding="utf-8")
+    result = stackmap("check", str(built), "--baseline", str(baseline), "--no-history")
+    line = refused(result, 2)
+    assert line == (
+        f"error: {baseline}:7: invalid YAML: aliases expand to more than 200000 nodes"
+        " (refused unread)"
+    )
