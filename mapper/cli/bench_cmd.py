@@ -1,9 +1,11 @@
-"""``stackmap bench ingest`` and ``bench ask``: timings as ratios against a floor measured in
+"""``stackmap bench ingest|ask|query|check``: timings as ratios against a floor measured in
 the same run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -29,11 +31,7 @@ def bench_ingest(
     """files, loc, parse_only_s, full_noembed_s, full_s, incremental_1file_s."""
     from mapper.ingest.bench import bench_ingest as run
 
-    try:
-        result = run(root, repeat=max(1, repeat), embed=embed)
-    except MapperError as exc:
-        fail(exc, as_json=as_json)
-    _emit(result, as_json)
+    _bench(run, root, as_json, repeat=repeat, embed=embed)
 
 
 @bench_app.command("ask")
@@ -45,14 +43,15 @@ def bench_ask(
     """p50/p95/max of `stackmap ask` on the warm map, with the question-embedding baseline."""
     from mapper.agent.bench import bench_ask as run
 
+    _bench(run, root, as_json, repeat=repeat)
+
+
+def _bench(run: Callable[..., dict[str, Any]], root: Path, as_json: bool, **options: Any) -> None:
+    """Run one benchmark (its option ranges are checked by typer) and print its figures."""
     try:
-        result = run(root, repeat=max(1, repeat))
+        result = run(root, **options)
     except MapperError as exc:
         fail(exc, as_json=as_json)
-    _emit(result, as_json)
-
-
-def _emit(result: dict[str, object], as_json: bool) -> None:
     if as_json:
         emit_json(result)
         return
@@ -69,15 +68,7 @@ def bench_query(
     """open_s, node_p95_ms, hop3_p95_ms, path_p95_ms on the current map, with their goals."""
     from mapper.query.bench import bench_query as run
 
-    try:
-        result = run(root, samples=max(1, samples))
-    except MapperError as exc:
-        fail(exc, as_json=as_json)
-    if as_json:
-        emit_json(result)
-        return
-    for key, value in result.items():
-        typer.echo(f"{key}: {value}")
+    _bench(run, root, as_json, samples=samples)
 
 
 @bench_app.command("check")
@@ -91,12 +82,4 @@ def bench_check(
     """reparse_s (the check parsing every file again), map_s (on the stored map), their ratio."""
     from mapper.check.bench import bench_check as run
 
-    try:
-        result = run(root, repeat=max(1, repeat))
-    except MapperError as exc:
-        fail(exc, as_json=as_json)
-    if as_json:
-        emit_json(result)
-        return
-    for key, value in result.items():
-        typer.echo(f"{key}: {value}")
+    _bench(run, root, as_json, repeat=repeat)
