@@ -24,6 +24,9 @@ from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.ioctl import Ioctl, KmdStats
 from stack.kmd.kernels import parallel
 from stack.kmd.kernels.registry import select_backend
+from stack.kmd.opmod.binding import OperatorBinding
+from stack.kmd.opmod.capabilities import DeviceCapabilities, capabilities_of
+from stack.kmd.opmod.module import ModuleRegistry, registry
 from stack.kmd.validate import validate
 
 
@@ -36,10 +39,13 @@ class KmdDevice:
         *,
         memory_limit: int | None = None,
         threads: int | None = None,
+        modules: ModuleRegistry | None = None,
     ) -> None:
         """Open the device. ``backend``: "numpy" | "cupy" | None = auto ($REFSTACK_BACKEND,
         else CuPy when a GPU is usable, else NumPy). ``threads``: compute threads a launch may
-        be split over (None: $REFSTACK_THREADS, default 1). BackendUnavailableError /
+        be split over (None: $REFSTACK_THREADS, default 1). ``modules``: the operator modules
+        whose best supported implementation of each kernel the device runs (None: the
+        process-wide registry of installed modules). BackendUnavailableError /
         UnknownKernelError when the named backend cannot run."""
         impl = select_backend(backend)
         self.backend: str = impl.name
@@ -47,7 +53,10 @@ class KmdDevice:
         if self.threads < 1:
             raise InvalidArgumentError(f"threads must be >= 1, got {threads}", field="threads")
         limit = memory_limit or impl.memory_limit()
-        self._driver: Driver | None = Driver(impl, limit, self.threads)
+        self.operators = OperatorBinding(
+            modules if modules is not None else registry(), capabilities_of(impl.name, limit)
+        )
+        self._driver: Driver | None = Driver(impl, limit, self.threads, self.operators.kernel)
         d = self._driver
         self._dispatch: dict[Ioctl, Callable[[Any], Any]] = {
             Ioctl.CREATE_CONTEXT: d.create_context,
@@ -246,6 +255,11 @@ class KmdDevice:
     def reset_context(self, ctx: int) -> None:
         """reset_queue on every queue of ``ctx`` (memory and fences are kept). Sync."""
         self.ioctl(Ioctl.RESET_CONTEXT, io.ContextArgs(ctx))
+
+    def capabilities(self) -> DeviceCapabilities:
+        """What this device reports: its hardware features and limits (declared for NumPy,
+        read from the GPU's attributes for CuPy). Sync; valid after close."""
+        return self.operators.caps
 
     def stats(self) -> KmdStats:
         """Live counters: contexts, queues, fences, allocations, bytes, commands, faults."""

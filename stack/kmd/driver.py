@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,8 +27,9 @@ from stack.kmd.errors import (
 )
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
+from stack.kmd.kernels.ids import KernelId
 from stack.kmd.kernels.parallel import WorkerPool
-from stack.kmd.kernels.registry import KernelBackend
+from stack.kmd.kernels.registry import KernelBackend, KernelFn
 from stack.kmd.memory import AddressSpace, Allocation
 from stack.kmd.queue import CommandQueue
 from stack.kmd.submit import Planner
@@ -46,11 +48,17 @@ class Context:
 class Driver:
     """Contexts, memory, queues and fences of one device."""
 
-    def __init__(self, backend: KernelBackend, memory_limit: int, threads: int = 1) -> None:
+    def __init__(
+        self,
+        backend: KernelBackend,
+        memory_limit: int,
+        threads: int = 1,
+        kernels: Callable[[KernelId], KernelFn] | None = None,
+    ) -> None:
         self.backend = backend
         self.pool = WorkerPool(threads)
         self.space = AddressSpace(memory_limit)
-        self.planner = Planner(backend)
+        self.planner = Planner(backend, kernels)
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._contexts: dict[int, Context] = {}

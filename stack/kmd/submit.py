@@ -8,6 +8,7 @@ again is recorded once as a command buffer (:mod:`stack.kmd.cmdbuf`), which keep
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ from stack.kmd.command import Launch
 from stack.kmd.errors import KernelArgumentError
 from stack.kmd.kernels import registry
 from stack.kmd.kernels.abi import KernelAbi, abi_of
+from stack.kmd.kernels.ids import KernelId
 from stack.kmd.kernels.registry import KernelBackend, KernelFn
 from stack.kmd.memory import AddressSpace, Allocation
 
@@ -67,10 +69,15 @@ def _check_imms(abi: KernelAbi, kind: str, given: int, defaults: list[Any]) -> N
 class Planner:
     """Per-device cache of plans for one backend (by blob bytes: context-free, so valid across
     contexts and frees). Binding to memory is not cached here: a command buffer
-    (:mod:`stack.kmd.cmdbuf`) is what keeps bound launches for re-execution."""
+    (:mod:`stack.kmd.cmdbuf`) is what keeps bound launches for re-execution. ``kernels``
+    gives the function a kernel id runs (the device's operator binding); None: the backend's
+    registered kernel."""
 
-    def __init__(self, backend: KernelBackend) -> None:
+    def __init__(
+        self, backend: KernelBackend, kernels: Callable[[KernelId], KernelFn] | None = None
+    ) -> None:
         self.backend = backend
+        self._kernels = kernels
         self._cache: dict[bytes, Plan] = {}
 
     def plan(self, data: bytes) -> Plan:
@@ -85,7 +92,10 @@ class Planner:
             (p.addr, p.nbytes, p.shape, p.dtype.numpy, p.elements * p.dtype.itemsize)
             for p in b.params
         )
-        fn = registry.kernel(self.backend.name, b.kernel_id)
+        if self._kernels is not None:
+            fn = self._kernels(b.kernel_id)
+        else:
+            fn = registry.kernel(self.backend.name, b.kernel_id)
         plan = Plan(abi.name, fn, params, n_in, abi.int_values(b.ints), abi.float_values(b.floats))
         if len(self._cache) >= CACHE_LIMIT:
             self._cache.clear()
