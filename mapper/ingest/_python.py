@@ -136,7 +136,10 @@ def extract(
         definition_at = {r[0]: r[2] for r in ranges}
         extra = [
             *_python_refs.names(
-                sorted(caps.get("reference.name", ()), key=_START), scope_at, where
+                sorted(caps.get("reference.name", ()), key=_START),
+                scope_at,
+                where,
+                _python_refs.aliases(caps.get("reference.alias", ()), scope_at),
             ),
             *_python_refs.decorators(caps.get("reference.decorator", ()), definition_at, where),
             *_python_refs.registrations(caps.get("reference.call", ()), scope_at, where),

@@ -5,6 +5,8 @@ From the captures of ``queries/python.scm`` (one query pass with the rest of the
 * ``name`` references: a name that may denote a class, a constant or an enum member (``Name``,
   ``mod.NAME``, ``Enum.MEMBER``) used in code, once per (scope, name); bindings (definition
   names, parameters, import lists, assignment targets, keyword names) are not uses.
+  A name written through a local alias (``k = KernelId`` … ``k.GEMM``) is recorded as the
+  aliased name.
 * ``decorator`` references: the decorator as written (``register``, ``mod.register``; the
   callee of ``@register(...)``), scoped to the qualname of the definition it decorates.
 * ``register`` references: a call to a function whose name starts with ``register`` (a
@@ -74,8 +76,25 @@ def _key(node: ts.Node) -> int:
     return (node.start_byte << 32) | node.end_byte
 
 
-def names(nodes: Iterable[ts.Node], scope_at: Scope, where: Where) -> Keyed:
-    """``name`` references, the first use per (scope, name)."""
+def aliases(nodes: Iterable[ts.Node], scope_at: Scope) -> dict[tuple[str | None, str], str]:
+    """``(scope, local) → Name`` for each ``local = Name`` assignment of a capitalised name (a
+    class or constant given a short local name: ``k = KernelId``)."""
+    out: dict[tuple[str | None, str], str] = {}
+    for node in nodes:
+        left, right = (_flat(node.child_by_field_name(f)) for f in ("left", "right"))
+        if right[:1].isupper() and left != right:
+            out[(scope_at(node.start_byte), left)] = right
+    return out
+
+
+def names(
+    nodes: Iterable[ts.Node],
+    scope_at: Scope,
+    where: Where,
+    local: dict[tuple[str | None, str], str] | None = None,
+) -> Keyed:
+    """``name`` references, the first use per (scope, name); a name written through a local
+    alias (``k.GEMM`` after ``k = KernelId``) is the aliased name's (``KernelId.GEMM``)."""
     seen: set[tuple[str | None, str]] = set()
     out: Keyed = []
     for node in nodes:
@@ -83,6 +102,9 @@ def names(nodes: Iterable[ts.Node], scope_at: Scope, where: Where) -> Keyed:
             continue
         scope = scope_at(node.start_byte)
         name = _flat(node)
+        head, dot, rest = name.partition(".")
+        if local and dot and (scope, head) in local:
+            name = f"{local[(scope, head)]}.{rest}"
         if (scope, name) in seen:
             continue
         seen.add((scope, name))

@@ -38,8 +38,13 @@ from mapper.progress import step
 Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
 
+#: Bumped when what a parse extracts from a file changes (the parse cache is keyed on it).
+EXTRACTION = 2
+
+
 def _config_key(config: StackmapConfig) -> str:
     fields = (
+        EXTRACTION,
         config.layers,
         config.contracts,
         config.docs,

@@ -54,6 +54,7 @@ class Resolver:
         self._classes: dict[str, str | None] = {}  # scope → enclosing class (memo)
         self._calls: dict[tuple[str, str, str | None], tuple[Symbol, float] | None] = {}
         self._proto_suffixes: dict[str, str] | None = None  # built on first use
+        self._reexports: dict[str, Symbol | None] = {}  # name through a package → symbol
         self.bases: dict[str, list[str]] = {}  # class qualname → resolved base qualnames
         self.attr_types: dict[tuple[str, str], str] = {}  # (class, attribute) → class
         for pf in files:
@@ -140,13 +141,36 @@ class Resolver:
         head, dot, rest = name.partition(".")
         if head in imports:
             full = f"{imports[head]}.{rest}" if dot else imports[head]
-            if full in self.py:
-                return self.py[full]
+            through = self.py.get(full) or self._through_packages(full)
+            if through is not None:
+                return through
         if pf.module:
             found = self.py.get(f"{pf.module}.{name}")
             if found is not None:
                 return found
         return self.py.get(name)
+
+    def _through_packages(self, full: str, depth: int = 0) -> Symbol | None:
+        """``full`` named through a module that only imports it (``pkg.Name`` where
+        ``pkg/__init__.py`` does ``from .mod import Name``): the longest module prefix of
+        ``full`` whose file binds the next name is followed, chains up to eight deep."""
+        if full in self._reexports:
+            return self._reexports[full]
+        found: Symbol | None = None
+        parts = full.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            path = self.modules.get(".".join(parts[:cut]))
+            pf = self._files.get(path) if path is not None else None
+            if pf is None:
+                continue
+            bound = self._bindings(pf)[0].get(parts[cut])
+            if bound is not None and depth < 8:
+                target = ".".join([bound, *parts[cut + 1 :]])
+                if target != full:
+                    found = self.py.get(target) or self._through_packages(target, depth + 1)
+            break
+        self._reexports[full] = found
+        return found
 
     def _python_call(self, pf: ParsedFile, ref: Reference) -> tuple[Symbol, float] | None:
         raw = ref.target

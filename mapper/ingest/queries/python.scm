@@ -32,6 +32,13 @@
   (#match? @reference.name "^[A-Z]"))
 ((attribute object: (identifier) attribute: (identifier)) @reference.name
   (#match? @reference.name "^([A-Z][A-Za-z0-9_]*[.][A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*[.][A-Z][A-Za-z0-9_]*)$"))
+; mod.Enum.MEMBER (an enum member named through its module)
+((attribute object: (attribute object: (identifier) attribute: (identifier))
+    attribute: (identifier)) @reference.name
+  (#match? @reference.name "^[a-z_][a-z0-9_]*[.][A-Z][A-Za-z0-9_]*[.][A-Z][A-Za-z0-9_]*$"))
+
+; a local alias of a class: k = KernelId (k.MEMBER then names KernelId.MEMBER)
+(assignment left: (identifier) right: (identifier)) @reference.alias
 
 ; decorators: @name, @mod.name, @name(args)
 (decorator) @reference.decorator
