@@ -18,7 +18,7 @@ from mapper.impact.mapview import MapView, Node, cite
 from mapper.impact.records import Hop
 from mapper.impact.walk import hop_of
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import vocab
+from mapper.scenarios import footprint, opfamily, vocab
 from mapper.scenarios.records import ChangePoint, LayerPlan, NewOpWalk, PointKind
 
 
@@ -50,18 +50,21 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
 
     Raises UnknownNameError listing the known ops when ``like`` is not one of them.
     """
-    known = vocab.ops(view)
+    known = opfamily.ops(view)
     ranked = similar_ops(view, name, known)
     if like is not None:
-        token = vocab.compact(like)
-        if token not in known:
+        found = opfamily.find(known, like)
+        if found is None:
             raise UnknownNameError("op", like, list(known))
+        token = found
     else:
         token = ranked[0][0]
     new = vocab.compact(name)
     values = known[token]
     spelt = vocab.spellings(values)
+    others = {s for t, vs in known.items() if t != token for s in vocab.spellings(vs)} - spelt
     forms = vocab.new_forms(spelt, new)
+    vocabs = opfamily.op_vocabularies(view)
     points: list[ChangePoint] = []
     seen: set[str] = set()
     for value in values:
@@ -72,7 +75,6 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
             if value.vocabulary.startswith("symbol:")
             else value.vocabulary
         )
-        predicted = vocab.rename(node.name, forms)
         points.append(
             ChangePoint(
                 PointKind.VOCABULARY,
@@ -80,23 +82,31 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 node.path,
                 node.line,
                 node.id,
-                predicted,
+                vocab.rename(node.name, forms),
                 f"add a value for {name} to {family} "
                 f"(like {vocab.short_name(node)} = {node.get('value')})",
                 _definition_hop(view, node),
             )
         )
-        points.extend(_uses(view, node, name, spelt))
+        points.extend(_uses(view, node, name, spelt, vocabs[value.vocabulary]))
+        points.extend(_keyed(view, node, name))
+    ids = {v.node.id for v in values}
     for node in vocab.named_after(view, spelt):
-        if node.id in seen:
+        short = vocab.short_name(node)
+        if node.id in seen or footprint.spells_another(short, spelt, others):
             continue
         seen.add(node.id)
-        kind = PointKind.TEST if node.kind is NodeKind.TEST else PointKind.IMPLEMENTATION
-        verb = "add a test" if kind is PointKind.TEST else f"write the {name} counterpart of"
+        test = node.kind is NodeKind.TEST
+        if not test and not footprint.bound(view, node, ids):
+            continue  # a helper spelt after the op that nothing ties to it
+        if not test and any(footprint.enumerates(view, node, vs) for vs in vocabs.values()):
+            continue  # a family handler: its enumerating members are extended above
+        kind = PointKind.TEST if test else PointKind.IMPLEMENTATION
+        verb = "add a test" if test else f"write the {name} counterpart of"
         points.append(
             ChangePoint(
                 kind,
-                None if kind is PointKind.TEST else _layer(view, node),
+                None if test else _layer(view, node),
                 node.path,
                 node.line,
                 node.id,
@@ -107,18 +117,58 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
         )
         points.extend(_registrations(view, node, forms, name))
     points.extend(_docs(view, [p for p in points if p.kind is not PointKind.DOC]))
-    return _plan(view, name, token, ranked[:5], points)
+    return _plan(view, name, token, ranked[:5], _unique(points))
 
 
-def _uses(view: MapView, value: Node, name: str, spelt: set[str]) -> list[ChangePoint]:
+def _unique(points: list[ChangePoint]) -> list[ChangePoint]:
+    """One point per (kind, place, predicted name): a line both keys a registry by the op's
+    value and registers its counterpart is one registration."""
+    out: dict[tuple[str, str | None, int | None], ChangePoint] = {}
+    for point in points:
+        key = (
+            point.kind.value if point.kind is not PointKind.REGISTRATION else "r",
+            point.path,
+            point.line,
+        )
+        out.setdefault(key, point)
+    return list(out.values())
+
+
+def _keyed(view: MapView, value: Node, name: str) -> list[ChangePoint]:
+    """Registries keyed by ``value``: the new op's value must be registered there too."""
+    out = []
+    for edge in view.neighbours(value.id, {EdgeKind.REGISTERS}, "in"):
+        ev = view.citation(edge)
+        out.append(
+            ChangePoint(
+                PointKind.REGISTRATION,
+                _layer(view, value) if not ev.path else view.config.layer_of(ev.path),
+                ev.path,
+                ev.line,
+                value.id,
+                "",
+                f"register {name} in {edge.source} like {vocab.short_name(value)} "
+                f"({ev.detail or cite(ev)})",
+                (hop_of(view, edge, False),),
+            )
+        )
+    return out
+
+
+def _uses(
+    view: MapView, value: Node, name: str, spelt: set[str], vocabulary: list[vocab.Value]
+) -> list[ChangePoint]:
+    """Definitions and modules enumerating ``value``'s vocabulary where they name it."""
     kind = EdgeKind.REFERENCES
     out = []
     for edge in view.neighbours(value.id, {kind}, "in"):
         user = view.node(edge.source)
-        if user is None or user.kind is not NodeKind.SYMBOL:
+        if user is None or user.kind not in (NodeKind.SYMBOL, NodeKind.FILE):
             continue
-        if vocab.runs(vocab.short_name(user)) & spelt:
+        if user.kind is NodeKind.SYMBOL and vocab.runs(vocab.short_name(user)) & spelt:
             continue  # spelt after the op itself: a counterpart to write, not code to extend
+        if not footprint.enumerates(view, user, vocabulary):
+            continue  # behaviour peculiar to this op, not a place every op enters
         ev = view.citation(edge)
         out.append(
             ChangePoint(

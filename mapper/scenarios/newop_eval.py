@@ -3,9 +3,11 @@
 The real change is a revision range: the files it touched whose changed lines spell the op
 (so a range holding other work too can be used), and the definitions it added whose names spell
 the op (functions, classes, methods, enum members, C macros, proto values, tests).
-Recall and precision are given per file and per symbol; a predicted symbol matches an added
-one when their last name components agree, case aside (``...ids.KernelId.GELU`` matches a
-``GELU`` member wherever it was put).
+Recall and precision are given per file and per symbol. Per symbol, the prediction's new
+definitions (names spelling the op; code to extend counts per file) are matched with the
+added ones when their last two name components agree, spelt compact (``...ids.KernelId.GELU``
+matches a ``GELU`` member of ``KernelId`` wherever it was put; ``conv_transpose`` matches
+``ConvTranspose``).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from mapper.scenarios import vocab
 
 
 def _parts(name: str) -> list[str]:
+    """Name components, compact (``conv_transpose`` and ``ConvTranspose`` agree)."""
     name = name.removeprefix("symbol:").rpartition(":")[2]  # C and proto ids carry a path
-    return [p.lower() for p in name.split(".") if p]
+    return [vocab.compact(p) or p.lower() for p in name.split(".") if p]
 
 
 def _matches(predicted: str, real: str) -> bool:
@@ -30,6 +33,10 @@ def _matches(predicted: str, real: str) -> bool:
     if not p or not r:
         return False
     return p[-2:] == r[-2:] if len(p) > 1 else p[-1] == r[-1]
+
+
+def _last(name: str) -> str:
+    return name.removeprefix("symbol:").rpartition(":")[2].rpartition(".")[2]
 
 
 def _score(predicted: set[str], real: set[str]) -> dict[str, Any]:
@@ -59,11 +66,13 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
         if any(vocab.runs(w) & spelt for w in re.findall(r"\w+", lines.get(f.path, "")))
     }
     added = {
-        name
-        for _, name in added_definitions(root, spec, files)
-        if vocab.runs(_parts(name)[-1]) & spelt
+        name for _, name in added_definitions(root, spec, files) if vocab.runs(_last(name)) & spelt
     }
-    predicted_symbols = {s for s in prediction["symbols"] if s and not s.startswith("doc:")}
+    predicted_symbols = {  # the new definitions it names (code to extend is scored per file)
+        s
+        for s in prediction["symbols"]
+        if s and not s.startswith("doc:") and vocab.runs(_last(s)) & spelt
+    }
     doc_files = {p["path"] for p in _points(prediction) if p["kind"] == "doc" and p["path"]}
     return {
         "op": prediction["op"],

@@ -18,7 +18,7 @@ from typing import Any
 from mapper.impact.mapview import CODE_EVIDENCE, MapView, Node, cite
 from mapper.impact.targets import UnknownTargetError
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import vocab
+from mapper.scenarios import opfamily, vocab
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,9 +142,9 @@ def _crossing(view: MapView, upper: str, lower: str) -> tuple[str, ...]:
 
 
 def _op_spellings(view: MapView, entry: str) -> set[str]:
-    token = vocab.compact(entry)
-    known = vocab.ops(view)
-    return vocab.spellings(known[token]) if token in known else {token}
+    known = opfamily.ops(view)
+    token = opfamily.find(known, entry)
+    return vocab.spellings(known[token]) if token is not None else {vocab.compact(entry)}
 
 
 def _footprint(view: MapView, spelt: set[str], layer: str) -> list[Node]:

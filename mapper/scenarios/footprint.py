@@ -1,0 +1,62 @@
+"""The footprint of one op on the map: what a new op modelled on it must enter or mirror.
+
+Rules (generic over ops, read from the map's edges):
+
+- every value naming the op (:mod:`.opfamily`) — a vocabulary to extend;
+- every registry keyed by one of those values (a ``registers`` edge) — a registration;
+- every definition or module that *enumerates* one of the op's vocabularies (names the op's
+  value and at least two other values of the same vocabulary: a table, a family dispatch) —
+  a place to extend; code naming the op alone or with one other value is behaviour peculiar
+  to that op or pair (a fusion, a folding), which a new op does not inherit;
+- every definition spelt after the op that is *bound* to it (registered, or naming one of its
+  values, or in a module naming or defining one) and does not also spell another op
+  (``fold_batchnorm_into_conv`` is about the pair) — a counterpart to write;
+- every test spelt after the op and no other op — a test to add.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from mapper.impact.mapview import MapView, Node
+from mapper.model import EdgeKind, NodeKind
+from mapper.scenarios import vocab
+from mapper.scenarios.vocab import Value
+
+CITING = frozenset({EdgeKind.REFERENCES, EdgeKind.REGISTERS})
+ENUMERATES = 3  # the op's value and two others of its vocabulary
+
+
+def cited_values(view: MapView, node_id: str, members: bool = False) -> set[str]:
+    """Node ids ``node_id`` names (and, with ``members``, what the definitions it contains
+    name)."""
+    out = {e.target for e in view.neighbours(node_id, {EdgeKind.REFERENCES}, "out")}
+    if members:
+        for edge in view.neighbours(node_id, {EdgeKind.CONTAINS}, "out"):
+            out |= cited_values(view, edge.target, True)
+    return out
+
+
+def enumerates(view: MapView, user: Node, vocabulary: Iterable[Value]) -> bool:
+    """``user`` names at least :data:`ENUMERATES` values of one vocabulary."""
+    ids = {v.node.id for v in vocabulary}
+    own = user.kind is NodeKind.SYMBOL and user.get("symbol_kind") == "class"
+    return len(cited_values(view, user.id, own) & ids) >= ENUMERATES
+
+
+def spells_another(name: str, spelt: set[str], others: set[str]) -> bool:
+    """``name`` spells an op other than this one (a run not covered by this op's spellings)."""
+    found = vocab.runs(name) & others
+    return any(not any(o in s for s in spelt) for o in found)
+
+
+def bound(view: MapView, node: Node, values: set[str]) -> bool:
+    """``node`` is registered, or it (or a member) names one of the op's ``values``, or its
+    module does at module level (a table mapping the value onto it) or defines one."""
+    if view.neighbours(node.id, {EdgeKind.REGISTERS}, "both"):
+        return True
+    if cited_values(view, node.id, True) & values:
+        return True
+    module = f"file:{node.path}"
+    defined = {e.target for e in view.neighbours(module, {EdgeKind.DEFINES}, "out")}
+    return bool(node.path and (cited_values(view, module) | defined) & values)
