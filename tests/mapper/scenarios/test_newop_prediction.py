@@ -1,11 +1,16 @@
-"""The saved prediction for a new op on the reference stack, taken before the op existed.
+"""Saved predictions for new ops on the reference stack, each taken before its op existed.
 
-``fixtures/new_op_instancenormalization.json`` is ``stackmap scenario new-op
-InstanceNormalization --like layernorm --json`` at the commit it names (``saved_at``), when no
-layer had the op. Once a change adds InstanceNormalization end to end (down to a KMD kernel:
-a decomposition into existing ops in the adapter is another kind of change), the comparison runs
-against everything since that commit (files whose changed lines spell the op, definitions
-added whose names spell it) and must reach recall 0.9 at precision 0.7.
+Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit it names
+(``saved_at``), when no layer had the op:
+
+- ``fixtures/new_op_instancenormalization.json``: InstanceNormalization like layernorm;
+- ``fixtures/new_op_convtranspose.json``: ConvTranspose like conv2d (the like-op is spelt
+  ``Conv``/``CONV`` in the adapter and compiler and ``CONV2D`` below; the map joins them).
+
+Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
+in the adapter is another kind of change), the comparison runs against everything since that
+commit (files whose changed lines spell the op, definitions added whose names spell it) and
+must reach recall 0.9 at precision 0.7.
 """
 
 from __future__ import annotations
@@ -19,12 +24,16 @@ import pytest
 from mapper.scenarios.newop_eval import compare_prediction
 
 REPO = Path(__file__).resolve().parents[3]
-SAVED = Path(__file__).parent / "fixtures" / "new_op_instancenormalization.json"
+FIXTURES = Path(__file__).parent / "fixtures"
+SAVED = {  # fixture → (op, like, the spelling git grep looks for)
+    "new_op_instancenormalization.json": ("InstanceNormalization", "layernorm", "instancenorm"),
+    "new_op_convtranspose.json": ("ConvTranspose", "conv2d", "conv_\\?transpose"),
+}
 
 
-def _mentions(rev: str) -> list[str]:
+def _mentions(rev: str, spelling: str) -> list[str]:
     proc = subprocess.run(
-        ["git", "-C", str(REPO), "grep", "-il", "instancenorm", rev, "--", "stack", "contracts"],
+        ["git", "-C", str(REPO), "grep", "-il", spelling, rev, "--", "stack", "contracts"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -33,10 +42,12 @@ def _mentions(rev: str) -> list[str]:
     return proc.stdout.split()
 
 
-def test_prediction_was_saved_before_the_op_existed() -> None:
-    saved = json.loads(SAVED.read_text(encoding="utf-8"))
-    assert (saved["op"], saved["like"]) == ("InstanceNormalization", "layernorm")
-    assert _mentions(saved["saved_at"]) == []
+@pytest.mark.parametrize("fixture", sorted(SAVED))
+def test_prediction_was_saved_before_the_op_existed(fixture: str) -> None:
+    op, like, spelling = SAVED[fixture]
+    saved = json.loads((FIXTURES / fixture).read_text(encoding="utf-8"))
+    assert (saved["op"], saved["like"]) == (op, like)
+    assert _mentions(saved["saved_at"], spelling) == []
     assert {plan["layer"] for plan in saved["layers"]} == {
         "adapter",
         "compiler",
@@ -49,14 +60,24 @@ def test_prediction_was_saved_before_the_op_existed() -> None:
             assert point["path"] and point["line"] and point["why"], point
 
 
-def test_prediction_against_the_real_change() -> None:
-    saved = json.loads(SAVED.read_text(encoding="utf-8"))
-    mentions = _mentions("HEAD")
+def test_convtranspose_prediction_reaches_every_layer() -> None:
+    """The like-op is spelt differently above and below the Executable: the prediction still
+    has change points in all five layers."""
+    saved = json.loads((FIXTURES / "new_op_convtranspose.json").read_text(encoding="utf-8"))
+    empty = [plan["layer"] for plan in saved["layers"] if not plan["points"]]
+    assert empty == []
+
+
+@pytest.mark.parametrize("fixture", sorted(SAVED))
+def test_prediction_against_the_real_change(fixture: str) -> None:
+    op, _, spelling = SAVED[fixture]
+    saved = json.loads((FIXTURES / fixture).read_text(encoding="utf-8"))
+    mentions = _mentions("HEAD", spelling)
     if not mentions:
-        pytest.skip("InstanceNormalization has not been added yet; the comparison runs once it is")
+        pytest.skip(f"{op} has not been added yet; the comparison runs once it is")
     if not any(path.startswith("HEAD:stack/kmd/") for path in mentions):
         pytest.skip(
-            "InstanceNormalization exists only as a decomposition above the KMD "
+            f"{op} exists only as a decomposition above the KMD "
             f"({', '.join(p.removeprefix('HEAD:') for p in mentions)}); the comparison needs "
             "the op added end to end"
         )
