@@ -30,6 +30,8 @@ class Launch:
     ints: tuple[int, ...]
     floats: tuple[float, ...]
     addrs: tuple[int, ...]
+    #: ``grid[0]`` of the blob's launch configuration: the tiles of the kernel's grid axis.
+    tiles: int = 1
     #: ``fn`` with its arguments bound, made once: a launch is cached and replayed per submit.
     call: Callable[[], None] = field(init=False, repr=False)
 
@@ -90,6 +92,7 @@ def execute(
     try:
         if lane is HOST:  # synchronous kernels: nothing to enter or await
             for launch in cmd.launches:
+                parallel.bind_tiles(launch.tiles)
                 launch.call()
         else:
             with lane:  # this queue's stream on a GPU

@@ -266,6 +266,15 @@ class KmdDevice:
         result: KmdStats = self.ioctl(Ioctl.STATS, io.StatsArgs())
         return result
 
+    def intra_op(self) -> tuple[int, int]:
+        """Intra-op counters since open, read locally like ``threads`` (no ioctl): grid tiles
+        run, and passes that ran over more than one thread (:mod:`stack.kmd.kernels.parallel`).
+        DeviceClosedError after close()."""
+        if self._driver is None:
+            raise DeviceClosedError("the device is closed", op="intra_op")
+        pool = self._driver.pool
+        return pool.tiles, pool.splits
+
     def close(self) -> None:
         """Destroy every context (as destroy_context) and refuse further ioctls. Idempotent."""
         if self._driver is None:

@@ -36,6 +36,7 @@ class Plan:
     n_inputs: int
     ints: tuple[int, ...]
     floats: tuple[float, ...]
+    tiles: int  # grid[0] of the launch configuration (see stack.kmd.kernels.parallel)
 
 
 def check_abi(abi: KernelAbi, b: blobfmt.InstructionBlob) -> int:
@@ -96,7 +97,10 @@ class Planner:
             fn = self._kernels(b.kernel_id)
         else:
             fn = registry.kernel(self.backend.name, b.kernel_id)
-        plan = Plan(abi.name, fn, params, n_in, abi.int_values(b.ints), abi.float_values(b.floats))
+        plan = Plan(
+            abi.name, fn, params, n_in, abi.int_values(b.ints), abi.float_values(b.floats),
+            b.launch.grid[0],
+        )  # fmt: skip
         if len(self._cache) >= CACHE_LIMIT:
             self._cache.clear()
         self._cache[data] = plan
@@ -117,7 +121,9 @@ class Planner:
         ]
         n = plan.n_inputs
         addrs = tuple(p[0] for p in plan.params)
-        return Launch(plan.kernel, plan.fn, views[:n], views[n:], plan.ints, plan.floats, addrs)
+        return Launch(
+            plan.kernel, plan.fn, views[:n], views[n:], plan.ints, plan.floats, addrs, plan.tiles
+        )
 
     def bind_all(
         self, blobs: tuple[bytes, ...], ctx: int, space: AddressSpace

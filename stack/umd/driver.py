@@ -32,7 +32,7 @@ class Umd:
         self._owns_device = device is None
         with kmd_call("open"):
             self.device = device if device is not None else KmdDevice(backend)
-        self.pipeline = Pipeline(target=self.device.backend)
+        self.pipeline = Pipeline(target=self.device.backend, threads=self.device.threads)
         self.cache: KernelCache[Program] = KernelCache(cache_capacity)
         self.sessions = SessionManager(self._new_session, max_sessions=max_sessions)
         self.closed = False

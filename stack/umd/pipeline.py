@@ -70,10 +70,14 @@ class Pipeline:
         translators: TranslatorRegistry | None = None,
         templates: TemplateRegistry | None = None,
         target: str = "numpy",
+        threads: int = 1,
     ) -> None:
+        """``target``: the device backend blobs are made for; ``threads``: its compute threads
+        (CPU launches are cut into tiles for them)."""
         self.translators = translators or default_translators()
         self.templates = templates or default_templates()
         self.target = target
+        self.threads = threads
 
     def compile(self, req: OpRequest) -> Program:
         """Stages 1 (structure), 2, 3, 4 and 5 for a request; no session, no device access."""
@@ -90,7 +94,10 @@ class Pipeline:
                     f"{req.op.name} output shape is {want}, request says {got.shape}", field=field
                 )
         try:
-            blobs = tuple(self.templates.get(c.kernel_id).instantiate(c) for c in sem.calls)
+            blobs = tuple(
+                self.templates.get(c.kernel_id).instantiate(c, self.target, self.threads)
+                for c in sem.calls
+            )
         except BlobFormatError as exc:  # e.g. a grid beyond 3 x u32: a request the device refuses
             raise InvalidRequestError(
                 f"{req.op.name} cannot be launched: {exc.message}", field="inputs"

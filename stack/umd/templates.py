@@ -17,6 +17,7 @@ from stack.kmd.dtypes import DType
 from stack.kmd.kernels.abi import KernelAbi, abi_of
 from stack.kmd.kernels.ids import KernelId
 from stack.umd.errors import InvalidRequestError, UnknownOpError
+from stack.umd.launch_cpu import launch_cpu
 from stack.umd.plan import KernelCall
 from stack.umd.program import BlobTemplate, template_from
 
@@ -25,6 +26,8 @@ INTS = frozenset({DType.I8, DType.U8, DType.I32, DType.I64})
 QUANT = frozenset({DType.I8, DType.U8})
 ALL = frozenset(DType)
 _TILE = 16
+#: The target whose launches are CPU ones (:mod:`stack.umd.launch_cpu`).
+CPU_TARGET = "numpy"
 _BLOCK = 256
 
 
@@ -86,15 +89,20 @@ class KernelTemplate:
         floats = tuple(float(_imm(call, imm.name, imm.default)) for imm in abi.floats)
         return ints, floats
 
-    def instantiate(self, call: KernelCall) -> BlobTemplate:
-        """Stage 4 (launch) and 5 (encode) for one call; addresses are patched later."""
+    def instantiate(
+        self, call: KernelCall, target: str = CPU_TARGET, threads: int = 1
+    ) -> BlobTemplate:
+        """Stage 4 (launch) and 5 (encode) for one call; addresses are patched later. On the
+        ``numpy`` target the launch is the CPU one (:mod:`stack.umd.launch_cpu`: tiles of the
+        kernel's grid axis for ``threads`` compute threads), on a GPU this template's."""
         if self.constraint is not None:
             why = self.constraint(call)
             if why is not None:
                 raise InvalidRequestError(f"{self.kernel_id.name}: {why}", field="inputs")
         ints, floats = self.body(call)
         params = tuple(TensorParam(0, p.nbytes, p.dtype, p.shape) for p in call.params)
-        blob = InstructionBlob(self.kernel_id, params, self.launch(call), ints, floats)
+        launch = launch_cpu(call, threads) if target == CPU_TARGET else self.launch(call)
+        blob = InstructionBlob(self.kernel_id, params, launch, ints, floats)
         return template_from(blob, tuple(p.ref for p in call.params))
 
 

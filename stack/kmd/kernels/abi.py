@@ -8,6 +8,9 @@ This table is the one place the UMD's templates encode against. Conventions for 
 * ``ints`` / ``floats`` are positional immediates; a trailing run may be left out and then takes
   the defaults listed. ``int_list`` kernels (TRANSPOSE) take a free-length ints list instead.
 * Output shapes are given by the output descriptors; the kernel checks them against the inputs.
+* ``grid`` names the kernel's *grid axis* on the CPU device: the launch configuration's
+  ``grid[0]`` is how many tiles that axis is cut into, the tiles shared out over the device's
+  worker threads (:mod:`stack.kmd.kernels.parallel`). Kernels without one run whole.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ class KernelAbi:
     variadic: bool = False
     int_list: str | None = None
     doc: str = ""
+    grid: str = ""
 
     @property
     def name(self) -> str:
@@ -90,10 +94,12 @@ for _abi in (
         ints=(Imm("trans_a", 0), Imm("trans_b", 0), Imm("relu", 0, "apply ReLU after the sum")),
         floats=(Imm("alpha", 1.0), Imm("beta", 1.0)),
         doc="Y = act(alpha * op(A) @ op(B) + beta * C); A, B 2-D; C broadcast to Y (bias).",
+        grid="rows of Y",
     ),
     KernelAbi(
         KernelId.MATMUL, _BINARY, ("Y",),
         doc="numpy.matmul semantics: batched, broadcasting batch dims, 1-D operands promoted.",
+        grid="rows of Y (axis -2; A and B at least 2-D)",
     ),
     KernelAbi(
         KernelId.CONV2D, ("X", "W"), ("Y",), optional=("B", "R"),
@@ -104,6 +110,7 @@ for _abi in (
         ),
         doc="NCHW. X[N,C,H,W], W[M,C/group,kH,kW], B[M], R[N,M,oH,oW] -> Y = act(conv + B + R);"
         " R is an optional fused residual (after B), act an optional fused ReLU.",
+        grid="output channels M (one image, group 1)",
     ),
     KernelAbi(
         KernelId.BATCHNORM, ("X", "scale", "bias", "mean", "var"), ("Y",),

@@ -16,9 +16,10 @@ Here everything that depends only on the shapes and attributes is computed once 
 * ``GATHER`` (strided): one ``take`` with a cached flat index from X (or its padded copy) into
   the column matrix, one matmul written straight into Y.
 
-Bias and ReLU follow while each range of output channels is still in cache. With a worker
-pool bound (:mod:`stack.kmd.kernels.parallel`) a single-image, ungrouped convolution splits the
-copies by input channel and the product and its epilogue by output channel over the threads.
+Bias, residual and ReLU follow while each tile of output channels is still in cache. A
+single-image, ungrouped convolution runs its product and epilogue tile by tile over its launch's
+grid axis, the output channels (:mod:`stack.kmd.kernels.parallel`: ``grid[0]`` tiles shared out
+over the worker threads), and splits its copies by input channel over the same workers.
 Groups are a batched matmul over the group axis in every method.
 Other dtypes than float32/float64, or non-contiguous views, go to the generic kernel.
 """
@@ -236,7 +237,7 @@ def _run(wk: _Work, x: Any, w: Any, bias: Any, y: Any, relu: int, residual: Any 
         def take(lo: int, hi: int) -> None:
             np.take(source, index[lo:hi], out=wk.take_out[lo:hi], mode="wrap")
 
-        parallel.split(rows, index.size, take)
+        parallel.split(rows, take)
     else:
         np.take(source, index, axis=1, out=wk.take_out, mode="wrap")
     _product(wk, w, wk.cols, y.reshape(wk.y_shape), y, epilogue)
@@ -250,8 +251,7 @@ def _im2col(interior: Any, x: Any, cols_taps: Any, window: Any) -> None:
         if cols_taps is not None:
             np.copyto(cols_taps[:, lo:hi], window[:, lo:hi])
 
-    work = x.size if cols_taps is None else cols_taps.size
-    parallel.split(x.shape[1], work, copy)
+    parallel.split(x.shape[1], copy)
 
 
 def _product(wk: _Work, w: Any, cols: Any, out: Any, y: Any, epilogue: tuple) -> None:
@@ -284,6 +284,6 @@ def _product(wk: _Work, w: Any, cols: Any, out: Any, y: Any, epilogue: tuple) ->
             np.copyto(ys, src)
 
     if single:
-        parallel.split(p.m, p.m * p.k * p.cols, part)
+        parallel.grid(p.m, part)
     else:
         part(0, p.m)

@@ -2,7 +2,8 @@
 
 Backing storage is one zero-filled ``uint8`` array per allocation; kernels see typed views of
 it (no copies on the hot path) and are the generic kernels bound to ``numpy``, except those in
-``SPECIFIC`` (Conv2D: :mod:`stack.kmd.kernels.conv_np`).
+``SPECIFIC`` (Conv2D: :mod:`stack.kmd.kernels.conv_np`; GEMM and MatMul, tiled over Y's rows:
+:mod:`stack.kmd.kernels.linalg_np`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from stack.kmd.kernels import (
     ids,
     index,
     linalg,
+    linalg_np,
     norm,
     pool,
     quant,
@@ -37,7 +39,7 @@ NAME = "numpy"
 DEFAULT_LIMIT = 16 << 30
 GENERIC = (linalg, conv, pool, norm, elementwise, quant, data, unary, binary, reduce, index)
 #: NumPy-specific kernels replacing generic ones (planned, with per-thread scratch).
-SPECIFIC = {ids.KernelId.CONV2D: conv_np.conv2d}
+SPECIFIC = {ids.KernelId.CONV2D: conv_np.conv2d, **linalg_np.TABLE}
 
 
 class NumpyBackend(registry.KernelBackend):

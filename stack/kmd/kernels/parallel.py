@@ -1,15 +1,27 @@
-"""Intra-op parallelism: one launch split along its grid over the device's worker threads.
+"""Intra-op parallelism: one launch cut into the tiles its launch configuration encodes, the
+tiles run over the device's worker threads.
 
 A device opens with ``threads`` compute threads (``$REFSTACK_THREADS``, default 1): the thread
 that executes a command (its queue's worker, or a waiter helping it) and ``threads - 1`` pool
-threads. While a command executes, its thread is bound to the device's :class:`WorkerPool`;
-a kernel that can split its grid calls :func:`split` with the extent of the grid dimension it
-splits (output channels of a convolution, output rows of a GEMM) and a function computing one
-contiguous range of it. The ranges are disjoint slices of the output, so the result does not
-depend on the thread count. NumPy releases the GIL inside BLAS and copies, so the ranges run at
-once; BLAS itself stays at one thread (:mod:`stack.kmd.kernels.blas`), so threads never
-oversubscribe the cores. Work below ``min_work`` (multiply-adds or elements) is not split: a
-hand-off costs tens of microseconds.
+threads. While a command executes, its thread is bound to the device's :class:`WorkerPool`
+(:func:`bind`), and before each launch to that launch's tile count (:func:`bind_tiles`: the
+``grid[0]`` the UMD encoded in the blob's launch configuration).
+
+The CPU meaning of a launch configuration (the GPU reads block sizes instead):
+
+* ``grid[0]`` = **tiles**: the kernel's *grid axis* (named per kernel in its ABI:
+  :attr:`stack.kmd.kernels.abi.KernelAbi.grid`) is cut into that many contiguous tiles of
+  near-equal size (clamped to 1..extent). A kernel computes one tile at a time, epilogue
+  included, so a tile is the unit that stays in cache;
+* the tiles are shared out over ``min(threads, tiles)`` **workers**, each taking a contiguous run
+  of tiles (the first run on the executing thread); ``tiles = 1`` runs the launch whole on the
+  executing thread;
+* helper passes of the same launch (im2col copies, gathers) split into one range per worker
+  (:func:`split`).
+
+The ranges are disjoint slices of the output, so results do not depend on the tile or thread
+count. NumPy releases the GIL inside BLAS and copies, so the workers run at once; BLAS itself
+stays at one thread (:mod:`stack.kmd.kernels.blas`), so workers never oversubscribe the cores.
 """
 
 from __future__ import annotations
@@ -21,8 +33,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 ENV = "REFSTACK_THREADS"
 DEFAULT = 1
-#: Below this much work (multiply-adds, or elements copied) a launch runs on one thread.
-MIN_WORK = 1 << 20
 
 _local = threading.local()
 
@@ -41,7 +51,8 @@ class WorkerPool:
         if threads < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
         self.threads = threads
-        self.splits = 0  # launches split over more than one thread (for tests and tools)
+        self.splits = 0  # passes run over more than one thread (for tests and tools)
+        self.tiles = 0  # grid tiles run (for tests and tools)
         self._executor = (
             ThreadPoolExecutor(threads - 1, thread_name_prefix="kmd-intra") if threads > 1 else None
         )
@@ -76,26 +87,56 @@ def bind(pool: WorkerPool | None) -> WorkerPool | None:
     return previous
 
 
-def ways(extent: int, work: int) -> int:
-    """How many ranges a launch of ``extent`` grid rows and ``work`` total work is split into
-    on this thread's pool (1: run it whole)."""
+def bind_tiles(tiles: int) -> None:
+    """Set the tile count of the launch about to run on this thread (its ``grid[0]``)."""
+    _local.tiles = tiles
+
+
+def cuts(extent: int, parts: int) -> list[int]:
+    """Boundaries of ``extent`` cut into ``parts`` near-equal contiguous ranges."""
+    return [extent * i // parts for i in range(parts + 1)]
+
+
+def _workers(tiles: int) -> int:
     pool: WorkerPool | None = getattr(_local, "pool", None)
-    if pool is None or pool.threads == 1 or work < MIN_WORK or extent < 2:
-        return 1
-    return min(pool.threads, extent)
+    return 1 if pool is None else max(1, min(pool.threads, tiles))
 
 
-def split(extent: int, work: int, fn: Callable[[int, int], None]) -> None:
-    """Call ``fn(lo, hi)`` over ``[0, extent)`` cut into contiguous ranges, one per thread of
-    the bound pool (one range when unbound, or when ``work`` is below MIN_WORK)."""
-    n = ways(extent, work)
-    if n == 1:
+def grid(extent: int, fn: Callable[[int, int], None]) -> None:
+    """Call ``fn(lo, hi)`` once per tile of the launch's grid axis ``[0, extent)``, the tiles
+    shared out in contiguous runs over the workers (see the module docstring)."""
+    tiles = max(1, min(getattr(_local, "tiles", 1), extent))
+    bounds = cuts(extent, tiles)
+    pool: WorkerPool | None = getattr(_local, "pool", None)
+    if pool is not None:
+        pool.tiles += tiles
+    workers = _workers(tiles)
+    if workers == 1:
+        for t in range(tiles):
+            fn(bounds[t], bounds[t + 1])
+        return
+    runs = cuts(tiles, workers)
+    assert pool is not None
+    pool.run([_run_tiles(fn, bounds, runs[i], runs[i + 1]) for i in range(workers)])
+
+
+def split(extent: int, fn: Callable[[int, int], None]) -> None:
+    """Call ``fn(lo, hi)`` over ``[0, extent)`` cut into one contiguous range per worker of the
+    current launch (a helper pass: copies, gathers)."""
+    n = min(_workers(getattr(_local, "tiles", 1)), extent)
+    if n <= 1:
         fn(0, extent)
         return
-    cuts = [extent * i // n for i in range(n + 1)]
+    bounds = cuts(extent, n)
     pool: WorkerPool = _local.pool
-    pool.run([_part(fn, cuts[i], cuts[i + 1]) for i in range(n)])
+    pool.run([_run_tiles(fn, bounds, i, i + 1) for i in range(n)])
 
 
-def _part(fn: Callable[[int, int], None], lo: int, hi: int) -> Callable[[], None]:
-    return lambda: fn(lo, hi)
+def _run_tiles(
+    fn: Callable[[int, int], None], bounds: list[int], first: int, last: int
+) -> Callable[[], None]:
+    def run() -> None:
+        for t in range(first, last):
+            fn(bounds[t], bounds[t + 1])
+
+    return run

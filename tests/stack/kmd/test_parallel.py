@@ -1,64 +1,96 @@
-"""Intra-op parallelism: ranges cover the grid exactly once, errors come back, small work stays
-on one thread, a split convolution equals the whole one, and the device takes its count from
+"""Intra-op parallelism: a launch's grid tiles cover its grid axis once, shared out over the
+workers; helper passes split per worker; errors come back; results do not depend on tiles or
+threads; the device honours the grid[0] a blob encodes and takes its count from
 $REFSTACK_THREADS."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
-from stack.kmd import KmdDevice
+from stack.kmd import KernelId, KmdDevice
+from stack.kmd import blob as B
 from stack.kmd.kernels import conv_np, parallel
-from stack.kmd.kernels.parallel import MIN_WORK, WorkerPool
+from stack.kmd.kernels.parallel import WorkerPool
+
+from .conftest import Rig
 
 
 @pytest.fixture
-def pool3():  # type: ignore[no-untyped-def]
+def pool3() -> Iterator[WorkerPool]:
     pool = WorkerPool(3)
     previous = parallel.bind(pool)
     yield pool
     parallel.bind(previous)
+    parallel.bind_tiles(1)
     pool.close()
 
 
-def test_split_covers_the_extent_once_in_contiguous_ranges(pool3: WorkerPool) -> None:
-    seen: list[tuple[int, int, str]] = []
+def _record(seen: list[tuple[int, int, str]]):  # type: ignore[no-untyped-def]
     lock = threading.Lock()
 
     def part(lo: int, hi: int) -> None:
         with lock:
             seen.append((lo, hi, threading.current_thread().name))
 
-    parallel.split(10, MIN_WORK, part)
-    assert sorted((lo, hi) for lo, hi, _ in seen) == [(0, 3), (3, 6), (6, 10)]
-    assert pool3.splits == 1
-    assert sum(name == threading.current_thread().name for *_, name in seen) == 1
+    return part
 
 
-def test_small_work_and_unbound_threads_run_whole(pool3: WorkerPool) -> None:
-    calls: list[tuple[int, int]] = []
-    parallel.split(10, MIN_WORK - 1, lambda lo, hi: calls.append((lo, hi)))
-    assert calls == [(0, 10)] and pool3.splits == 0
-    previous = parallel.bind(None)
+def test_grid_tiles_cover_the_extent_once_shared_over_the_workers(pool3: WorkerPool) -> None:
+    seen: list[tuple[int, int, str]] = []
+    parallel.bind_tiles(6)
+    parallel.grid(12, _record(seen))
+    assert sorted((lo, hi) for lo, hi, _ in seen) == [(i, i + 2) for i in range(0, 12, 2)]
+    assert (pool3.tiles, pool3.splits) == (6, 1)
+    me = threading.current_thread().name
+    # the first run of tiles on the executing thread, the other two runs on pool threads
+    assert sorted(lo for lo, _, name in seen if name == me) == [0, 2]
+
+
+def test_one_tile_runs_whole_on_the_executing_thread(pool3: WorkerPool) -> None:
+    seen: list[tuple[int, int, str]] = []
+    parallel.bind_tiles(1)
+    parallel.grid(10, _record(seen))
+    parallel.split(10, _record(seen))
+    me = threading.current_thread().name
+    assert seen == [(0, 10, me), (0, 10, me)] and pool3.splits == 0
+
+
+def test_tiles_beyond_the_extent_are_clamped_and_one_thread_runs_them_in_order() -> None:
+    seen: list[tuple[int, int, str]] = []
+    pool = WorkerPool(1)
+    previous = parallel.bind(pool)
     try:
-        parallel.split(10, MIN_WORK, lambda lo, hi: calls.append((lo, hi)))
+        parallel.bind_tiles(9)
+        parallel.grid(4, _record(seen))
     finally:
         parallel.bind(previous)
-    assert calls == [(0, 10), (0, 10)] and pool3.splits == 0
+        parallel.bind_tiles(1)
+    assert [(lo, hi) for lo, hi, _ in seen] == [(0, 1), (1, 2), (2, 3), (3, 4)]
+    assert (pool.tiles, pool.splits) == (4, 0)
 
 
-def test_a_failing_range_raises_after_every_range_finished(pool3: WorkerPool) -> None:
+def test_helper_passes_split_once_per_worker(pool3: WorkerPool) -> None:
+    seen: list[tuple[int, int, str]] = []
+    parallel.bind_tiles(2)  # two workers of three threads
+    parallel.split(9, _record(seen))
+    assert sorted((lo, hi) for lo, hi, _ in seen) == [(0, 4), (4, 9)]
+
+
+def test_a_failing_tile_raises_after_every_tile_finished(pool3: WorkerPool) -> None:
     done: list[int] = []
 
     def part(lo: int, hi: int) -> None:
         if lo == 3:
-            raise RuntimeError("range 3 failed")
+            raise RuntimeError("tile 3 failed")
         done.append(lo)
 
-    with pytest.raises(RuntimeError, match="range 3 failed"):
-        parallel.split(9, MIN_WORK, part)
+    parallel.bind_tiles(3)
+    with pytest.raises(RuntimeError, match="tile 3 failed"):
+        parallel.grid(9, part)
     assert sorted(done) == [0, 6]
 
 
@@ -70,8 +102,9 @@ def test_a_failing_range_raises_after_every_range_finished(pool3: WorkerPool) ->
         (32, 3, 2, 1, conv_np.Method.GATHER),
     ],
 )
-def test_a_split_convolution_equals_the_whole_one(
-    pool3: WorkerPool, cin: int, k: int, stride: int, pad: int, method: conv_np.Method
+@pytest.mark.parametrize("tiles", [2, 7])
+def test_a_tiled_convolution_equals_the_whole_one(
+    pool3: WorkerPool, cin: int, k: int, stride: int, pad: int, method: conv_np.Method, tiles: int
 ) -> None:
     rng = np.random.default_rng(3)
     x = rng.standard_normal((1, cin, 28, 28)).astype(np.float32)
@@ -80,16 +113,14 @@ def test_a_split_convolution_equals_the_whole_one(
     side = (28 + 2 * pad - k) // stride + 1
     ints = (stride, stride, pad, pad, pad, pad, 1, 1, 1, 1)
     assert conv_np.build_plan(x.shape, w.shape, (1, 96, side, side), ints).method is method
-    split = np.empty((1, 96, side, side), np.float32)
-    conv_np.conv2d([x, w, b], [split], ints, ())
-    assert pool3.splits == 1  # the product; the copies are below MIN_WORK here
-    previous = parallel.bind(None)
-    try:
-        whole = np.empty_like(split)
-        conv_np.conv2d([x, w, b], [whole], ints, ())
-    finally:
-        parallel.bind(previous)
-    np.testing.assert_allclose(split, whole, rtol=1e-5, atol=1e-4)  # values ~ 17: BLAS blocking
+    tiled = np.empty((1, 96, side, side), np.float32)
+    parallel.bind_tiles(tiles)
+    conv_np.conv2d([x, w, b], [tiled], ints, ())
+    assert pool3.tiles == tiles
+    parallel.bind_tiles(1)
+    whole = np.empty_like(tiled)
+    conv_np.conv2d([x, w, b], [whole], ints, ())
+    np.testing.assert_allclose(tiled, whole, rtol=1e-5, atol=1e-4)  # values ~ 17: BLAS blocking
 
 
 def test_device_threads_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,12 +142,31 @@ def test_zero_threads_is_refused() -> None:
     assert info.value.field == "threads"
 
 
+@pytest.mark.parametrize(("grid", "tiles", "splits"), [(1, 1, 0), (2, 2, 1), (5, 5, 1), (0, 1, 0)])
+def test_the_device_runs_the_tiles_its_blob_encodes(grid: int, tiles: int, splits: int) -> None:
+    """A GEMM blob with launch grid (g, 1, 1) runs g tiles of Y's rows on a 2-thread device."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((10, 16)).astype(np.float32)
+    b = rng.standard_normal((16, 8)).astype(np.float32)
+    with KmdDevice("numpy", threads=2) as dev:
+        rig = Rig(dev)
+        pa, pb, py = rig.put(a), rig.put(b), rig.empty((10, 8))
+        launch = B.LaunchConfig((grid, 1, 1), (1, 1, 1), 0)
+        blob = B.encode(B.InstructionBlob(KernelId.GEMM, (pa, pb, py), launch, (0, 0, 1)))
+        value = rig.submit([blob])
+        dev.wait_fence(rig.ctx, rig.fence, value, timeout_s=30)
+        out = dev.read_array(rig.ctx, py.addr, py.shape, py.dtype)
+        assert dev.intra_op() == (tiles, splits)
+    np.testing.assert_allclose(out, np.maximum(a @ b, 0), rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("threads", [1, 3])
 def test_the_residual_epilogue_adds_before_the_relu(threads: int) -> None:
-    """Y = relu(conv + B + R) on every method, split over output channels or whole."""
+    """Y = relu(conv + B + R) on every method, in tiles over output channels or whole."""
     rng = np.random.default_rng(5)
     pool = WorkerPool(threads)
     previous = parallel.bind(pool)
+    parallel.bind_tiles(threads * 2)
     try:
         for k, stride, pad in ((1, 1, 0), (3, 1, 1), (3, 2, 1)):
             x = rng.standard_normal((1, 32, 28, 28)).astype(np.float32)
@@ -132,4 +182,5 @@ def test_the_residual_epilogue_adds_before_the_relu(threads: int) -> None:
             np.testing.assert_allclose(y, np.maximum(plain + r, 0), rtol=1e-5, atol=1e-4)
     finally:
         parallel.bind(previous)
+        parallel.bind_tiles(1)
         pool.close()

@@ -89,10 +89,10 @@ def test_batch_error_names_the_op_index(session: UmdSession) -> None:
 
 
 def test_a_launch_beyond_the_blob_limits_is_an_invalid_request() -> None:
-    huge = (1 << 20, 1 << 20)  # grid of 2^40 / block elements: more than 3 x u32 can hold
+    huge = (1 << 20, 1 << 20)  # GPU grid of 2^40 / block elements: more than 3 x u32 can hold
     req = OpRequest.make(OpKind.RELU, [TensorDesc(0, huge, F)], [TensorDesc(0, huge, F)])
     with pytest.raises(InvalidRequestError) as info:
-        Pipeline().compile(req)
+        Pipeline(target="cupy").compile(req)
     assert info.value.field == "inputs" and "cannot be launched" in info.value.message
 
 
