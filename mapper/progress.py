@@ -1,4 +1,5 @@
-"""Plain progress lines on stderr for steps that turn out long, on a terminal or not.
+"""Progress on stderr: plain lines for steps that turn out long (on a terminal or not), and a
+bar for counted work on a terminal.
 
 ``with step("parsing 120 files"):`` prints nothing when the step is shorter than ``after_s``;
 a longer one gets ``stackmap: parsing 120 files...``, then ``stackmap: ... still parsing 120
@@ -8,10 +9,11 @@ timer thread writes the lines; the step itself is never slowed or interrupted.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -49,3 +51,38 @@ def step(
         ticker.join()
         if said.is_set():
             _say(f"{what}: done in {time.monotonic() - start:.1f} s")
+
+
+def show_progress(progress: bool | None) -> bool:
+    """Whether to draw a bar: as told, else on a terminal outside CI."""
+    if progress is not None:
+        return progress
+    return sys.stderr.isatty() and not os.environ.get("CI")
+
+
+@contextmanager
+def bar(enabled: bool, total: int, what: str = "parsing") -> Iterator[Callable[..., None]]:
+    """A progress bar on stderr; the yielded ``tick(label, done=None)`` advances it."""
+    if not enabled or total == 0:
+        yield lambda *_args: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    # No auto-refresh thread: ticks redraw at most ten times a second instead.
+    with Progress(console=Console(stderr=True), transient=True, auto_refresh=False) as shown:
+        task = shown.add_task(what, total=total)
+        drawn = 0.0
+
+        def tick(label: str, done: int | None = None) -> None:
+            nonlocal drawn
+            if done is None:
+                shown.update(task, advance=1, description=f"{what} {label[-40:]}")
+            else:
+                shown.update(task, completed=done)
+            now = time.monotonic()
+            if now - drawn >= 0.1:
+                drawn = now
+                shown.refresh()
+
+        yield tick

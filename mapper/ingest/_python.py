@@ -136,7 +136,9 @@ def extract(
         definition_at = {r[0]: r[2] for r in ranges}
         extra = [
             *_python_refs.names(
-                sorted(caps.get("reference.name", ()), key=_START),
+                caps.get("reference.name", ()),
+                source,
+                base,
                 scope_at,
                 where,
                 _python_refs.aliases(caps.get("reference.alias", ()), scope_at),

@@ -3,10 +3,10 @@
 From the captures of ``queries/python.scm`` (one query pass with the rest of the extraction):
 
 * ``name`` references: a name that may denote a class, a constant or an enum member (``Name``,
-  ``mod.NAME``, ``Enum.MEMBER``) used in code, once per (scope, name); bindings (definition
-  names, parameters, import lists, assignment targets, keyword names) are not uses.
-  A name written through a local alias (``k = KernelId`` … ``k.GEMM``) is recorded as the
-  aliased name.
+  ``mod.NAME``, ``Enum.MEMBER``, ``mod.Enum.MEMBER``: capitalised, or with a capitalised
+  part) used in code, once per (scope, name); bindings (definition names, parameters, import
+  lists, assignment targets, keyword names) are not uses. A name written through a local alias
+  (``k = KernelId`` … ``k.GEMM``) is recorded as the aliased name.
 * ``decorator`` references: the decorator as written (``register``, ``mod.register``; the
   callee of ``@register(...)``), scoped to the qualname of the definition it decorates.
 * ``register`` references: a call to a function whose name starts with ``register`` (a
@@ -15,6 +15,8 @@ From the captures of ``queries/python.scm`` (one query pass with the rest of the
 
 from __future__ import annotations
 
+import operator
+import re
 from collections.abc import Callable, Iterable
 
 import tree_sitter as ts
@@ -46,6 +48,13 @@ _BINDING_FIELD = {
     "augmented_assignment": "left",
     "for_statement": "left",
 }
+
+# a captured attribute with a capitalised part: ``Name.attr``, ``obj.Name``, ``mod.Enum.MEMBER``
+_CAPITALISED_ATTRIBUTE = re.compile(
+    rb"[A-Z]\w*[.]\w+$|\w+[.][A-Z]\w*$|[a-z_][a-z0-9_]*[.][A-Z]\w*[.][A-Z]\w*$"
+)
+
+_FIRST = operator.itemgetter(0)
 
 Where = Callable[[int], Location]
 Scope = Callable[[int], "str | None"]
@@ -89,26 +98,41 @@ def aliases(nodes: Iterable[ts.Node], scope_at: Scope) -> dict[tuple[str | None,
 
 def names(
     nodes: Iterable[ts.Node],
+    source: bytes,
+    base: int,
     scope_at: Scope,
     where: Where,
     local: dict[tuple[str | None, str], str] | None = None,
 ) -> Keyed:
-    """``name`` references, the first use per (scope, name); a name written through a local
-    alias (``k.GEMM`` after ``k = KernelId``) is the aliased name's (``KernelId.GEMM``)."""
+    """``name`` references, the first use per (scope, name), from the captured identifiers and
+    attributes in any order (``source``: the root's bytes, which start at byte ``base`` of the
+    file); a name written through a local alias (``k.GEMM`` after ``k = KernelId``) is the
+    aliased name's (``KernelId.GEMM``)."""
+    named: list[tuple[int, bytes, ts.Node]] = []  # the capitalised ones, then in document order
+    for node in nodes:
+        start = node.start_byte
+        if node.type == "identifier":
+            if not 65 <= source[start - base] <= 90:  # A-Z: decided without slicing
+                continue
+            raw = source[start - base : node.end_byte - base]
+        else:
+            raw = source[start - base : node.end_byte - base]
+            if not _CAPITALISED_ATTRIBUTE.match(raw):
+                continue
+        named.append((_key(node), raw, node))
+    named.sort(key=_FIRST)
     seen: set[tuple[str | None, str]] = set()
     out: Keyed = []
-    for node in nodes:
-        if not _is_use(node):
-            continue
-        scope = scope_at(node.start_byte)
-        name = _flat(node)
+    for key, raw, node in named:
+        scope = scope_at(key >> 32)
+        name = raw.decode("utf-8", errors="replace")
         head, dot, rest = name.partition(".")
         if local and dot and (scope, head) in local:
             name = f"{local[(scope, head)]}.{rest}"
-        if (scope, name) in seen:
+        if (scope, name) in seen or not _is_use(node):
             continue
         seen.add((scope, name))
-        out.append((_key(node), Reference("name", name, where(node.start_point[0]), scope)))
+        out.append((key, Reference("name", name, where(node.start_point[0]), scope)))
     return out
 
 

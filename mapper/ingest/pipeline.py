@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import hashlib
 import json
-import os
 import sqlite3
 import sys
 import time
@@ -15,15 +15,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from mapper.config import StackmapConfig, load_config, matches_any
 from mapper.errors import ConfigError, StoreCorrupt, StoreError, StoreOutdated
 from mapper.graph import MapGraph
 from mapper.ingest.build import Inputs, build_code
 from mapper.ingest.build_contracts import build_contracts
-from mapper.ingest.build_docs import build_docs, needs_layer, page_text
+from mapper.ingest.build_docs import build_docs
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
@@ -32,11 +29,9 @@ from mapper.ingest.parse import parse_many
 from mapper.ingest.report import IngestReport
 from mapper.ingest.scan import Category, SourceFile, scan
 from mapper.ingest.store import ParseCache, Store
+from mapper.ingest.vectors import classify, vector_source
 from mapper.material import Skip
-from mapper.progress import step
-
-Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
-
+from mapper.progress import bar, show_progress, step
 
 #: Bumped when what a parse extracts from a file changes (the parse cache is keyed on it).
 EXTRACTION = 2
@@ -57,40 +52,6 @@ def _config_key(config: StackmapConfig) -> str:
     return hashlib.blake2b(repr(fields).encode(), digest_size=12).hexdigest()
 
 
-def _show_progress(progress: bool | None) -> bool:
-    if progress is not None:
-        return progress
-    return sys.stderr.isatty() and not os.environ.get("CI")
-
-
-@contextmanager
-def _bar(enabled: bool, total: int, what: str = "parsing") -> Iterator[Callable[..., None]]:
-    """A progress bar on stderr; the yielded ``tick(label, done=None)`` advances it."""
-    if not enabled or total == 0:
-        yield lambda *_args: None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    # No auto-refresh thread: ticks redraw at most ten times a second instead.
-    with Progress(console=Console(stderr=True), transient=True, auto_refresh=False) as bar:
-        task = bar.add_task(what, total=total)
-        drawn = 0.0
-
-        def tick(label: str, done: int | None = None) -> None:
-            nonlocal drawn
-            if done is None:
-                bar.update(task, advance=1, description=f"{what} {label[-40:]}")
-            else:
-                bar.update(task, completed=done)
-            now = time.monotonic()
-            if now - drawn >= 0.1:
-                drawn = now
-                bar.refresh()
-
-        yield tick
-
-
 def run(
     root: Path, config: StackmapConfig | None, *, embed: bool, progress: bool | None, full: bool
 ) -> IngestReport:
@@ -104,7 +65,7 @@ def run(
         clock = now
 
     # Not on a terminal (and not told --no-progress): plain lines for the steps that are long.
-    plain = progress is None and not _show_progress(progress)
+    plain = progress is None and not show_progress(progress)
     with contextlib.ExitStack() as steps:
 
         def begin(what: str) -> None:
@@ -112,7 +73,27 @@ def run(
             steps.enter_context(step(what, enabled=plain))
 
         begin("scanning the repository")
-        return _run(root, config, embed, progress, full, timings, lap, begin, start)
+        with collector_paused():
+            return _run(root, config, embed, progress, full, timings, lap, begin, start)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the length of one ingest.
+
+    An ingest allocates a few hundred thousand small records (symbols, references, graph
+    attributes) that all stay alive to the end, so each collector pass walks them and frees
+    nothing: the passes cost about a fifth of a full ingest without embeddings (see
+    ``stackmap bench ingest``, ``collector_gain``). Reference counting still frees everything
+    that is dropped; the collector is switched back on (when it was on) at the end.
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def _run(
@@ -147,7 +128,7 @@ def _run(
         else:
             todo.append(entry)
     begin(f"parsing {len(todo)} files")
-    with _bar(_show_progress(progress), len(todo)) as tick:
+    with bar(show_progress(progress), len(todo)) as tick:
         for entry, (record, reason) in zip(todo, parse_many(config, todo, tick), strict=True):
             entries[entry.path] = (entry.digest, entry.category.value, record, reason)
             parsed.append(entry.path)
@@ -161,8 +142,8 @@ def _run(
     build_contracts(graph, resolver, inputs.contracts)
     lap("graph")
     begin("placing docs" + (" (embedding)" if embed else ""))
-    vectors = _vector_source(store, _show_progress(progress)) if embed else None
-    classified = _classify(config, inputs.docs, vectors) if vectors else {}
+    vectors = vector_source(store, show_progress(progress)) if embed else None
+    classified = classify(config, inputs.docs, vectors) if vectors else {}
     placed = {
         p: (lay, s)
         for p, (lay, s) in classified.items()
@@ -300,64 +281,3 @@ def _file_counts(files: Sequence[SourceFile]) -> dict[str, int]:
     for f in files:
         counts[f.category.value] = counts.get(f.category.value, 0) + 1
     return dict(sorted(counts.items()))
-
-
-class _CachedVectors:
-    """Embeds texts through a text-hash cache persisted in the store."""
-
-    def __init__(self, store: Store, progress: bool = False) -> None:
-        from mapper.index import text_hash
-
-        self._progress = progress
-        self._store = store
-        try:
-            self._cache = store.load_vectors()
-        except StoreCorrupt as exc:
-            print(f"stackmap: {exc}; computing the embeddings again", file=sys.stderr)
-            self._cache = {}
-        self._hash = text_hash
-        self.computed = 0
-
-    def __call__(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        keys = [self._hash(t) for t in texts]
-        missing = sorted(
-            {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}.items()
-        )
-        if missing:
-            from mapper.embeddings import default_embedder  # loaded only when needed
-
-            todo = [t for _, t in missing]
-            with _bar(self._progress, len(todo), "embedding") as tick:
-                fresh = default_embedder().embed(todo, lambda done, _total: tick("", done))
-            self.computed += len(missing)
-            for (k, _), vec in zip(missing, fresh, strict=True):
-                self._cache[k] = vec
-        if not keys:
-            return np.zeros((0, 384), np.float32)
-        return np.stack([self._cache[k] for k in keys])
-
-    def save(self) -> None:
-        if self.computed:
-            self._store.save_vectors(self._cache)
-
-
-def _vector_source(store: Store, progress: bool) -> _CachedVectors:
-    return _CachedVectors(store, progress)
-
-
-def _classify(
-    config: StackmapConfig, docs: dict[str, DocPage], vectors: Vectors
-) -> dict[str, tuple[str | None, float]]:
-    """page path → (closest layer, cosine similarity) for pages that need a layer."""
-    pages = [p for p in sorted(docs) if needs_layer(docs[p])]
-    if not pages or not config.layers:
-        return {p: (None, 0.0) for p in pages}
-    layer_texts = [f"{layer.name}: {layer.description}" for layer in config.layers]
-    lv = vectors(layer_texts)
-    pv = vectors([page_text(docs[p]) for p in pages])
-    sims = pv @ lv.T
-    out: dict[str, tuple[str | None, float]] = {}
-    for i, path in enumerate(pages):
-        best = int(np.argmax(sims[i]))
-        out[path] = (config.layers[best].id, round(float(sims[i][best]), 4))
-    return out

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from mapper.config import StackmapConfig
 from mapper.index import Chunk, VectorIndex
-from mapper.ingest.pipeline import Vectors
+from mapper.ingest.vectors import Vectors
 
 MANIFEST = "index-manifest.json"
 DIRTY = "index-dirty"
