@@ -79,7 +79,8 @@ def bench_check(
         3, "--repeat", min=1, max=1000, help="Runs per figure (best is kept)."
     ),
 ) -> None:
-    """reparse_s (the check parsing every file again), map_s (on the stored map), their ratio."""
+    """reparse_s (the check parsing every file again), map_s (on the stored map), their ratio;
+    the same in CPU time (*_cpu_s)."""
     from mapper.check.bench import bench_check as run
 
     _bench(run, root, as_json, repeat=repeat)

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import hashlib
 import json
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mapper import collector
 from mapper.config import StackmapConfig, load_config, matches_any
 from mapper.errors import ConfigError, StoreCorrupt, StoreError, StoreOutdated
 from mapper.graph import MapGraph
@@ -73,27 +72,8 @@ def run(
             steps.enter_context(step(what, enabled=plain))
 
         begin("scanning the repository")
-        with collector_paused():
+        with collector.paused():  # see mapper.collector for the measured gain
             return _run(root, config, embed, progress, full, timings, lap, begin, start)
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for the length of one ingest.
-
-    An ingest allocates a few hundred thousand small records (symbols, references, graph
-    attributes) that all stay alive to the end, so each collector pass walks them and frees
-    nothing: the passes cost about a fifth of a full ingest without embeddings (see
-    ``stackmap bench ingest``, ``collector_gain``). Reference counting still frees everything
-    that is dropped; the collector is switched back on (when it was on) at the end.
-    """
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def _run(
