@@ -1,14 +1,14 @@
-"""Two Python facts the tree-sitter records do not carry, read with :mod:`ast`:
-gRPC servicer classes (their base classes) and protobuf message use (constructor keywords,
-attributes read off a request).
+"""gRPC facts of a Python file, from what ingest parsed (:mod:`mapper.ingest._python_grpc`):
+servicer classes with the request attributes their methods read, and protobuf message use
+(constructor keywords). Nothing is parsed again.
 """
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
-from mapper.check.facts import Facts
+from mapper.ingest.code import ParsedFile
+from mapper.model import SymbolKind
 
 #: Methods and attributes every protobuf message has; reading them is not a field access.
 MESSAGE_API = frozenset(
@@ -59,102 +59,73 @@ class Servicer:
 class MessageUse:
     path: str
     message: str  # "TensorDesc" or "Outer.Inner"
-    keywords: tuple[str, ...]
+    keyword: str
     line: int
 
 
-def _tree(facts: Facts, path: str) -> ast.Module | None:
-    key = f"ast:{path}"
-    if key not in facts.cache:
-        try:
-            facts.cache[key] = ast.parse((facts.root / path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-            facts.cache[key] = None
-    return facts.cache[key]
+def class_bases(parsed: ParsedFile, qualname: str) -> list[str]:
+    """The base classes of the class ``qualname``, as written (``pkg.Base``)."""
+    return next((list(written) for cls, written in parsed.bases if cls == qualname), [])
 
 
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else None
-    return None
+def _service(written: tuple[str, ...]) -> str | None:
+    names = [b.rsplit(".", 1)[-1] for b in written]
+    found = (
+        b.removesuffix("Servicer") for b in names if b.endswith("Servicer") and b != "Servicer"
+    )
+    return next(found, None)
 
 
-def _reads(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tuple[tuple[str, int], ...]:
-    out = []
-    for node in ast.walk(fn):
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == param
-            and isinstance(node.ctx, ast.Load)
-            and not node.attr.startswith("_")
-            and node.attr not in MESSAGE_API
-        ):
-            out.append((node.attr, node.lineno))
-    return tuple(sorted(set(out), key=lambda x: x[1]))
-
-
-def class_bases(facts: Facts, path: str, name: str) -> list[str]:
-    """The base classes of the top-level class ``name``, as written (``pkg.Base``)."""
-    tree = _tree(facts, path)
-    for node in tree.body if tree else []:
-        if isinstance(node, ast.ClassDef) and node.name == name:
-            return [d for d in (_dotted(b) for b in node.bases) if d]
-    return []
-
-
-def servicers(facts: Facts, path: str) -> list[Servicer]:
-    tree = _tree(facts, path)
+def servicers(parsed: ParsedFile) -> list[Servicer]:
+    """The file's top-level classes deriving from a ``<Service>Servicer``, with their methods
+    and the request attributes each reads (private names and the message API left out)."""
+    reads: dict[str, list[tuple[str, int]]] = {}
+    for ref in parsed.references:
+        if ref.kind == "request_read" and ref.scope and ref.target not in MESSAGE_API:
+            reads.setdefault(ref.scope, []).append((ref.target, ref.location.line or 0))
+    symbols = {s.qualname: s for s in parsed.symbols}
     out: list[Servicer] = []
-    for node in tree.body if tree else []:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        bases = [(_dotted(b) or "").rsplit(".", 1)[-1] for b in node.bases]
-        service = next(
-            (
-                b.removesuffix("Servicer")
-                for b in bases
-                if b.endswith("Servicer") and b != "Servicer"
-            ),
-            None,
-        )
-        if service is None:
+    for cls, written in parsed.bases:
+        service = _service(written)
+        sym = symbols.get(cls)
+        if service is None or sym is None or cls.rpartition(".")[0] != (parsed.module or ""):
             continue
         methods = []
-        for item in node.body:
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                args = [a.arg for a in item.args.args]
-                request = args[1] if len(args) > 1 else None
-                reads = _reads(item, request) if request else ()
-                methods.append(ServicerMethod(item.name, item.lineno, request, reads))
-        end = node.end_lineno or node.lineno
-        out.append(Servicer(path, node.name, service, node.lineno, end, tuple(methods)))
+        for method in parsed.symbols:
+            if method.kind is not SymbolKind.METHOD or method.qualname.rpartition(".")[0] != cls:
+                continue
+            params = method.signature.params if method.signature else ()
+            request = next((p.name for p in params if p.kind == "positional"), None)
+            found = [
+                read
+                for scope, items in reads.items()
+                if scope == method.qualname or scope.startswith(method.qualname + ".")
+                for read in items
+            ]
+            line = method.location.line or 0
+            unique = tuple(sorted(set(found), key=lambda x: (x[1], x[0])))
+            methods.append(
+                ServicerMethod(method.qualname.rpartition(".")[2], line, request, unique)
+            )
+        line = sym.location.line or 0
+        out.append(
+            Servicer(
+                parsed.path,
+                cls.rpartition(".")[2],
+                service,
+                line,
+                sym.end_line or line,
+                tuple(methods),
+            )
+        )
     return out
 
 
-def message_uses(facts: Facts, path: str) -> list[MessageUse]:
-    """Calls ``<x>_pb2.Message(field=...)`` where ``<x>_pb2`` is a name bound by an import."""
-    tree = _tree(facts, path)
-    if tree is None:
-        return []
-    modules: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name.rsplit(".", 1)[-1].endswith("_pb2"):
-                    modules.add(alias.asname or alias.name.rsplit(".", 1)[-1])
-    out: list[MessageUse] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        name = _dotted(node.func)
-        if not name or "." not in name:
-            continue
-        head, _, message = name.partition(".")
-        if head in modules and message[:1].isupper():
-            keywords = tuple(k.arg for k in node.keywords if k.arg)
-            out.append(MessageUse(path, message, keywords, node.lineno))
+def message_uses(parsed: ParsedFile) -> list[MessageUse]:
+    """Keywords of calls ``<x>_pb2.Message(field=...)``, ``<x>_pb2`` a name bound by an import."""
+    out = []
+    for ref in parsed.references:
+        if ref.kind == "message_field":
+            message, _, keyword = ref.target.partition(" ")
+            out.append(MessageUse(parsed.path, message, keyword, ref.location.line or 0))
     return out

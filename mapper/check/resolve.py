@@ -84,7 +84,7 @@ def _inherited(facts: Facts, path: str, cls: Symbol, member: str, depth: int) ->
     parsed = facts.parsed(path)
     module = parsed.module if parsed and parsed.module else ""
     imports = dict(parsed.imports) if parsed else {}
-    for base in class_bases(facts, path, cls.qualname.rsplit(".", 1)[-1]):
+    for base in class_bases(parsed, cls.qualname) if parsed else ():
         head, _, tail = base.partition(".")
         if head in imports:
             full = ".".join(p for p in (imports[head], tail) if p)

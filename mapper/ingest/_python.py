@@ -8,7 +8,7 @@ from bisect import bisect_right
 
 import tree_sitter as ts
 
-from mapper.ingest import _python_refs
+from mapper.ingest import _python_grpc, _python_refs
 from mapper.ingest._python_defs import definition as _definition
 from mapper.ingest._python_imports import imports_of
 from mapper.ingest.treesitter import captures, text
@@ -145,7 +145,12 @@ def extract(
             ),
             *_python_refs.decorators(caps.get("reference.decorator", ()), definition_at, where),
             *_python_refs.registrations(caps.get("reference.call", ()), scope_at, where),
+            *_python_grpc.message_fields(caps.get("reference.call", ()), imports, scope_at, where),
         ]
+        requests = _python_grpc.servicer_requests(module, list(symbols.values()), bases)
+        if requests:
+            attrs = caps.get("reference.name", ())
+            extra += _python_grpc.request_reads(attrs, requests, scope_at, where)
         refs += extra
     refs.sort(key=_FIRST)  # by (start byte, end byte), packed in one int; stable
     return (

@@ -3,8 +3,8 @@
 Servicers are the Python classes deriving from ``<Service>Servicer`` (the class the generated
 ``*_pb2_grpc`` module defines). Field use is read conservatively: keyword arguments to a
 message constructor called through a ``*_pb2`` module, and attributes read directly off the
-request parameter of a servicer method. Only files whose stored parse shows a ``*Servicer``
-base or a ``*_pb2`` import are read for these (:mod:`mapper.check.pyfacts`).
+request parameter of a servicer method, as ingest recorded them (:mod:`mapper.check.pyfacts`);
+nothing is parsed again.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ def _imports_pb2(parsed: ParsedFile) -> bool:
 def _all_servicers(facts: Facts) -> list[Servicer]:
     return [
         s
-        for path, _, parsed in facts.layer_files(Language.PYTHON)
+        for _, _, parsed in facts.layer_files(Language.PYTHON)
         if _derives_servicer(parsed)
-        for s in servicers(facts, path)
+        for s in servicers(parsed)
     ]
 
 
@@ -105,9 +105,9 @@ def _unknown_fields(facts: Facts) -> Iterator[Finding]:
     rpcs = {s.qualname.rsplit(".", 1)[-1]: s for s in syms if s.kind is SymbolKind.RPC}
     for path, layer, parsed in facts.layer_files(Language.PYTHON):
         uses: list[tuple[str, str, int]] = []
-        for use in message_uses(facts, path) if _imports_pb2(parsed) else ():
-            uses += [(use.message, k, use.line) for k in use.keywords]
-        for impl in servicers(facts, path) if _derives_servicer(parsed) else ():
+        for use in message_uses(parsed) if _imports_pb2(parsed) else ():
+            uses.append((use.message, use.keyword, use.line))
+        for impl in servicers(parsed) if _derives_servicer(parsed) else ():
             for method in impl.methods:
                 rpc = rpcs.get(method.name)
                 sig = rpc.signature if rpc else None
