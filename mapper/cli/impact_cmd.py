@@ -2,7 +2,8 @@
 
 Exit status: 0 on success; 1 with ``--fail-on-unmatched-breaking`` when a breaking interface
 change comes without a change to its contract or doc; 2 when the analysis could not run
-(unknown node, a line inside no definition, an unknown revision, a diff touching only docs).
+(unknown node, a line inside no definition, an unknown revision, a diff touching only docs,
+a malformed or oversized patch).
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ def impact(
     root: Path = typer.Option(Path("."), "--root", "-C", help="Repository root."),
     diff: str | None = typer.Option(None, "--diff", help="REV or REV..REV: impact of a diff."),
     worktree: bool = typer.Option(False, "--worktree", help="Impact of uncommitted changes."),
+    patch: str | None = typer.Option(
+        None,
+        "--patch",
+        metavar="FILE|-",
+        help="A patch file (or - for stdin), e.g. `git diff` output: impact of applying it.",
+    ),
     conservative: bool = typer.Option(
         False,
         "--conservative/--precise",
@@ -48,15 +55,19 @@ def impact(
     """Impact of changing a node, a line, a contract entry, a revision range or the worktree.
 
     Examples: `stackmap impact interface:umd_kmd.free`, `stackmap impact stack/kmd/memory.py:120
-    --conservative`, `stackmap impact --diff main..HEAD --format markdown`.
+    --conservative`, `stackmap impact --diff main..HEAD --format markdown`,
+    `git diff | stackmap impact --patch -`.
     """
-    from mapper.impact import Mode, impact_of, impact_of_diff, open_view
+    from mapper.impact import Mode, impact_of, impact_of_diff, impact_of_patch, open_view
     from mapper.impact.analyse import unmatched_breaking
     from mapper.impact.render import render_markdown, render_text
 
-    named = sum(x is not None and x is not False for x in (target, diff, worktree or None))
+    named = sum(x is not None for x in (target, diff, worktree or None, patch))
     if named != 1:
-        fail("give exactly one of TARGET, --diff REV[..REV] or --worktree", as_json=as_json)
+        fail(
+            "give exactly one of TARGET, --diff REV[..REV], --worktree or --patch FILE|-",
+            as_json=as_json,
+        )
     if fmt not in ("text", "markdown"):
         fail(f"unknown format {fmt!r}; known: markdown, text", as_json=as_json)
     mode = Mode.CONSERVATIVE if conservative else Mode.PRECISE
@@ -65,6 +76,9 @@ def impact(
         if target is not None:
             report = impact_of(view, root, target, mode=mode, depth=depth)
             paths: tuple[str, ...] = ()
+        elif patch is not None:
+            report = impact_of_patch(view, root, _read_patch(patch), mode=mode, depth=depth)
+            paths = report.diff_paths
         else:
             report = impact_of_diff(view, root, diff, mode=mode, depth=depth)
             paths = report.diff_paths
@@ -80,6 +94,22 @@ def impact(
         for gap in gaps:
             typer.echo(f"warning: {gap}", err=True)
     raise typer.Exit(1 if gaps and fail_on_unmatched else 0)
+
+
+def _read_patch(source: str) -> str:
+    """The patch text of FILE or stdin (``-``), read up to one byte past the size cap so an
+    oversized patch is refused by :func:`~mapper.impact.parse_patch` without reading it all."""
+    import sys
+
+    from mapper.impact import PatchLimits
+
+    cap = PatchLimits().max_bytes + 1
+    if source == "-":
+        data = sys.stdin.buffer.read(cap)
+    else:
+        with open(source, "rb") as handle:
+            data = handle.read(cap)
+    return data.decode("utf-8", "replace")
 
 
 @eval_app.command("impact")

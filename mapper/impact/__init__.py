@@ -5,8 +5,16 @@ Read the map only through :class:`~mapper.impact.mapview.MapView` (the query API
 
 from __future__ import annotations
 
-from mapper.impact.analyse import impact_of, impact_of_diff
+from mapper.impact.analyse import impact_of, impact_of_diff, impact_of_patch
 from mapper.impact.mapview import MapView, open_view
+from mapper.impact.patch import (
+    MalformedPatchError,
+    PatchError,
+    PatchLimits,
+    PatchTooLargeError,
+    UnsafePathError,
+    parse_patch,
+)
 from mapper.impact.records import Affected, Category, Changed, Hop, ImpactReport, Mode, RankedFile
 from mapper.impact.targets import (
     ImpactError,
@@ -22,13 +30,20 @@ __all__ = [
     "Hop",
     "ImpactError",
     "ImpactReport",
+    "MalformedPatchError",
     "MapView",
     "Mode",
     "NoDefinitionError",
     "NothingToAnalyseError",
+    "PatchError",
+    "PatchLimits",
+    "PatchTooLargeError",
     "RankedFile",
     "UnknownTargetError",
+    "UnsafePathError",
     "impact_of",
     "impact_of_diff",
+    "impact_of_patch",
     "open_view",
+    "parse_patch",
 ]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mapper.impact.changes import DiffSpec, parse_range
 from mapper.impact.mapview import EvidenceKind, MapView
+from mapper.impact.patch import PatchLimits, parse_patch
 from mapper.impact.records import (
     Affected,
     Category,
@@ -19,7 +20,7 @@ from mapper.impact.records import (
     Mode,
     RankedFile,
 )
-from mapper.impact.targets import Start, from_diff, resolve
+from mapper.impact.targets import Start, from_diff, from_patch, resolve
 from mapper.impact.walk import WalkOptions, walk
 
 
@@ -48,6 +49,24 @@ def impact_of_diff(
     spec = DiffSpec("HEAD", None) if revisions is None else parse_range(root, revisions)
     start = from_diff(view, root, view.config, spec)
     return _report(view, spec.label(), start, mode, depth)
+
+
+def impact_of_patch(
+    view: MapView,
+    root: Path,
+    text: str,
+    *,
+    mode: Mode = Mode.PRECISE,
+    depth: int | None = None,
+    limits: PatchLimits = PatchLimits(),
+) -> ImpactReport:
+    """Impact of a patch given as text (pasted, or read from a file): the map is its older
+    side. PatchError (malformed, unsafe path, over ``limits``) for text that is not a usable
+    diff, NothingToAnalyseError for a patch touching only docs or other files."""
+    patch = parse_patch(text, limits)
+    text = "\n".join(text.splitlines()) + "\n"  # for git apply: a browser form sends CRLF
+    start = from_patch(view, root, view.config, text, patch)
+    return _report(view, "patch", start, mode, depth)
 
 
 def _report(

@@ -8,7 +8,7 @@ and :func:`~mapper.versions.compare_surfaces`, so ``impact`` and ``diff`` never 
 
 from __future__ import annotations
 
-import re
+import os
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -17,23 +17,12 @@ from pathlib import Path
 from mapper.check.errors import RevisionError
 from mapper.config import StackmapConfig
 from mapper.errors import MapperError
+from mapper.impact.patch import FileChange, Patch, parse_patch
 from mapper.ingest.code import CODE_LANGUAGES, language_for, parse_file
 from mapper.ingest.contracts import parse_contract
 from mapper.model import Language
 from mapper.versions.compare import Change, compare_surfaces
 from mapper.versions.surface import Item, code_items, interface_item, proto_items
-
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
-    """One file of a diff: its line ranges on the older and the newer side (inclusive)."""
-
-    path: str
-    status: str  # added | deleted | modified
-    old: tuple[tuple[int, int], ...]
-    new: tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,41 +73,7 @@ def changed_files(root: Path, spec: DiffSpec) -> list[FileChange]:
     if proc.returncode != 0:
         lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise RevisionError(f"git diff failed: {lines[-1] if lines else '?'}", revision=spec.old)
-    out: list[FileChange] = []
-    path: str | None = None
-    status = "modified"
-    old: list[tuple[int, int]] = []
-    new: list[tuple[int, int]] = []
-
-    def flush() -> None:
-        if path is not None:
-            out.append(FileChange(path, status, tuple(old), tuple(new)))
-
-    for raw in proc.stdout.decode("utf-8", "replace").splitlines():
-        if raw.startswith("diff --git "):
-            flush()
-            path, status, old, new = None, "modified", [], []
-        elif raw.startswith("+++ "):
-            target = raw[4:]
-            if target != "/dev/null":
-                path = target[2:]
-        elif raw.startswith("--- "):
-            source = raw[4:]
-            if source != "/dev/null":
-                path = source[2:]
-            else:
-                status = "added"
-        elif raw.startswith("deleted file"):
-            status = "deleted"
-        else:
-            hunk = _HUNK.match(raw)
-            if hunk:
-                a, alen = int(hunk[1]), int(hunk[2] if hunk[2] is not None else 1)
-                b, blen = int(hunk[3]), int(hunk[4] if hunk[4] is not None else 1)
-                old.append((a, a + max(alen, 1) - 1))
-                new.append((b, b + max(blen, 1) - 1))
-    flush()
-    return out
+    return list(parse_patch(proc.stdout.decode("utf-8", "replace"), limits=None).files)
 
 
 def _materialise(root: Path, rev: str | None, paths: list[str], dest: Path) -> None:
@@ -172,6 +127,37 @@ def classify(
         _materialise(root, spec.old, paths, a)
         _materialise(root, spec.new, paths, b)
         return compare_surfaces(_items(a, config, paths), _items(b, config, paths))
+
+
+def classify_patch(
+    root: Path, config: StackmapConfig, text: str, patch: Patch
+) -> list[Change] | None:
+    """Interface changes a pasted patch makes to the working tree, or None when it does not
+    apply there (``git apply`` on copies of the files it names; the tree is never touched)."""
+    old_paths = [f.old_path or f.path for f in patch.files]
+    new_paths = [f.path for f in patch.files]
+    with tempfile.TemporaryDirectory(prefix="stackmap-patch-") as tmp:
+        a, b = Path(tmp) / "a", Path(tmp) / "b"
+        a.mkdir()
+        b.mkdir()
+        _materialise(root, None, old_paths, a)
+        _materialise(root, None, old_paths, b)
+        strip = "-p1" if patch.prefixed else "-p0"
+        args = ["apply", "--unidiff-zero", "--whitespace=nowarn", strip, "-"]
+        try:
+            proc = subprocess.run(
+                ["git", "-C", str(b), *args],
+                input=text.encode("utf-8"),
+                capture_output=True,
+                timeout=120,
+                check=False,
+                env={**os.environ, "GIT_CEILING_DIRECTORIES": tmp},
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if proc.returncode != 0:
+            return None
+        return compare_surfaces(_items(a, config, old_paths), _items(b, config, new_paths))
 
 
 def added_definitions(root: Path, spec: DiffSpec, files: list[FileChange]) -> list[tuple[str, str]]:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from mapper.config import StackmapConfig
 from mapper.errors import MapperError
-from mapper.impact.changes import DiffSpec, FileChange, changed_files, classify
+from mapper.impact.changes import DiffSpec, FileChange, changed_files, classify, classify_patch
 from mapper.impact.mapview import MapView, Node
+from mapper.impact.patch import Patch
 from mapper.impact.records import Changed
 from mapper.ingest.code import CODE_LANGUAGES, language_for
 from mapper.model import Language, NodeKind
@@ -143,14 +144,52 @@ def _node_of_change(view: MapView, change: Change) -> Node | None:
 def from_diff(view: MapView, root: Path, config: StackmapConfig, spec: DiffSpec) -> Start:
     """The changed definitions of a revision range (or the working tree), classified."""
     files = changed_files(root, spec)
+    what = f"the diff {spec.label()}"
+    code = _analysable(config, files, what, spec.label())
+    changes = classify(root, config, spec, code)
+    return _start(view, config, files, code, changes, what=what, revision=spec.label())
+
+
+def from_patch(view: MapView, root: Path, config: StackmapConfig, text: str, patch: Patch) -> Start:
+    """The definitions a pasted patch changes. The map is the patch's older side: ranges are
+    read there, and the patch is classified by applying it to copies of the working tree's
+    files (left unclassified, with a note, when it does not apply)."""
+    files = list(patch.files)
+    code = _analysable(config, files, "the patch", None)
+    changes = classify_patch(root, config, text, patch)
+    note = () if changes is not None else (NOT_APPLIED,)
+    return _start(
+        view, config, files, code, changes or [], what="the patch", old_side=True, note=note
+    )
+
+
+NOT_APPLIED = "the patch does not apply to the working tree: changes not classified"
+
+
+def _analysable(
+    config: StackmapConfig, files: list[FileChange], what: str, revision: str | None
+) -> list[FileChange]:
     code = [f for f in files if analysable(config, f.path)]
     if not code:
         touched = ", ".join(f.path for f in files[:5]) or "nothing"
         raise NothingToAnalyseError(
-            f"the diff {spec.label()} touches no code, proto or contract file ({touched})",
-            revision=spec.label(),
+            f"{what} touches no code, proto or contract file ({touched})", revision=revision
         )
-    changes = classify(root, config, spec, code)
+    return code
+
+
+def _start(
+    view: MapView,
+    config: StackmapConfig,
+    files: list[FileChange],
+    code: list[FileChange],
+    changes: list[Change],
+    *,
+    what: str,
+    revision: str | None = None,
+    old_side: bool = False,
+    note: tuple[str, ...] = (),
+) -> Start:
     by_node: dict[str, list[Change]] = {}
     removed: list[Changed] = []
     for change in changes:
@@ -172,33 +211,35 @@ def from_diff(view: MapView, root: Path, config: StackmapConfig, spec: DiffSpec)
         else:
             by_node.setdefault(node.id, []).append(change)
     seeds: dict[str, Node] = {}
+    absent = "added" if old_side else "deleted"  # the side the map does not hold
     for fc in code:
-        hit = _innermost(view, fc.path, fc.new) if fc.status != "deleted" else []
+        if fc.status == absent:
+            continue
+        path = (fc.old_path or fc.path) if old_side else fc.path
+        hit = _innermost(view, path, fc.old if old_side else fc.new)
         for defined in hit:
             seeds.setdefault(defined.id, defined)
-        if not hit and fc.status != "deleted":
-            file = view.node(f"file:{fc.path}")
-            if file is not None:
-                seeds.setdefault(file.id, file)
+        file = view.node(f"file:{path}") if not hit else None
+        if file is not None:
+            seeds.setdefault(file.id, file)
     for node_id in by_node:
         found = view.node(node_id)
         if found is not None:
             seeds.setdefault(node_id, found)
     if not seeds and not removed:
         raise NothingToAnalyseError(
-            f"the diff {spec.label()} touches no definition on the map "
-            f"({', '.join(f.path for f in code[:5])})",
-            revision=spec.label(),
+            f"{what} touches no definition on the map ({', '.join(f.path for f in code[:5])})",
+            revision=revision,
         )
-    changed = [_described(node, by_node.get(node.id, [])) for node in seeds.values()]
+    changed = [_described(node, by_node.get(node.id, []), note) for node in seeds.values()]
     order = {"breaking": 0, "compatible": 1, "modified": 2}
     changed.sort(key=lambda c: (order.get(c.impact, 3), c.path or "", c.line or 0))
     return Start(tuple(seeds.values()), (*removed, *changed), tuple(f.path for f in files))
 
 
-def _described(node: Node, changes: list[Change]) -> Changed:
+def _described(node: Node, changes: list[Change], note: tuple[str, ...] = ()) -> Changed:
     if not changes:
-        return _changed(node, "modified")
+        return _changed(node, "modified", note)
     impact = "breaking" if any(c.impact.value == "breaking" for c in changes) else "compatible"
     return _changed(node, impact, (c.message for c in changes))
 
@@ -211,5 +252,6 @@ __all__ = [
     "Start",
     "UnknownTargetError",
     "from_diff",
+    "from_patch",
     "resolve",
 ]

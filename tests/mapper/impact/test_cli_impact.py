@@ -42,7 +42,7 @@ def repo(stack: Path, tmp_path: Path) -> Path:
         (["symbol:fx.nowhere"], "error: no node 'symbol:fx.nowhere' on the map"),
         (["fx/kmd/device.py:1"], "error: fx/kmd/device.py:1: no definition spans this line"),
         (["--diff", "v0..HEAD"], "error: unknown revision 'v0'"),
-        ([], "error: give exactly one of TARGET, --diff REV[..REV] or --worktree"),
+        ([], "error: give exactly one of TARGET, --diff REV[..REV], --worktree or --patch FILE|-"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(stack: Path, args: list[str], message: str) -> None:
@@ -161,3 +161,113 @@ def test_bench_prints_figures_for_every_interface_and_a_diff(
     assert (data["diff_range"], data["diff_files"]) == ("HEAD~1..HEAD", 2)
     for key in ("interface_p50_ms", "interface_p95_ms", "diff_best_s", "map_load_s"):
         assert data[key] > 0
+
+
+def git(repo: Path, *args: str) -> str:
+    proc = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=60, check=True
+    )
+    return proc.stdout
+
+
+def _patch_of(repo: Path, edit: Edit, path: str, old: str, new: str) -> str:
+    """The diff of one edit, the edit then undone: the map stays the patch's older side."""
+    edit(repo, path, old, new)
+    text = git(repo, "diff")
+    git(repo, "checkout", "--", path)
+    return text
+
+
+def test_a_pasted_patch_is_classified_against_the_map(
+    repo: Path, edit: Edit, tmp_path: Path
+) -> None:
+    text = _patch_of(
+        repo, edit, "fx/kmd/device.py", "align: int = 256) -> int:", "align: int) -> int:"
+    )
+    patch = tmp_path / "change.diff"
+    patch.write_text(text, encoding="utf-8")
+    proc = run(repo, "--patch", str(patch), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["target"] == "patch"
+    assert [(c["node"], c["impact"], c["how"]) for c in data["changed"]] == [
+        (
+            "symbol:fx.kmd.device.Device.alloc",
+            "breaking",
+            ["python fx.kmd.device.Device.alloc: parameter 'align' lost its default 256"],
+        )
+    ]
+    assert data["diff_files"] == ["fx/kmd/device.py"]
+    caller = next(
+        a for a in data["affected"] if a["node"] == "symbol:fx.umd.session.Session.submit"
+    )
+    assert caller["why"][0]["from"] == "symbol:fx.umd.session.Session.submit"
+    stdin = subprocess.run(
+        [str(STACKMAP), "impact", "--root", str(repo), "--patch", "-", "--json"],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert stdin.returncode == 0, stdin.stderr
+    assert json.loads(stdin.stdout) == data
+
+
+def test_a_patch_that_does_not_apply_is_still_mapped_unclassified(
+    repo: Path, tmp_path: Path
+) -> None:
+    patch = tmp_path / "stale.diff"
+    patch.write_text(
+        "--- a/fx/kmd/device.py\n+++ b/fx/kmd/device.py\n@@ -8 +8 @@\n-not this line\n+x\n",
+        encoding="utf-8",
+    )
+    proc = run(repo, "--patch", str(patch), "--json")
+    assert proc.returncode == 0, proc.stderr
+    changed = json.loads(proc.stdout)["changed"]
+    assert [(c["node"], c["impact"], c["how"]) for c in changed] == [
+        (
+            "symbol:fx.kmd.device.Device.free",
+            "modified",
+            ["the patch does not apply to the working tree: changes not classified"],
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "hello\n",
+            "error: no file header found: expected `diff --git a/… b/…` or "
+            "`--- a/…` / `+++ b/…` lines",
+        ),
+        (
+            "--- a/fx/kmd/device.py\n+++ b/fx/kmd/device.py\n@@ -1,2 +1,2 @@\n-a\n+b\n",
+            "error: patch line 3: hunk ends early: 1 old and 1 new lines missing",
+        ),
+        (
+            "--- a/../x.py\n+++ b/../x.py\n@@ -1 +1 @@\n-a\n+b\n",
+            "error: patch line 1: path '../x.py' leaves the repository; paths must be relative, "
+            "without '..'",
+        ),
+        (
+            "--- a/knowledge_base/kmd/device.md\n+++ b/knowledge_base/kmd/device.md\n"
+            "@@ -1 +1 @@\n-# KMD device memory\n+# KMD device memory (v2)\n",
+            "error: the patch touches no code, proto or contract file "
+            "(knowledge_base/kmd/device.md)",
+        ),
+        (
+            "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+" + "b" * 1_000_001 + "\n",
+            "error: the patch is 1000001 bytes; at most 1000000 are read",
+        ),
+    ],
+)
+def test_a_bad_patch_is_one_line_and_exit_2(
+    stack: Path, tmp_path: Path, text: str, message: str
+) -> None:
+    patch = tmp_path / "bad.diff"
+    patch.write_text(text, encoding="utf-8")
+    proc = run(stack, "--patch", str(patch))
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.strip().splitlines() == [message]
