@@ -22,7 +22,15 @@ from mapper.errors import ConfigError, MapperError, StoreError, UnknownNameError
 from mapper.model import Edge, EvidenceKind, Node, NodeKind
 from mapper.query import Map, open_map
 from mapper.query import MapNotIngested as NotIngested
-from web.errors import BadRequest, ConfigProblem, EmptyMap, MapNotIngested, UnknownNode, UnknownRole
+from web.errors import (
+    BadRequest,
+    ConfigProblem,
+    EmptyMap,
+    MapNotIngested,
+    PayloadTooLarge,
+    UnknownNode,
+    UnknownRole,
+)
 
 NODE_KINDS = tuple(k.value for k in NodeKind)
 EVIDENCE_KINDS = tuple(k.value for k in EvidenceKind)
@@ -258,23 +266,43 @@ class MapData:
             raise MapNotIngested(str(exc), command=self.ingest_command) from exc
         return dict(answer.to_json())
 
-    def impact(self, target: str | None, diff: str | None, *, conservative: bool = False) -> Record:
-        """``mapper.impact``'s report (JSON form) for a target, or for a revision range
-        ``A..B`` / ``A`` (to HEAD); UnknownNode or BadRequest when it cannot be analysed."""
-        from mapper.impact import ImpactError, Mode, UnknownTargetError, impact_of, impact_of_diff
+    def impact(
+        self,
+        target: str | None,
+        diff: str | None,
+        *,
+        patch: str | None = None,
+        conservative: bool = False,
+    ) -> Record:
+        """``mapper.impact``'s report (JSON form) for a target, a revision range ``A..B`` /
+        ``A`` (to HEAD) or a pasted patch; UnknownNode, BadRequest or PayloadTooLarge when it
+        cannot be analysed."""
+        from mapper.impact import (
+            ImpactError,
+            Mode,
+            PatchTooLargeError,
+            UnknownTargetError,
+            impact_of,
+            impact_of_diff,
+            impact_of_patch,
+        )
         from mapper.impact.mapview import open_view
 
         view = self.cached("impact-view", lambda: open_view(self.root, self.config))
         mode = Mode.CONSERVATIVE if conservative else Mode.PRECISE
         try:
-            if diff is not None:
+            if patch is not None:
+                report = impact_of_patch(view, self.root, patch, mode=mode)
+            elif diff is not None:
                 report = impact_of_diff(view, self.root, diff, mode=mode)
             else:
                 report = impact_of(view, self.root, str(target), mode=mode)
         except UnknownTargetError as exc:
             raise UnknownNode(str(exc), node=target) from None
+        except PatchTooLargeError as exc:
+            raise PayloadTooLarge(str(exc), **exc.details) from None
         except (ImpactError, MapperError) as exc:
-            raise BadRequest(str(exc)) from None
+            raise BadRequest(str(exc), line=exc.line) from None
         return dict(report.to_json())
 
     def check_names(self, kinds: list[str], layers: list[str], evidence: list[str]) -> None:

@@ -65,6 +65,13 @@ class BadRequest(WebError):
     code = "bad-request"
 
 
+class PayloadTooLarge(WebError):
+    """Input over a size cap (a pasted patch too long, too many files or hunks)."""
+
+    status = 413
+    code = "too-large"
+
+
 class ConfigProblem(WebError):
     """``stackmap.toml`` is missing or malformed."""
 

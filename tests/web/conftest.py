@@ -83,3 +83,20 @@ def live_url(repo_map: MapData) -> Iterator[str]:
     server.should_exit = True
     thread.join(timeout=60)
     sock.close()
+
+
+FREE = "    def free(self, ctx: int, va: int) -> None:"
+
+
+@pytest.fixture(scope="session")
+def free_patch() -> str:
+    """A patch against this repository's working tree: ``KmdDevice.free`` (the provider of
+    the ``umd_kmd.free`` contract entry) gains an optional parameter."""
+    path = "stack/kmd/device.py"
+    lines = (REPO / path).read_text(encoding="utf-8").splitlines()
+    assert FREE in lines, f"{path} no longer defines {FREE.strip()!r}: update this fixture"
+    at = lines.index(FREE) + 1
+    return (
+        f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -{at} +{at} @@\n"
+        f"-{FREE}\n+{FREE.replace('va: int)', 'va: int, sync: bool = True)')}\n"
+    )

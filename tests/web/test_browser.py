@@ -145,3 +145,26 @@ def test_impact_of_a_umd_kmd_interface(page: Any) -> None:
     page.locator("ul.affected details summary").first.click()
     assert page.locator("ol.hops li").first.is_visible()
     shot(page, "impact-umd-kmd-free")
+
+
+def test_impact_of_a_pasted_patch(page: Any, free_patch: str) -> None:
+    page.goto("/impact")
+    page.fill("form.patch textarea", free_patch)
+    page.click("form.patch button")
+    page.wait_for_selector("#impact-count")
+    summary = page.locator("#impact-count").inner_text()
+    assert " items affected by patch (precise) · effort: " in summary
+    changed = page.locator("h2:text('Changed') + ul li").all_inner_texts()
+    assert [c.split()[:2] for c in changed] == [
+        ["compatible", "symbol:stack.kmd.device.KmdDevice.free"]
+    ]
+    assert "new optional parameter 'sync'" in changed[0]
+    assert "umd" in page.locator("h2.layer-group").evaluate_all(
+        "hs => hs.map(h => h.dataset.layer)"
+    )
+    page.locator("ul.affected details summary").first.click()
+    first_hop = page.locator("ol.hops li").first
+    assert first_hop.is_visible()
+    assert first_hop.locator("code.loc").inner_text()  # each hop cites where it was seen
+    assert page.locator("form.patch textarea").input_value() == free_patch  # kept for editing
+    shot(page, "impact-pasted-patch")

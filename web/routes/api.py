@@ -1,6 +1,7 @@
 """The JSON API: one endpoint per page, over the same view functions, described by OpenAPI.
 
-Every endpoint is GET and read-only. Errors come back as ``{"error", "message", ...}`` with
+Every endpoint is read-only: GET, and one POST (``/api/impact`` with a pasted patch, too large
+for a URL) that only computes. Errors come back as ``{"error", "message", ...}`` with
 the command to run where there is one (e.g. ``map-not-ingested``).
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
+from pydantic import BaseModel, Field
 
 from web.data import MapData
 from web.views.ask import MAX_QUESTION, ask
@@ -83,6 +85,22 @@ def api_impact(
     ] = False,
 ) -> dict[str, Any]:
     return impact(_data(request), target, diff, conservative)
+
+
+class PatchBody(BaseModel):
+    """A patch to analyse: diff text as ``git diff`` / ``git show`` prints it."""
+
+    patch: str = Field(description="The diff text (at most 1 MB, 1,000 files)")
+    conservative: bool = Field(False, description="Follow every plausible edge")
+
+
+@router.post(
+    "/impact",
+    summary="What must change with a pasted patch (computes only; changes nothing)",
+    responses={400: {"description": "malformed patch"}, 413: {"description": "too large"}},
+)
+def api_impact_patch(request: Request, body: PatchBody) -> dict[str, Any]:
+    return impact(_data(request), conservative=body.conservative, patch=body.patch)
 
 
 @router.get("/check", summary="Check findings grouped by layer, rule and classification")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
 
 from web.app import html
 from web.data import EVIDENCE_KINDS, NODE_KINDS, MapData
+from web.errors import BadRequest
 from web.routes.api import MAX_ID, MAX_NAME, Names
 from web.views.ask import MAX_QUESTION, ask
 from web.views.check_view import check_summary
@@ -77,13 +80,30 @@ def impact_page(
 ) -> HTMLResponse:
     asked = bool(target.strip() or diff.strip())
     result = impact(_data(request), target, diff, conservative) if asked else None
+    return _impact_html(request, result, target=target, diff=diff, conservative=conservative)
+
+
+@router.post("/impact", response_class=HTMLResponse)
+async def impact_patch_page(request: Request) -> HTMLResponse:
+    """The Impact page for a pasted patch (a form field ``patch``; the guard caps the body)."""
+    kind = request.headers.get("content-type", "").partition(";")[0].strip()
+    if kind != "application/x-www-form-urlencoded":
+        raise BadRequest("send the patch as a form (application/x-www-form-urlencoded)")
+    fields = dict(parse_qsl((await request.body()).decode("utf-8", "replace")))
+    patch, conservative = fields.get("patch", ""), fields.get("conservative") == "true"
+    result = await run_in_threadpool(impact, _data(request), conservative=conservative, patch=patch)
+    return _impact_html(request, result, patch=patch, conservative=conservative)
+
+
+def _impact_html(
+    request: Request, result: dict[str, object] | None, **form: object
+) -> HTMLResponse:
     interfaces = [n for n, _ in _data(request).nodes(kinds={"interface"})]
+    defaults: dict[str, object] = {"target": "", "diff": "", "patch": ""}
     return html(
         request,
         "impact.html",
-        target=target,
-        diff=diff,
-        conservative=conservative,
+        **{**defaults, **form},
         result=result,
         interfaces=sorted(interfaces),
     )

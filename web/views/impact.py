@@ -1,5 +1,5 @@
 """The Impact page and ``/api/impact``: what must change with a symbol, an interface, a
-contract entry, a ``PATH:LINE`` or a revision range, per layer, each item with its
+contract entry, a ``PATH:LINE``, a revision range or a pasted patch, per layer, each item with its
 explanation path hop by hop (:mod:`mapper.impact` through :meth:`web.data.MapData.impact`)."""
 
 from __future__ import annotations
@@ -13,18 +13,24 @@ MAX_TARGET = 300
 
 
 def impact(
-    data: MapData, target: str = "", diff: str = "", conservative: bool = False
+    data: MapData,
+    target: str = "",
+    diff: str = "",
+    conservative: bool = False,
+    patch: str = "",
 ) -> dict[str, Any]:
     target, diff = target.strip(), diff.strip()
-    if bool(target) == bool(diff):
+    if sum(bool(x) for x in (target, diff, patch.strip())) != 1:
         raise BadRequest(
-            "give a target (e.g. interface:umd_kmd.free, stack/kmd/memory.py:40) "
-            "or a diff (a revision range such as HEAD~3..HEAD), not both"
+            "give one of a target (e.g. interface:umd_kmd.free, stack/kmd/memory.py:40), "
+            "a diff (a revision range such as HEAD~3..HEAD) or a pasted patch"
         )
     for value in (target, diff):
         if len(value) > MAX_TARGET:
             raise BadRequest(f"a target is at most {MAX_TARGET} characters", length=len(value))
-    report = data.impact(target or None, diff or None, conservative=conservative)
+    report = data.impact(
+        target or None, diff or None, patch=patch or None, conservative=conservative
+    )
     items = {a["node"]: a for a in report["affected"]}
     order = [layer["id"] for layer in data.layers()] + ["(no layer)"]
     by_layer = report["by_layer"]
