@@ -4,7 +4,8 @@ Every command runs inside :class:`ErrorPath`: a :class:`~stack.errors.StackError
 operating-system error (a missing file, a folder that does not exist, a busy port) becomes one
 line on stderr (``error: …``) and exit status 2; any other exception is a bug in refstack and is
 one line too, exit status 1. ``refstack --debug …`` (or ``REFSTACK_DEBUG=1``) shows the
-traceback instead. Usage errors (bad options) are click's: a message and exit 2.
+traceback instead. Usage errors (a bad option, a missing argument, an unknown command) are one
+line too, exit status 2.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from typer.core import TyperGroup
 
 from stack.errors import StackError
 
+#: Exit status of a usage error (click's convention).
+EXIT_USAGE = 2
 #: Exit status when the command could not do its job (bad input, refused operation).
 EXIT_ERROR = 2
 #: Exit status of an unexpected failure (a bug): reported in one line, traceback with --debug.
@@ -61,8 +64,29 @@ def os_message(exc: OSError) -> str:
     return f"{what}: {exc.filename}" if exc.filename else what
 
 
+def usage_error(exc: Exception) -> NoReturn:
+    """A usage error (bad option, missing argument, unknown command) as one line on stderr
+    naming the help to read, and exit status 2."""
+    message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
+    ctx = getattr(exc, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    typer.echo(f"error: {message}{hint}", err=True)
+    raise typer.Exit(EXIT_USAGE)
+
+
 class ErrorPath(TyperGroup):
-    """The root group: turns what a command raises into one line and an exit status."""
+    """The root group: turns what a command raises into one line and an exit status; usage
+    errors too (click would print a usage block), at the root and in every subcommand."""
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except Exception as exc:
+            if not _usage(exc):
+                raise
+            usage_error(exc)
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -70,7 +94,9 @@ class ErrorPath(TyperGroup):
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
         except Exception as exc:
-            if hasattr(exc, "exit_code") or _debug(ctx):  # click's own (usage) or --debug
+            if _usage(exc):
+                usage_error(exc)
+            if _debug(ctx):
                 raise
             if isinstance(exc, StackError):
                 typer.echo(f"error: {exc}", err=True)
@@ -87,6 +113,11 @@ class ErrorPath(TyperGroup):
                 err=True,
             )
             raise typer.Exit(EXIT_BUG) from None
+
+
+def _usage(exc: Exception) -> bool:
+    """A click usage or input error (matched by its interface: typer vendors click)."""
+    return hasattr(exc, "exit_code") and hasattr(exc, "format_message")
 
 
 def _debug(ctx: Any) -> bool:
