@@ -27,6 +27,7 @@ from stack.umd.errors import (
 )
 from stack.umd.ops import AttrValue, Layout, OpKind, OpRequest, TensorDesc
 from stack.umd.pipeline import Translated
+from stack.umd.pool_stats import PoolStats
 from stack.umd.session import SessionStats, Ticket, UmdSession
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "Layout",
     "OpKind",
     "OpRequest",
+    "PoolStats",
     "ResourceExhaustedError",
     "SessionNotFoundError",
     "SessionStats",

@@ -105,6 +105,15 @@ class Pipeline:
         nbytes = tuple(d.byte_size for d in (*req.inputs, *req.outputs))
         return Program(blobs, sem.scratch, sem.primary, nbytes)
 
+    def infer_shapes(self, req: OpRequest) -> tuple[tuple[int, ...], ...]:
+        """The shapes the op's outputs must have, from its inputs and attributes (stages 1–4,
+        pure: no session, no device). The outputs' shapes in ``req`` are ignored; their count,
+        dtypes and layouts count. Errors: InvalidRequestError subclasses naming the field."""
+        check_structure(req)
+        translator = self.translators.route(req.op)
+        sem = translator.parse(req, self.templates)
+        return tuple(translator.infer(sem.main))
+
     def translate(
         self,
         req: OpRequest,

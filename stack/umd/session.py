@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +30,7 @@ from stack.umd.kmd_errors import kmd_call
 from stack.umd.ops import OpRequest
 from stack.umd.pipeline import Pipeline, Translated
 from stack.umd.pool import MemoryPool
+from stack.umd.pool_stats import PoolStats
 from stack.umd.program import Program
 
 
@@ -108,6 +109,45 @@ class UmdSession:
         with kmd_call("free"):
             self.pool.free(addr)
 
+    def acquire_block(self, nbytes: int, *, stage: Hashable = None, align: int = 64) -> int:
+        """A size-binned block of at least ``nbytes`` from the session's pool (sync), reused from
+        its bin when one is cached, tagged with ``stage``; returns its VA. Contents are
+        undefined. Lives until :meth:`release_block`, :meth:`release_stage` or close."""
+        self._check_open()
+        with kmd_call("alloc"):
+            return self.pool.acquire(nbytes, stage=stage, align=align)
+
+    def release_block(self, addr: int) -> None:
+        """Return a block to its bin (sync). The caller first waits on the tickets of the work
+        that uses it: the memory is not freed, so the KMD cannot refuse a release in use."""
+        self._check_open()
+        with kmd_call("free"):
+            self.pool.release(addr)
+
+    def release_stage(self, stage: Hashable) -> int:
+        """Release every block still tagged ``stage`` (as :meth:`release_block`); how many."""
+        self._check_open()
+        with kmd_call("free"):
+            return self.pool.release_stage(stage)
+
+    def trim_pool(self) -> int:
+        """Free the pool's cached blocks to the KMD (sync); returns the bytes freed."""
+        self._check_open()
+        with kmd_call("free"):
+            return self.pool.trim()
+
+    def begin_pool_window(self) -> None:
+        """Start a pool measurement window (one pipeline run): its peak counts from here."""
+        self.pool.begin_window()
+
+    def end_pool_window(self) -> bool:
+        """End the window; True when the pool's 1.5 × peak warning fired with it."""
+        return self.pool.end_window()
+
+    def pool_stats(self) -> PoolStats:
+        """The pool's counters: allocated, in use, peak, fragmentation, bin hits (non-blocking)."""
+        return self.pool.stats()
+
     def write(self, addr: int, array: np.ndarray | bytes, offset: int = 0) -> None:
         """Copy host bytes into device memory (sync; wait on tickets that read it first)."""
         if self.closed:
@@ -154,6 +194,12 @@ class UmdSession:
         """Stages 1–5 for one op (sync, no device work); errors name the request field."""
         self._check_open()
         return self._pipeline.translate(req, self.pool, self.cache, self._alloc_scratch)
+
+    def infer_shapes(self, req: OpRequest) -> tuple[tuple[int, ...], ...]:
+        """The output shapes ``req``'s op produces from its inputs (sync, pure: no device work;
+        addresses and output shapes are not looked at). Errors name the request field."""
+        self._check_open()
+        return self._pipeline.infer_shapes(req)
 
     def translate_batch(self, reqs: Sequence[OpRequest]) -> list[Translated]:
         """Translate ops in order; a failure names ``ops[i]`` and frees the batch's scratch."""
