@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from stack import __version__
-from stack.cli import bench, kmd_cmd, model_cmd, run_cmd, umd_cmd
+from stack.cli import bench, kmd_cmd, model_cmd, pipeline_cmd, run_cmd, umd_cmd
 from stack.cli._common import ErrorPath, set_debug
 
 HELP = """The reference five-layer AI-accelerator stack: adapter → compiler → runtime → UMD → KMD.
@@ -21,6 +21,8 @@ Examples:
   refstack compile model.onnx -o model.sx
 
   refstack run model.sx --input x=x.npy --output-dir out/
+
+  refstack pipeline run pipeline.yaml --input x=x.npy --output-dir out/
 
   refstack umd serve --port 50051
 
@@ -61,6 +63,7 @@ def _root(
 
 app.add_typer(bench.app, name="bench")
 app.add_typer(umd_cmd.app, name="umd")
+app.add_typer(pipeline_cmd.app, name="pipeline")
 kmd_cmd.register(app)
 model_cmd.register(app)
 run_cmd.register(app)

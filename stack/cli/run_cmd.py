@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import statistics
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,34 @@ def load_npy(file: str) -> np.ndarray:
     return np.array(mapped)
 
 
+def save_outputs(
+    outputs: Mapping[str, np.ndarray], output_dir: Path, *, as_json: bool
+) -> list[dict[str, Any]]:
+    """Write each output to ``output_dir/<safe name>.npy``; one record per output (name, shape,
+    dtype, file). A write that fails exits 2 with one line."""
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        taken: set[str] = set()
+        records: list[dict[str, Any]] = []
+        for name, array in outputs.items():
+            path = output_dir / f"{safe_file_name(name, taken)}.npy"
+            np.save(path, array)
+            records.append(
+                {"name": name, "shape": list(array.shape), "dtype": str(array.dtype),
+                 "file": str(path)}
+            )  # fmt: skip
+    except OSError as exc:
+        fail(f"cannot write outputs to {output_dir}: {exc.strerror}", as_json=as_json)
+    return records
+
+
+def echo_outputs(records: list[dict[str, Any]]) -> None:
+    """One line per written output: name, shape, dtype, file."""
+    for rec in records:
+        shape = "x".join(str(d) for d in rec["shape"]) or "scalar"
+        typer.echo(f"{rec['name']}\t{shape}\t{rec['dtype']}\t{rec['file']}")
+
+
 def parse_target(target: str) -> str:
     """``HOST:PORT`` of a UMD service, checked (typer.BadParameter otherwise)."""
     host, sep, port = target.rpartition(":")
@@ -55,7 +84,7 @@ def parse_target(target: str) -> str:
     return target
 
 
-def _read_inputs(specs: list[str]) -> dict[str, np.ndarray]:
+def read_inputs(specs: list[str]) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {}
     for spec in specs:
         name, sep, file = spec.partition("=")
@@ -98,7 +127,7 @@ def run_model(
     """
     target = parse_target(umd) if umd is not None else None
     try:
-        arrays = _read_inputs(inputs)
+        arrays = read_inputs(inputs)
         exe = read_executable(executable)
         started = time.perf_counter()
         with Runtime(backend, streams=streams, umd=target) as runtime:
@@ -114,23 +143,7 @@ def run_model(
             used_backend = runtime.umd.backend
     except StackError as err:
         fail(err, as_json=as_json)
-    try:
-        output_dir.mkdir(parents=True, exist_ok=True)
-        taken: set[str] = set()
-        records: list[dict[str, Any]] = []
-        for name, array in outputs.items():
-            path = output_dir / f"{safe_file_name(name, taken)}.npy"
-            np.save(path, array)
-            records.append(
-                {
-                    "name": name,
-                    "shape": list(array.shape),
-                    "dtype": str(array.dtype),
-                    "file": str(path),
-                }
-            )
-    except OSError as exc:
-        fail(f"cannot write outputs to {output_dir}: {exc.strerror}", as_json=as_json)
+    records = save_outputs(outputs, output_dir, as_json=as_json)
     summary = {
         "executable": str(executable),
         "backend": used_backend,
@@ -145,9 +158,7 @@ def run_model(
     if as_json:
         emit_json(summary)
         return
-    for rec in records:
-        shape = "x".join(str(d) for d in rec["shape"]) or "scalar"
-        typer.echo(f"{rec['name']}\t{shape}\t{rec['dtype']}\t{rec['file']}")
+    echo_outputs(records)
     typer.echo(
         f"# {summary['ops']} ops, {summary['submits']} submits, load {summary['load_ms']} ms, "
         f"run {summary['run_ms']} ms (median of {repeat}), attempts {summary['attempts']}, "

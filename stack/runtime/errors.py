@@ -62,3 +62,61 @@ class ExecutionFaultError(RuntimeLayerError):
 
 class ModelClosedError(RuntimeLayerError):
     """The model (or its runtime) was closed; its device memory is gone."""
+
+
+class PipelineConfigError(RuntimeLayerError):
+    """An operator pipeline config is unreadable or invalid; ``field`` is the JSON path of the
+    offending part (``pipeline[1].constraints.memory_alignment``, ``outputs[0]``, ``inputs.x``)."""
+
+    def __init__(self, message: str, *, field: str, **details: Any) -> None:
+        super().__init__(message, field=field, **details)
+        self.field = field
+
+
+class ShapeMismatchError(PipelineConfigError):
+    """The linker found a tensor whose shape is not what a stage expects (or two tensors a merge
+    cannot broadcast): ``produced`` and ``expected`` are both shapes, ``dim`` the first offending
+    dimension, ``stage`` and ``tensor`` where."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str,
+        stage: str,
+        tensor: str,
+        produced: tuple[int, ...],
+        expected: tuple[int | None, ...],
+        dim: int | None,
+    ) -> None:
+        super().__init__(
+            message, field=field, stage=stage, tensor=tensor, produced=list(produced),
+            expected=list(expected), dim=dim,
+        )  # fmt: skip
+        self.stage, self.tensor, self.dim = stage, tensor, dim
+        self.produced, self.expected = produced, expected
+
+
+class ModuleError(RuntimeLayerError):
+    """An operator module failed in a pipeline run: it raised (refused or faulted) or produced
+    NaN/Inf where NaN/Inf are forbidden. Names the ``module``, its ``version``, the ``stage``
+    and its ``inputs`` (``name: shape dtype``); ``cause`` is the underlying error's name
+    (``NanInf`` for the output check). The rest of the process is unaffected."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        module: str,
+        version: str,
+        stage: str,
+        inputs: tuple[str, ...],
+        cause: str,
+        op: str | None = None,
+    ) -> None:
+        super().__init__(
+            message, op=op, module=module, version=version, stage=stage, inputs=list(inputs),
+            cause=cause,
+        )  # fmt: skip
+        self.module, self.version, self.stage = module, version, stage
+        self.inputs, self.cause = inputs, cause

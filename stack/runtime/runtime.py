@@ -10,6 +10,7 @@ from stack.runtime.errors import ModelClosedError, ModelLoadError
 from stack.runtime.executable import Executable
 from stack.runtime.executor import LoadedModel
 from stack.runtime.loader import build_image, read_executable
+from stack.runtime.oppipeline import ConfigSource, PipelineRunner, open_pipeline
 from stack.runtime.recovery import DEFAULT_POLICY, RecoveryPolicy
 from stack.umd import Umd
 from stack.umd.protocol import UmdApi
@@ -77,6 +78,20 @@ class Runtime:
         with self._lock:
             self._models.add(model)
         return model
+
+    def open_pipeline(self, config: ConfigSource) -> PipelineRunner:
+        """Validate, link and prepare an operator pipeline config (a path, a mapping or a
+        :class:`~stack.runtime.oppipeline.PipelineConfig`) on a new session of this runtime's
+        UMD (sync; see :mod:`stack.runtime.oppipeline`). The runner owns the session until
+        ``runner.close()`` (or this runtime's close). Errors: PipelineConfigError /
+        ShapeMismatchError naming the field, ModelLoadError on a UMD service (pipelines need
+        the in-process UMD's pool and shape inference), ModelClosedError."""
+        with self._lock:
+            if self._closed:
+                raise ModelClosedError("the runtime is closed")
+        if not isinstance(self.umd, Umd):
+            raise ModelLoadError("operator pipelines run on an in-process UMD, not a service")
+        return open_pipeline(config, self.umd)
 
     def _forget(self, model: LoadedModel) -> None:
         with self._lock:
