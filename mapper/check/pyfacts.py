@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mapper.ingest._python_grpc import servicer_requests
 from mapper.ingest.code import ParsedFile
 from mapper.model import SymbolKind
 
@@ -80,43 +81,38 @@ def servicers(parsed: ParsedFile) -> list[Servicer]:
     """The file's top-level classes deriving from a ``<Service>Servicer``, with their methods
     and the request attributes each reads (private names and the message API left out)."""
     reads: dict[str, list[tuple[str, int]]] = {}
+    static: set[str] = set()
     for ref in parsed.references:
         if ref.kind == "request_read" and ref.scope and ref.target not in MESSAGE_API:
             reads.setdefault(ref.scope, []).append((ref.target, ref.location.line or 0))
+        elif ref.kind == "decorator" and ref.target == "staticmethod" and ref.scope:
+            static.add(ref.scope)
+    module = parsed.module or ""
+    requests = servicer_requests(module, parsed.symbols, parsed.bases, static)
     symbols = {s.qualname: s for s in parsed.symbols}
     out: list[Servicer] = []
     for cls, written in parsed.bases:
         service = _service(written)
         sym = symbols.get(cls)
-        if service is None or sym is None or cls.rpartition(".")[0] != (parsed.module or ""):
+        if service is None or sym is None or cls.rpartition(".")[0] != module:
             continue
         methods = []
         for method in parsed.symbols:
             if method.kind is not SymbolKind.METHOD or method.qualname.rpartition(".")[0] != cls:
                 continue
-            params = method.signature.params if method.signature else ()
-            request = next((p.name for p in params if p.kind == "positional"), None)
             found = [
                 read
                 for scope, items in reads.items()
                 if scope == method.qualname or scope.startswith(method.qualname + ".")
                 for read in items
             ]
-            line = method.location.line or 0
             unique = tuple(sorted(set(found), key=lambda x: (x[1], x[0])))
-            methods.append(
-                ServicerMethod(method.qualname.rpartition(".")[2], line, request, unique)
-            )
+            name, line = method.qualname.rpartition(".")[2], method.location.line or 0
+            methods.append(ServicerMethod(name, line, requests.get(method.qualname), unique))
         line = sym.location.line or 0
+        end = sym.end_line or line
         out.append(
-            Servicer(
-                parsed.path,
-                cls.rpartition(".")[2],
-                service,
-                line,
-                sym.end_line or line,
-                tuple(methods),
-            )
+            Servicer(parsed.path, cls.rpartition(".")[2], service, line, end, tuple(methods))
         )
     return out
 

@@ -2,7 +2,8 @@
 
 Python names resolve through the module files (``a.b.C.m`` → file of ``a.b`` → symbol
 ``a.b.C.m``), following re-exports (a name a package ``__init__`` imports) up to a small depth,
-and accepting instance attributes a class assigns (``self.x = ...``) or annotates.
+and accepting instance attributes a class assigns (``self.x = ...``) or annotates, as ingest
+recorded them.
 """
 
 from __future__ import annotations
@@ -97,14 +98,11 @@ def _inherited(facts: Facts, path: str, cls: Symbol, member: str, depth: int) ->
 
 
 def _has_attribute(facts: Facts, path: str, cls: Symbol, attr: str) -> bool:
-    try:
-        lines = (facts.root / path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return False
-    start = (cls.location.line or 1) - 1
-    body = "\n".join(lines[start : cls.end_line or len(lines)])
-    pattern = rf"self\.{re.escape(attr)}\s*[:=]|^\s+{re.escape(attr)}\s*:"
-    return re.search(pattern, body, re.MULTILINE) is not None
+    """Whether a method of ``cls`` assigns ``self.attr`` (from the stored parse; a class-level
+    ``attr: T`` is a symbol of its own)."""
+    parsed = facts.parsed(path)
+    found = parsed.attributes if parsed is not None else ()
+    return any(owner == cls.qualname and name == attr for owner, name, _ in found)
 
 
 def header_end(facts: Facts, path: str, line: int | None) -> int | None:

@@ -147,7 +147,10 @@ def extract(
             *_python_refs.registrations(caps.get("reference.call", ()), scope_at, where),
             *_python_grpc.message_fields(caps.get("reference.call", ()), imports, scope_at, where),
         ]
-        requests = _python_grpc.servicer_requests(module, list(symbols.values()), bases)
+        static = {r.scope for _, r in extra if r.kind == "decorator" and r.target == "staticmethod"}
+        requests = _python_grpc.servicer_requests(
+            module, list(symbols.values()), bases, {s for s in static if s}
+        )
         if requests:
             attrs = caps.get("reference.name", ())
             extra += _python_grpc.request_reads(attrs, requests, scope_at, where)
@@ -179,7 +182,7 @@ def _type_name(written: str) -> str | None:
 
 
 def _self_attribute(node: ts.Node, module: str) -> tuple[str, str, str] | None:
-    """``self.NAME = value`` in a method → (class qualname, NAME, type as written)."""
+    """``self.NAME = value`` in a method → (class qualname, NAME, type as written or "")."""
     left = node.child_by_field_name("left")
     target = left.child_by_field_name("object") if left is not None else None
     if target is None or text(target) != "self":
@@ -198,9 +201,8 @@ def _self_attribute(node: ts.Node, module: str) -> tuple[str, str, str] | None:
             callee = text(right.child_by_field_name("function"))
             if callee.rpartition(".")[2][:1].isupper():
                 declared = callee
-    if not declared:
-        return None
-    return _scope(method, module), name, declared  # the scope around a method: its class
+    # the scope around a method: its class; "" when the type cannot be told
+    return _scope(method, module), name, declared or ""
 
 
 def _param_type(method: ts.Node, name: str) -> str | None:

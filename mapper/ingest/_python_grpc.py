@@ -14,7 +14,7 @@ ingest so that the check parses nothing again:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import tree_sitter as ts
 
@@ -35,20 +35,28 @@ def _service_base(written: Iterable[str]) -> bool:
 
 
 def servicer_requests(
-    module: str, symbols: Sequence[Symbol], bases: Sequence[tuple[str, tuple[str, ...]]]
+    module: str,
+    symbols: Sequence[Symbol],
+    bases: Sequence[tuple[str, tuple[str, ...]]],
+    static: Collection[str] = (),
 ) -> dict[str, str]:
-    """Method qualname → its request parameter, for the methods of the module's servicers."""
+    """Method qualname → its request parameter (the one after ``self``), for the methods of
+    the module's servicers; ``static`` names the static methods (no ``self`` to skip)."""
     servicers = {cls for cls, written in bases if _service_base(written)}
     servicers = {cls for cls in servicers if cls.rpartition(".")[0] == module}  # top level
     out: dict[str, str] = {}
     for sym in symbols:
         if sym.kind is not SymbolKind.METHOD or sym.qualname.rpartition(".")[0] not in servicers:
             continue
-        params = [
-            p for p in (sym.signature.params if sym.signature else ()) if p.kind == "positional"
-        ]
-        if params:  # a method's signature leaves out ``self``
-            out[sym.qualname] = params[0].name
+        params = (
+            [p.name for p in sym.signature.params if p.kind == "positional"]
+            if sym.signature
+            else []
+        )
+        # a method's signature leaves ``self`` out; a static method's keeps its first parameter
+        request = params[1:2] if sym.qualname in static else params[:1]
+        if request:
+            out[sym.qualname] = request[0]
     return out
 
 

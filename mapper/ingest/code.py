@@ -77,7 +77,9 @@ class ParsedFile:
     module: str | None = None
     loc: int = 0
     bases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # Python class → base names as written
-    attributes: tuple[tuple[str, str, str], ...] = ()  # (class, attribute, type as written)
+    # (class, attribute, type as written; "" when unknown: no class to resolve): what a class's
+    # methods assign to self
+    attributes: tuple[tuple[str, str, str], ...] = ()
 
 
 def language_for(path: str) -> Language | None:

@@ -107,14 +107,18 @@ def _dangling(facts: Facts) -> Iterator[Finding]:
     for page in (p for p in facts.docs if p.front_matter):  # a page without one is off the map
         fm = page.front_matter
         layer = fm.get("layer") if isinstance(fm.get("layer"), str) else None
-        names: list[tuple[str, int]] = []
-        for key in ("symbols", "interfaces"):
-            names += [(v, _fm_line(facts, page, key, v)) for v in _strings(fm.get(key))]
-        names += [(n, loc.line or 1) for n, loc in page.mentions]
-        for name, line in names:
+        # (name, front-matter key or None for a mention, line of a mention); the line of a
+        # front-matter value is looked up in the page only for a finding
+        names: list[tuple[str, str | None, int]] = []
+        for field in ("symbols", "interfaces"):
+            names += [(v, field, 1) for v in _strings(fm.get(field))]
+        names += [(n, None, loc.line or 1) for n, loc in page.mentions]
+        for name, key, line in names:
             where = _check_name(facts, name)
             if where is True:
                 continue
+            if key is not None:
+                line = _fm_line(facts, page, key, name)
             found = SM301.finding(
                 f"{page.path} names `{name}`, which no longer exists",
                 subject=f"{page.path}:{name}",

@@ -20,6 +20,10 @@ def test_bench_ingest_figures(minirepo: Path) -> None:
         "parse_only_s",
         "full_noembed_s",
         "full_noembed_over_parse",
+        "parse_only_cpu_s",
+        "full_noembed_cpu_s",
+        "full_noembed_over_parse_cpu",
+        "goal_over_parse",
         "full_s",
         "incremental_1file_s",
         "incremental_file",
@@ -41,6 +45,8 @@ def test_bench_ingest_figures(minirepo: Path) -> None:
         )
     )
     assert 0 < result["parse_only_s"] < result["full_noembed_s"]
+    assert 0 < result["parse_only_cpu_s"] < result["full_noembed_cpu_s"]
+    assert result["goal_over_parse"] == 3.0
     assert result["incremental_file"] in {
         "compiler/ir.py",
         "compiler/passes.py",
