@@ -2,8 +2,9 @@
 
 ::
 
-    header   "<4sHHIIQ32s"  magic b"RSX\\0", major u16, minor u16, flags u32, n_segments u32,
-                            total_size u64, sha256[32] of the whole file with this field zeroed
+    header   "<4sHHHHIQ32s" magic b"RSX\\0", major u16, minor u16, patch u16, flags u16,
+                            n_segments u32, total_size u64, sha256[32] of the whole file with
+                            this field zeroed
     table    n_segments x "<IIQQ"  kind u32 (SegmentKind), alignment u32, offset u64, length u64
     segments CODE    canonical JSON: op records (op name, inputs, outputs, attrs, stream, deps)
              PLAN    canonical JSON: tensor records (the memory plan), io ids, arena sizes
@@ -11,7 +12,9 @@
              CONST   raw bytes, file offset aligned to 64
 
 Canonical JSON = sorted keys, no whitespace, UTF-8, so equal Executables give equal bytes.
-Decoding checks, in order: header size, magic, version, segment table, total size
+Decoding checks, in order: header size, magic, version (another major is refused, another minor
+read with a warning, another patch silently: :func:`stack.umd.operators.check_version`), segment
+table, total size
 (truncation), checksum, segment bounds and alignment, then the records themselves.
 """
 
@@ -30,9 +33,10 @@ from stack.runtime.executable import (
     Executable,
 )
 from stack.runtime.records_json import records_from_json, records_to_json
+from stack.umd.operators import SemVer, VersionMismatchError, check_version
 
 MAGIC = b"RSX\0"
-HEADER = struct.Struct("<4sHHIIQ32s")
+HEADER = struct.Struct("<4sHHHHIQ32s")
 SEGMENT_ENTRY = struct.Struct("<IIQQ")
 _CHECKSUM_AT = HEADER.size - 32
 _MAX_SEGMENTS = 64
@@ -77,7 +81,13 @@ def encode_executable(exe: Executable, *, flags: int = 0) -> bytes:
 
 
 def assemble(
-    version: tuple[int, int], code: Any, plan: Any, symbols: Any, consts: bytes, *, flags: int = 0
+    version: tuple[int, int, int],
+    code: Any,
+    plan: Any,
+    symbols: Any,
+    consts: bytes,
+    *,
+    flags: int = 0,
 ) -> bytes:
     """Lay out the four segments (JSON documents made canonical) under a sealed header.
 
@@ -98,8 +108,8 @@ def assemble(
         body += payload
         table.append(SEGMENT_ENTRY.pack(kind, alignment, offset, len(payload)))
         cursor = offset + len(payload)
-    major, minor = version
-    header = HEADER.pack(MAGIC, major, minor, flags, len(payloads), cursor, b"\0" * 32)
+    major, minor, patch = version
+    header = HEADER.pack(MAGIC, major, minor, patch, flags, len(payloads), cursor, b"\0" * 32)
     return seal(header + b"".join(table) + bytes(body))
 
 
@@ -107,19 +117,21 @@ def _fail(message: str, field: str, **details: Any) -> ExecutableFormatError:
     return ExecutableFormatError(message, field=field, **details)
 
 
-def _read_header(data: bytes) -> tuple[tuple[int, int], dict[SegmentKind, bytes]]:
+def _read_header(data: bytes) -> tuple[tuple[int, int, int], dict[SegmentKind, bytes]]:
     if len(data) < HEADER.size:
         raise _fail(f"file is {len(data)} bytes, shorter than the header", "header")
-    magic, major, minor, _flags, n_seg, total, stored = HEADER.unpack_from(data)
+    magic, major, minor, patch, _flags, n_seg, total, stored = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise _fail(f"bad magic {magic!r}, expected {MAGIC!r}", "magic")
-    if major != FORMAT_VERSION[0]:
+    try:
+        check_version("executable", "format", SemVer(major, minor, patch), SemVer(*FORMAT_VERSION))
+    except VersionMismatchError:
         raise _fail(
-            f"format version {major}.{minor} is not readable (this runtime reads "
+            f"format version {major}.{minor}.{patch} is not readable (this runtime reads "
             f"{FORMAT_VERSION[0]}.x)",
             "version",
-            found=f"{major}.{minor}",
-        )
+            found=f"{major}.{minor}.{patch}",
+        ) from None
     if not 0 < n_seg <= _MAX_SEGMENTS:
         raise _fail(f"segment count {n_seg} out of range", "segments")
     table_end = HEADER.size + SEGMENT_ENTRY.size * n_seg
@@ -154,7 +166,7 @@ def _read_header(data: bytes) -> tuple[tuple[int, int], dict[SegmentKind, bytes]
     missing = [k.name for k in SegmentKind if k not in segments]
     if missing:
         raise _fail(f"missing segments: {', '.join(missing)}", "segments", missing=missing)
-    return (major, minor), segments
+    return (major, minor, patch), segments
 
 
 def decode_executable(data: bytes) -> Executable:

@@ -26,9 +26,9 @@ from stack.runtime.opcodes import ExecDType, ExecOp
 #: An attribute value, as in UMD requests.
 AttrValue = int | float | str | tuple[int, ...] | tuple[float, ...]
 
-#: Format version written by this code: (major, minor). A reader accepts the same major and
-#: any minor (newer minors only add optional fields).
-FORMAT_VERSION: tuple[int, int] = (2, 0)
+#: Format version written by this code: (major, minor, patch). A reader refuses another major,
+#: reads another minor with a warning (minors only add optional fields) and another patch silently.
+FORMAT_VERSION: tuple[int, int, int] = (2, 0, 0)
 
 #: Alignment of the const segment in the file and of every constant inside it.
 CONST_ALIGNMENT = 64
@@ -112,7 +112,7 @@ class Executable:
     each lane's scratch arena; ``metadata`` is free-form (producer, model name, ...).
     """
 
-    version: tuple[int, int]
+    version: tuple[int, int, int]
     tensors: tuple[TensorInfo, ...]
     ops: tuple[OpRecord, ...]
     consts: bytes

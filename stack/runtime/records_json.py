@@ -172,7 +172,7 @@ def _names(symbols: dict[str, Any], key: str, count: int) -> list[str]:
 
 
 def records_from_json(
-    version: tuple[int, int], code: Any, plan: Any, symbols: Any, consts: bytes
+    version: tuple[int, int, int], code: Any, plan: Any, symbols: Any, consts: bytes
 ) -> Executable:
     """Rebuild an Executable (not yet validated) from the three documents and the consts."""
     for doc, field in ((code, "code"), (plan, "plan"), (symbols, "symbols")):

@@ -139,7 +139,7 @@ def _check_reuse(exe: Executable) -> None:
 
 def validate_executable(exe: Executable) -> None:
     """Raise ExecutableFormatError(field=...) on the first inconsistency in ``exe``."""
-    if len(exe.version) != 2 or exe.version[0] != FORMAT_VERSION[0]:
+    if len(exe.version) != 3 or exe.version[0] != FORMAT_VERSION[0]:
         raise _bad(f"version {exe.version} is not {FORMAT_VERSION[0]}.x", "version")
     if any(size < 0 for size in exe.arena_sizes):
         raise _bad("arena sizes must be non-negative", "arena_sizes")

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import logging
 import struct
 from typing import Any
 
@@ -79,12 +80,32 @@ def test_other_major_version_is_refused(conv_model: Any) -> None:
     assert _field(seal(bytes(data))) == "version"
 
 
-def test_newer_minor_version_is_accepted(conv_model: Any) -> None:
+def test_another_minor_version_is_read_with_a_warning(
+    conv_model: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="stack.kmd.opmod")
     data = bytearray(conv_model[0].to_bytes())
     struct.pack_into("<H", data, 6, FORMAT_VERSION[1] + 3)
     exe = Executable.from_bytes(seal(bytes(data)))
-    assert exe.version == (FORMAT_VERSION[0], FORMAT_VERSION[1] + 3)
+    assert exe.version == (FORMAT_VERSION[0], FORMAT_VERSION[1] + 3, FORMAT_VERSION[2])
     assert exe.ops == conv_model[0].ops
+    assert [r.getMessage() for r in caplog.records] == [
+        f"executable format has version {FORMAT_VERSION[0]}.{FORMAT_VERSION[1] + 3}."
+        f"{FORMAT_VERSION[2]}, this stack supports {'.'.join(map(str, FORMAT_VERSION))}: loaded "
+        "(minor versions differ)"
+    ]
+
+
+def test_another_patch_version_is_read_silently(
+    conv_model: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="stack.kmd.opmod")
+    data = bytearray(conv_model[0].to_bytes())
+    assert struct.unpack_from("<HHH", data, 4) == FORMAT_VERSION
+    struct.pack_into("<H", data, 8, FORMAT_VERSION[2] + 7)
+    exe = Executable.from_bytes(seal(bytes(data)))
+    assert exe.version == (FORMAT_VERSION[0], FORMAT_VERSION[1], FORMAT_VERSION[2] + 7)
+    assert caplog.records == []
 
 
 def test_flipped_byte_fails_the_checksum(conv_model: Any) -> None:
