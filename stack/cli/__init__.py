@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from stack import __version__
-from stack.cli import bench, kmd_cmd, model_cmd, pipeline_cmd, run_cmd, umd_cmd
+from stack.cli import bench, kmd_cmd, model_cmd, pipeline_cmd, run_cmd, tune_cmd, umd_cmd
 from stack.cli._common import ErrorPath, set_debug
 
 HELP = """The reference five-layer AI-accelerator stack: adapter → compiler → runtime → UMD → KMD.
@@ -29,6 +29,8 @@ Examples:
   refstack bench kmd --json
 
   refstack conformance --json
+
+  refstack tune GEMM --shape 512x512 --shape 512x512
 """
 
 app = typer.Typer(
@@ -67,6 +69,7 @@ app.add_typer(pipeline_cmd.app, name="pipeline")
 kmd_cmd.register(app)
 model_cmd.register(app)
 run_cmd.register(app)
+tune_cmd.register(app)
 
 
 def main() -> None:

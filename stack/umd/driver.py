@@ -10,6 +10,7 @@ from stack.umd.pipeline import Pipeline
 from stack.umd.program import Program
 from stack.umd.session import UmdSession
 from stack.umd.sessions import SessionManager
+from stack.umd.tuning import open_default
 
 
 class Umd:
@@ -32,7 +33,9 @@ class Umd:
         self._owns_device = device is None
         with kmd_call("open"):
             self.device = device if device is not None else KmdDevice(backend)
-        self.pipeline = Pipeline(target=self.device.backend, threads=self.device.threads)
+        self.pipeline = Pipeline(
+            target=self.device.backend, threads=self.device.threads, tuning=open_default()
+        )
         self.cache: KernelCache[Program] = KernelCache(cache_capacity)
         self.sessions = SessionManager(self._new_session, max_sessions=max_sessions)
         self.closed = False

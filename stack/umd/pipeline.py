@@ -20,11 +20,13 @@ from stack.kmd.kernels.ids import KernelId
 from stack.umd.cache import CacheView
 from stack.umd.errors import AddressError, InvalidRequestError, ShapeError
 from stack.umd.ops import OpRequest
+from stack.umd.plan import KernelCall
 from stack.umd.pool import MemoryPool
 from stack.umd.program import Program
 from stack.umd.registry import TranslatorRegistry
 from stack.umd.templates import TemplateRegistry, default_templates
 from stack.umd.translators import default_translators
+from stack.umd.tuning import TuningDatabase, device_key
 from stack.umd.validate import check_addresses, check_structure
 
 
@@ -71,13 +73,23 @@ class Pipeline:
         templates: TemplateRegistry | None = None,
         target: str = "numpy",
         threads: int = 1,
+        tuning: TuningDatabase | None = None,
     ) -> None:
         """``target``: the device backend blobs are made for; ``threads``: its compute threads
-        (CPU launches are cut into tiles for them)."""
+        (CPU launches are cut into tiles for them); ``tuning``: tuned launch parameters the
+        launches take where the database has a record for their (kernel, shape class, device)."""
         self.translators = translators or default_translators()
         self.templates = templates or default_templates()
         self.target = target
         self.threads = threads
+        self.tuning = tuning
+        self._device_key = device_key(target, threads)
+
+    def tuned_tiles(self, call: KernelCall) -> int | None:
+        """The tile count the tuning database keeps for ``call`` here (None: not tuned)."""
+        if self.tuning is None:
+            return None
+        return self.tuning.params_for(call, self._device_key).get("tiles")
 
     def compile(self, req: OpRequest) -> Program:
         """Stages 1 (structure), 2, 3, 4 and 5 for a request; no session, no device access."""
@@ -95,7 +107,9 @@ class Pipeline:
                 )
         try:
             blobs = tuple(
-                self.templates.get(c.kernel_id).instantiate(c, self.target, self.threads)
+                self.templates.get(c.kernel_id).instantiate(
+                    c, self.target, self.threads, self.tuned_tiles(c)
+                )
                 for c in sem.calls
             )
         except BlobFormatError as exc:  # e.g. a grid beyond 3 x u32: a request the device refuses

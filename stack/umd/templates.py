@@ -90,18 +90,19 @@ class KernelTemplate:
         return ints, floats
 
     def instantiate(
-        self, call: KernelCall, target: str = CPU_TARGET, threads: int = 1
+        self, call: KernelCall, target: str = CPU_TARGET, threads: int = 1, tiles: int | None = None
     ) -> BlobTemplate:
         """Stage 4 (launch) and 5 (encode) for one call; addresses are patched later. On the
         ``numpy`` target the launch is the CPU one (:mod:`stack.umd.launch_cpu`: tiles of the
-        kernel's grid axis for ``threads`` compute threads), on a GPU this template's."""
+        kernel's grid axis for ``threads`` compute threads; ``tiles``: a tuned tile count, None for
+        the default), on a GPU this template's."""
         if self.constraint is not None:
             why = self.constraint(call)
             if why is not None:
                 raise InvalidRequestError(f"{self.kernel_id.name}: {why}", field="inputs")
         ints, floats = self.body(call)
         params = tuple(TensorParam(0, p.nbytes, p.dtype, p.shape) for p in call.params)
-        launch = launch_cpu(call, threads) if target == CPU_TARGET else self.launch(call)
+        launch = launch_cpu(call, threads, tiles) if target == CPU_TARGET else self.launch(call)
         blob = InstructionBlob(self.kernel_id, params, launch, ints, floats)
         return template_from(blob, tuple(p.ref for p in call.params))
 

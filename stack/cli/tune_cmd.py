@@ -1,0 +1,81 @@
+"""``refstack tune KERNEL``: measure a kernel's tunable launch parameters and keep the best in
+the tuning database the UMD consults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from stack.cli._common import emit_json
+
+
+def _shape(text: str) -> tuple[int, ...]:
+    try:
+        dims = tuple(int(d) for d in text.lower().split("x"))
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a shape like 512x512") from None
+    if not dims or min(dims) < 1:
+        raise typer.BadParameter(f"{text!r}: every dimension must be at least 1")
+    return dims
+
+
+def tune(
+    kernel: str = typer.Argument(..., help="GEMM, MATMUL or CONV2D (Conv)."),
+    shape: list[str] = typer.Option(
+        [],
+        "--shape",
+        help="An input shape, once per input in ABI order (e.g. --shape 512x256 "
+        "--shape 256x128; Conv: X then W, 1x64x56x56 and 64x64x3x3). Default: a typical size.",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    db: Path | None = typer.Option(
+        None,
+        "--db",
+        help="Tuning database (default $REFSTACK_TUNING_DB or ~/.cache/refstack/tuning.json).",
+        dir_okay=False,
+    ),
+    backend: str = typer.Option("numpy", "--backend", help="Device backend to tune on."),
+    threads: int | None = typer.Option(
+        None, "--threads", min=1, help="Compute threads of the device (default $REFSTACK_THREADS)."
+    ),
+    warmup: int = typer.Option(3, "--warmup", min=0, max=1000, help="Untimed runs per config."),
+    iters: int = typer.Option(15, "--iters", min=2, max=10000, help="Timed runs per config."),
+) -> None:
+    """Tune KERNEL: time every tunable launch configuration against the default, report the
+    p95 of each, keep the best per (kernel, shape class, device) in the tuning database."""
+    from stack.kmd import KmdDevice
+    from stack.umd.tuner import tune as run_tune
+    from stack.umd.tuning import TuningDatabase
+
+    shapes = tuple(_shape(s) for s in shape) or None
+    database = TuningDatabase(db)
+    with KmdDevice(backend, threads=threads) as device:
+        report = run_tune(
+            kernel,
+            shapes,
+            device=device,
+            db=database,
+            warmup=warmup,
+            iters=iters,
+            progress=lambda line: typer.echo(f"refstack tune: {line}", err=True),
+        )
+    if as_json:
+        emit_json(report.to_dict() | {"db": str(database.path)})
+        return
+    typer.echo(
+        f"{report.kernel} {' '.join('x'.join(map(str, s)) for s in report.shapes)} "
+        f"on {report.device} (shape class {report.shape_class}, {report.iters} runs each)"
+    )
+    typer.echo(f"{'tiles':>6} {'p50 ms':>9} {'p95 ms':>9}  ")
+    for c in report.candidates:
+        mark = ("best " if c is report.best else "") + ("default" if c.default else "")
+        typer.echo(f"{c.params['tiles']:>6} {c.p50_s * 1e3:>9.3f} {c.p95_s * 1e3:>9.3f}  {mark}")
+    typer.echo(
+        f"best tiles={report.best.params['tiles']}, gain over default "
+        f"{report.gain:.2f}x (p95); saved to {database.path}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("tune")(tune)
