@@ -27,6 +27,7 @@ class SymbolKind(enum.StrEnum):
     FIELD = "field"
     CONSTANT = "constant"
     KERNEL = "kernel"  # CUDA __global__
+    OPERATOR = "operator"  # an operator descriptor file (NAME.opdesc.json)
 
 
 class Language(enum.StrEnum):
@@ -40,6 +41,7 @@ class Language(enum.StrEnum):
     TEXT = "text"  # plain-text documents
     PDF = "pdf"
     YAML = "yaml"
+    JSON = "json"  # operator descriptors (*.opdesc.json) only
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,8 @@ class Symbol:
             return f"symbol:{self.qualname}"
         if self.language is Language.PROTO:
             return f"symbol:proto:{self.qualname}"
+        if self.language is Language.JSON:
+            return f"symbol:opdesc:{self.qualname}"
         return f"symbol:c:{self.location.path}:{self.qualname}"
 
 

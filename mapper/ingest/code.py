@@ -54,6 +54,9 @@ _EXTENSIONS: dict[str, Language] = {
     ".yml": Language.YAML,
 }
 
+#: Operator descriptors: the one kind of JSON file the map reads (as code of its layer).
+DESCRIPTOR_SUFFIX = ".opdesc.json"
+
 _CPP_HINT = re.compile(rb"^\s*(namespace\s+\w+|class\s+\w+[^;]*$|template\s*<)", re.MULTILINE)
 
 CODE_LANGUAGES = (Language.PYTHON, Language.C, Language.CPP, Language.CUDA)
@@ -85,6 +88,8 @@ class ParsedFile:
 def language_for(path: str) -> Language | None:
     """The language of a path by its extension (code, proto, Markdown, YAML), else None."""
     name = path.rstrip("/").rpartition("/")[2]  # PurePosixPath(path).suffix, without the object
+    if name.endswith(DESCRIPTOR_SUFFIX):
+        return Language.JSON
     dot = name.rfind(".")
     return _EXTENSIONS.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
 

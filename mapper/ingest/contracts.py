@@ -4,10 +4,17 @@ Structural violations (not a mapping, a missing ``contract``/``upper``/``lower``
 not the file stem, an unknown layer or interface kind, a malformed signature) raise
 ContractError carrying ``path:line``. Missing semantic fields (``sync``, ``synchronization``,
 ``memory``, ``errors``) load as None: reporting them is ``stackmap check``'s job.
+
+Versions: a contract's ``version`` (the interface set's) must be ``major.minor.patch``; its
+``schema`` (the file format's, ``1`` = ``1.0.0``) is read by the rule the reference stack uses
+for modules and Executables too: another major is refused (ContractError), another minor is
+read with a WARNING on logger ``mapper.contracts``, another patch silently.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -34,6 +41,10 @@ INTERFACE_KINDS = frozenset(
     }
 )
 SEMANTIC_FIELDS = ("sync", "synchronization", "memory", "errors")
+#: The contract-file format this map reads.
+SCHEMA_VERSION = (1, 0, 0)
+_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+log = logging.getLogger("mapper.contracts")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +100,12 @@ def parse_contract(text: str, rel_path: str, layers: Iterable[str]) -> ContractF
         return value
 
     cid, upper, lower = need("contract"), need("upper"), need("lower")
+    _check_schema(data.get("schema", 1), rel_path, line)
+    version = str(data.get("version", "0.0.0"))
+    if _SEMVER.match(version) is None:
+        raise ContractError(
+            f"version {version!r} is not major.minor.patch", path=rel_path, line=line
+        )
     stem = PurePosixPath(rel_path).stem
     if cid != stem:
         raise ContractError(
@@ -111,7 +128,7 @@ def parse_contract(text: str, rel_path: str, layers: Iterable[str]) -> ContractF
     return ContractFile(
         cid,
         rel_path,
-        str(data.get("version", "0.0.0")),
+        version,
         upper,
         lower,
         interfaces,
@@ -192,3 +209,24 @@ def _constant(entry: Any, cid: str, path: str) -> ConstantSpec:
         _str(entry.get("proto")),
         _str(entry.get("c")),
     )
+
+
+def _check_schema(raw: Any, rel_path: str, line: int | None) -> None:
+    """Apply the version rule to a contract file's ``schema`` (an int N means N.0.0)."""
+    text = f"{raw}.0.0" if isinstance(raw, int) and not isinstance(raw, bool) else str(raw)
+    m = _SEMVER.match(text)
+    if m is None:
+        raise ContractError(f"schema {raw!r} is not a version", path=rel_path, line=line)
+    found = (int(m[1]), int(m[2]), int(m[3]))
+    supported = ".".join(map(str, SCHEMA_VERSION))
+    if found[0] != SCHEMA_VERSION[0]:
+        raise ContractError(
+            f"contract schema {text} is not readable (this map reads {SCHEMA_VERSION[0]}.x)",
+            path=rel_path,
+            line=line,
+        )
+    if found[1] != SCHEMA_VERSION[1]:
+        log.warning(
+            "%s: contract schema %s, this map reads %s: loaded (minor versions differ)",
+            rel_path, text, supported,
+        )  # fmt: skip

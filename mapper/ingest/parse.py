@@ -10,6 +10,7 @@ from mapper.errors import ContractError, IngestError
 from mapper.ingest.cmacros import macro_set
 from mapper.ingest.code import parse_source, python_module, sniff_language
 from mapper.ingest.contracts import parse_contract
+from mapper.ingest.descriptors import parse_descriptor
 from mapper.ingest.docs import DocPage, parse_markdown_text
 from mapper.ingest.docs_plain import parse_pdf, parse_plain_text, parse_rst_text
 from mapper.ingest.proto import parse_proto
@@ -28,6 +29,8 @@ def parse_one(config: StackmapConfig, entry: SourceFile) -> tuple[Any, str | Non
         if entry.category is Category.PROTO:
             return parse_proto(config.root, entry.path), None
         language = sniff_language(entry.path, entry.data) or entry.language
+        if language is Language.JSON:
+            return parse_descriptor(entry.path, entry.data), None
         # test symbols are not map nodes: their signatures and docstrings are never shown
         detail = entry.category is not Category.TEST
         module = (

@@ -75,6 +75,8 @@ class Resolver:
                 self._method_owners[name].append((sym, module or "", owner))
         elif sym.language is Language.PROTO:
             self.proto.setdefault(sym.qualname, sym)
+        elif sym.language is Language.JSON:
+            return  # operator descriptors are data: nothing calls or includes them by name
         else:
             self.c[sym.qualname].append(sym)
 

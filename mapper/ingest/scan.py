@@ -67,6 +67,8 @@ def categorize(config: StackmapConfig, path: str) -> tuple[Category, Language] |
         return (Category.DOC, language) if config.is_document(path) else None
     if language is Language.PROTO:
         return Category.PROTO, language
+    if language is Language.JSON:  # operator descriptors: data the code of their layer loads
+        return (Category.CODE, language) if config.layer_of(path) is not None else None
     if language in CODE_LANGUAGES:
         if config.is_test(path):
             return Category.TEST, language

@@ -56,3 +56,25 @@ def test_show_lists_every_op_registration_with_its_location(
     assert node.id == "symbol:stack.adapter.registry.register"
     shown = {(ev.path, ev.line) for e in out if e.kind is EdgeKind.REGISTERS for ev in e.evidence}
     assert written and shown == written
+
+
+def test_operator_modules_show_with_their_descriptors(
+    built: tuple[StackmapConfig, IngestReport],
+) -> None:
+    """Every built-in operator descriptor file is an ``operator`` symbol of component
+    kmd.opmod, defined by its file, carrying the kernel and version it declares."""
+    config, _ = built
+    graph = Store(config.store_path).load_graph()
+    files = sorted((REPO / "stack" / "kmd" / "opmod" / "builtin").glob("*.opdesc.json"))
+    operators = {
+        node: data
+        for node, data in graph.nodes(NodeKind.SYMBOL)
+        if data.get("symbol_kind") == "operator"
+    }
+    assert sorted(operators) == sorted(
+        f"symbol:opdesc:stack.kmd.opmod.builtin.{p.name.removesuffix('.opdesc.json')}"
+        for p in files
+    )
+    assert {data.get("component") for data in operators.values()} == {"kmd.opmod"}
+    gemm = operators["symbol:opdesc:stack.kmd.opmod.builtin.gemm"]
+    assert gemm["value"] == "GEMM@1.0.0" and gemm["path"].endswith("gemm.opdesc.json")

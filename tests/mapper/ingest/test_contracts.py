@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,38 @@ def test_schema_violations_carry_path_and_line(text: str, message: str, line: in
     with pytest.raises(ContractError, match=message) as info:
         parse_contract(text, "contracts/c.yaml", LAYERS)
     assert info.value.path == "contracts/c.yaml" and info.value.line == line
+
+
+HEAD = "contract: c\nupper: compiler\nlower: runtime\n"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("schema: 2\n", "contract schema 2.0.0 is not readable (this map reads 1.x)"),
+        ("schema: 2.1.0\n", "contract schema 2.1.0 is not readable (this map reads 1.x)"),
+        ("schema: one\n", "schema 'one' is not a version"),
+        ("version: 1.2\n", "version '1.2' is not major.minor.patch"),
+    ],
+)
+def test_contract_versions_follow_the_rule_major_refused(extra: str, message: str) -> None:
+    with pytest.raises(ContractError) as info:
+        parse_contract(HEAD + extra, "contracts/c.yaml", ["compiler", "runtime"])
+    assert info.value.message == message
+
+
+def test_contract_schema_minor_warns_and_patch_is_silent(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="mapper.contracts")
+    layers = ["compiler", "runtime"]
+    assert (
+        parse_contract(HEAD + "schema: 1.0.7\nversion: 3.1.4\n", "contracts/c.yaml", layers).version
+        == "3.1.4"
+    )
+    assert caplog.records == []
+    parse_contract(HEAD + "schema: 1.2.0\n", "contracts/c.yaml", layers)
+    assert [r.getMessage() for r in caplog.records] == [
+        "contracts/c.yaml: contract schema 1.2.0, this map reads 1.0.0: loaded "
+        "(minor versions differ)"
+    ]
