@@ -266,8 +266,30 @@ def listing(
             "line": d.get("line"),
             "hole": d.get("hole"),
             "order": d.get("index", 0),
+            **(_interface_fields(d) if d.get("kind") == "interface" else {}),
         }
         for n, d in graph.nodes(node_kind(kind), layer)
     ]
     rows.sort(key=lambda r: (r["kind"], r.pop("order"), r["id"]))  # layers top to bottom
     return rows
+
+
+def _interface_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    """An interface's layer pair, where it comes from (``discovered``, ``contract``, ``both``)
+    and both sides' places: providers (definition, dispatchers, slot fillers), consumers (every
+    use site)."""
+
+    def sites(key: str) -> list[dict[str, Any]]:
+        return [
+            {"node": node, "path": path, "line": line, "at": f"{path}:{line}"}
+            for node, path, line in data.get(key) or ()
+        ]
+
+    return {
+        "layer_pair": data.get("layer_pair"),
+        "source": data.get("source"),
+        "contract": data.get("contract"),
+        "symbol": data.get("symbol"),
+        "providers": sites("providers"),
+        "consumers": sites("consumers"),
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import typer
@@ -72,4 +73,12 @@ def ls(
     for r in rows:
         where = f"{r['path']}:{r['line']}" if r.get("path") else "-"
         hole = f"  HOLE: missing {', '.join(r['hole']['missing'])}" if r.get("hole") else ""
-        typer.echo(f"{r['id']}  [{r['layer'] or '-'}]  {where}{hole}")
+        uses = f"  {r['source']}, {len(r['consumers'])} use(s)" if r.get("source") else ""
+        typer.echo(f"{r['id']}  [{r['layer'] or '-'}]  {where}{hole}{uses}")
+    sources = Counter(r["source"] for r in rows if r.get("source"))
+    if sources:
+        typer.echo(
+            f"interfaces: {sources['both']} in code and contract, {sources['discovered']} "
+            f"discovered without a contract, {sources['contract']} in a contract without code "
+            "using them"
+        )

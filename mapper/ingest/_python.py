@@ -146,6 +146,7 @@ def extract(
             *_python_refs.decorators(caps.get("reference.decorator", ()), definition_at, where),
             *_python_refs.registrations(caps.get("reference.call", ()), scope_at, where),
             *_python_grpc.message_fields(caps.get("reference.call", ()), imports, scope_at, where),
+            *_python_refs.ioctl_uses(caps.get("reference.call", ()), scope_at, where),
         ]
         static = {r.scope for _, r in extra if r.kind == "decorator" and r.target == "staticmethod"}
         requests = _python_grpc.servicer_requests(

@@ -11,6 +11,9 @@ From the captures of ``queries/python.scm`` (one query pass with the rest of the
   callee of ``@register(...)``), scoped to the qualname of the definition it decorates.
 * ``register`` references: a call to a function whose name starts with ``register`` (a
   registry call): one per name argument, target ``"<callee> <argument>"``.
+* ``use`` references: the request argument of an ioctl call (``fcntl.ioctl(fd, NAME, …)``,
+  ``ioctl(fd, mod.NAME, …)``) when it is a name, target the name without its module, so the
+  user-space side of an ioctl written in Python links to the ioctl's definition.
 """
 
 from __future__ import annotations
@@ -167,4 +170,24 @@ def registrations(callees: Iterable[ts.Node], scope_at: Scope, where: Where) -> 
                 scope = scope_at(arg.start_byte)
                 ref = Reference("register", f"{name} {_flat(arg)}", loc, scope)
                 out.append((_key(arg), ref))
+    return out
+
+
+def ioctl_uses(callees: Iterable[ts.Node], scope_at: Scope, where: Where) -> Keyed:
+    """``use`` references: the request name passed to ``ioctl``/``fcntl.ioctl``/``x.ioctl``."""
+    out: Keyed = []
+    for callee in callees:
+        if _flat(callee).rpartition(".")[2] != "ioctl":
+            continue
+        call = callee.parent
+        args = call.child_by_field_name("arguments") if call is not None else None
+        positional = (
+            [a for a in args.named_children if a.type != "keyword_argument"] if args else []
+        )
+        if len(positional) < 2 or positional[1].type not in ("identifier", "attribute"):
+            continue
+        request = positional[1]
+        name = _flat(request).rpartition(".")[2]
+        ref = Reference("use", name, where(request.start_point[0]), scope_at(request.start_byte))
+        out.append((_key(request), ref))
     return out

@@ -8,9 +8,10 @@ node id → target node id with the location that shows it. Pure and determinist
 - An **ioctl** is named by its number's macro (``AMDKFD_IOC_CREATE_QUEUE``,
   ``DRM_IOCTL_AMDGPU_CS``); its definition is the C ``#define`` when the repository has one,
   else a Python mirror (ctypes autogen). A use is an ioctl name passed to a call in C, a call
-  of a Python mirror (``kfd.AMDKFD_IOC_CREATE_QUEUE(fd, …)``), or the use of a request-number
-  macro an ioctl is built from (``DRM_AMDGPU_CS`` inside ``DRM_IOWR(DRM_COMMAND_BASE +
-  DRM_AMDGPU_CS, …)``, as libdrm's ``drmCommandWrite`` calls do). A dispatch is a ``case``
+  of a Python mirror (``kfd.AMDKFD_IOC_CREATE_QUEUE(fd, …)``), the request name given to a
+  Python ``fcntl.ioctl(fd, NAME, …)``, or the use of a request-number macro an ioctl is
+  built from (``DRM_AMDGPU_CS`` inside ``DRM_IOWR(DRM_COMMAND_BASE + DRM_AMDGPU_CS, …)``, as
+  libdrm's ``drmCommandWrite`` calls do). A dispatch is a ``case``
   label or an ioctl-table entry naming it; its source is the switching function or the handler.
 - A **slot** is a function-pointer field ``Struct::field``. A ``bind`` (designated or
   positional initializer) makes the function an implementation of the slot; a call through a
@@ -182,6 +183,9 @@ class _Index:
             if python:
                 if ref.kind == "call":
                     yield from self._python_use(pf, ref, prefix)
+                elif ref.kind == "use" and (sym := self.ioctl(ref.target)) is not None:
+                    src = prefix + ref.scope
+                    yield Binding(BindingKind.IOCTL_USE, src, sym.node_id, ref.location, ref.target)
                 continue
             kind = ref.kind
             if kind == "use" or kind == "dispatch":

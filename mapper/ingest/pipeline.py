@@ -22,6 +22,7 @@ from mapper.ingest.build_contracts import build_contracts
 from mapper.ingest.build_docs import build_docs
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.contracts import ContractFile
+from mapper.ingest.discover import discover_interfaces
 from mapper.ingest.docs import DocPage
 from mapper.ingest.holes import find_holes
 from mapper.ingest.parse import parse_many
@@ -120,6 +121,7 @@ def _run(
     graph = MapGraph()
     resolver = build_code(config, inputs, graph)
     build_contracts(graph, resolver, inputs.contracts)
+    discover_interfaces(graph, config)
     lap("graph")
     begin("placing docs" + (" (embedding)" if embed else ""))
     vectors = vector_source(store, show_progress(progress)) if embed else None

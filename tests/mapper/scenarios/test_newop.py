@@ -47,7 +47,8 @@ def test_toy_stack_with_a_hole_in_the_middle(toy_view: MapView) -> None:
     assert mid.points == ()
     assert mid.no_change == (
         "no change: none of the 7 definitions of mid is spelt after relu or holds one of its "
-        "vocabulary values; the op crosses mid through no contract interface unchanged"
+        "vocabulary values; the op crosses mid through interface:front_mid.toy.mid.plan.plan, "
+        "interface:mid_back.toy.back.kernels.launch unchanged"
     )
     for point in walk.points:
         assert point.why and point.why[0].path == point.path, point
