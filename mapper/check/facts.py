@@ -84,12 +84,15 @@ class Facts:
         return next((s for s in parsed.symbols if s.qualname == qualname), None)
 
     def c_symbols(self, name: str) -> list[Symbol]:
-        """C/C++/CUDA definitions of ``name`` in layer files (a body wins over a prototype)."""
+        """C/C++/CUDA definitions of ``name`` in layer files (a body wins over a prototype);
+        ``path:NAME`` (as drafted contracts write it) names the one in that file."""
+        path, ident = split_c_name(name)
         return [
             s
-            for _, _, parsed in self.layer_files(Language.C, Language.CPP, Language.CUDA)
+            for where, _, parsed in self.layer_files(Language.C, Language.CPP, Language.CUDA)
+            if not path or where == path
             for s in parsed.symbols
-            if s.qualname == name or s.qualname.endswith("::" + name)
+            if s.qualname == ident or s.qualname.endswith("::" + ident)
         ]
 
     def proto_symbols(self) -> Iterator[Symbol]:
@@ -190,3 +193,12 @@ def module_path(modules: dict[str, str], dotted: str) -> tuple[str, str, list[st
 
 def posix(path: str) -> str:
     return PurePosixPath(path).as_posix()
+
+
+def split_c_name(name: str) -> tuple[str, str]:
+    """``("path", "NAME")`` for a C name written ``path:NAME`` (a file with an extension before
+    one colon), else ``("", name)`` (``ns::name`` stays whole)."""
+    path, sep, ident = name.partition(":")
+    if not sep or ident.startswith(":") or "." not in path.rpartition("/")[2]:
+        return "", name
+    return path, ident

@@ -69,10 +69,16 @@ def _run(
 def check_facts(
     facts: Facts, rules: Iterable[registry.Rule], history: GitHistory | None
 ) -> tuple[Finding, ...]:
-    """Every rule's findings, deduplicated by fingerprint, classified, in report order."""
+    """Every rule's findings, deduplicated by fingerprint, classified, in report order.
+
+    A finding in generated code (the config's ``generated`` globs) is dropped: nobody edits
+    that code, the generator or its input is what a person fixes."""
     unique: dict[str, Finding] = {}
+    generated = facts.config.is_generated
     for rule in rules:
         for finding in rule.check(facts):
+            if finding.code is not None and generated(finding.code.path):
+                continue
             if finding.layer is None and finding.code is not None:
                 finding = replace(finding, layer=facts.config.layer_of(finding.code.path))
             if finding.classification is Classification.UNKNOWN and history is not None:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from posixpath import dirname, join, normpath
 
-from mapper.check.facts import Facts, module_path
+from mapper.check.facts import Facts, module_path, split_c_name
 from mapper.check.resolve import resolve_python
 from mapper.ingest.code import ParsedFile
 from mapper.model import Language, SymbolKind
@@ -37,26 +37,35 @@ class Dependency:
 
 
 def dependencies(facts: Facts) -> tuple[Dependency, ...]:
+    """The first use of each (file, target): what a file depends on."""
     cached = facts.cache.get("deps")
     if cached is None:
-        cached = tuple(_collect(facts))
-        facts.cache["deps"] = cached
+        seen: set[tuple[str, str]] = set()
+        first: list[Dependency] = []
+        for dep in dependency_sites(facts):
+            if (dep.src_path, dep.target) not in seen:
+                seen.add((dep.src_path, dep.target))
+                first.append(dep)
+        cached = facts.cache["deps"] = tuple(first)
+    return cached
+
+
+def dependency_sites(facts: Facts) -> tuple[Dependency, ...]:
+    """Every use site, in file then source order: the count and places of a dependency."""
+    cached = facts.cache.get("dep_sites")
+    if cached is None:
+        cached = facts.cache["dep_sites"] = tuple(_collect(facts))
     return cached
 
 
 def _collect(facts: Facts) -> list[Dependency]:
-    seen: set[tuple[str, str]] = set()
     out: list[Dependency] = []
     for path, layer, parsed in facts.layer_files():
-        found = (
+        out.extend(
             _python(facts, path, layer, parsed)
             if parsed.language is Language.PYTHON
             else (_cfamily(facts, path, layer, parsed))
         )
-        for dep in found:
-            if (path, dep.target) not in seen:
-                seen.add((path, dep.target))
-                out.append(dep)
     return out
 
 
@@ -100,6 +109,7 @@ def _declared_names(facts: Facts, upper: str, lower: str) -> tuple[set[str], set
             for spec in contract.interfaces:
                 if spec.symbol:
                     symbols.add(spec.symbol)
+                    symbols.add(split_c_name(spec.symbol)[1])
                 errors.update(_ERROR_NAME.findall(spec.errors or ""))
         facts.cache[key] = (symbols, errors)
     return facts.cache[key]

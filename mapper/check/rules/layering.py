@@ -4,17 +4,22 @@ From Python imports and calls and C/C++ includes and calls (see :mod:`._deps`). 
 depend on the layer directly below it through interfaces its contract declares; upward
 dependencies are always wrong; skipping a layer needs a contract between the two layers that
 declares the interface.
+
+Upward and skipping uses are reported once per (file, rule, target layer): the finding sits at
+the first use and counts every use site of the file into that layer, listing their places, so a
+file calling a layer above it a hundred times is one thing to fix, not a hundred.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from mapper.check.facts import Facts
 from mapper.check.finding import Finding, Policy, RuleInfo, Severity
 from mapper.check.registry import Rule
 from mapper.check.rules._common import layer_entry
-from mapper.check.rules._deps import Dependency, dependencies
+from mapper.check.rules._deps import Dependency, dependencies, dependency_sites
 from mapper.model import Location
 
 
@@ -58,29 +63,63 @@ def _undeclared(facts: Facts) -> Iterator[Finding]:
         )
 
 
-def _upward(facts: Facts) -> Iterator[Finding]:
-    for dep in dependencies(facts):
-        if _gap(facts, dep) >= 0:
+#: use sites named in one aggregated finding's message; the rest are counted
+_SHOWN_SITES = 5
+
+
+def _per_file(facts: Facts, upward: bool) -> Iterator[list[Dependency]]:
+    """The upward (or skipping, undeclared) use sites grouped by (file, target layer)."""
+    groups: dict[tuple[str, str], list[Dependency]] = {}
+    for dep in dependency_sites(facts):
+        gap = _gap(facts, dep)
+        if (gap >= 0) if upward else (gap <= 1 or dep.declared):
             continue
+        groups.setdefault((dep.src_path, dep.dst_layer), []).append(dep)
+    for key in sorted(groups):
+        yield sorted(groups[key], key=lambda d: (d.line or 0, d.target))
+
+
+def _sites(deps: list[Dependency]) -> str:
+    """``""`` for one use; else how many, of which targets, and where."""
+    if len(deps) == 1:
+        return ""
+    places = Counter((d.target, d.line) for d in deps)
+    shown = ", ".join(
+        f"{target} (line {line}{f' ×{n}' if n > 1 else ''})"
+        for (target, line), n in list(places.items())[:_SHOWN_SITES]
+    )
+    more = f" and {len(places) - _SHOWN_SITES} more" if len(places) > _SHOWN_SITES else ""
+    return f"; {len(deps)} use sites in this file: {shown}{more}"
+
+
+def _aggregated(facts: Facts, deps: list[Dependency]) -> dict[str, object]:
+    where = _where(facts, deps[0])
+    where["subject"] = f"{deps[0].src_path}->{deps[0].dst_layer}"
+    return where
+
+
+def _upward(facts: Facts) -> Iterator[Finding]:
+    for deps in _per_file(facts, upward=True):
+        dep = deps[0]
         yield SM202.finding(
             f"{dep.src_layer} depends upward on {dep.dst_layer}: {dep.kind} of {dep.target} "
-            f"({dep.dst_path})",
+            f"({dep.dst_path}){_sites(deps)}",
             fix=f"invert the dependency: move what {dep.src_layer} needs into "
             f"{dep.src_layer} or below, or pass it down (callback, fence, parameter)",
-            **_where(facts, dep),  # type: ignore[arg-type]
+            **_aggregated(facts, deps),  # type: ignore[arg-type]
         )
 
 
 def _skip(facts: Facts) -> Iterator[Finding]:
-    for dep in dependencies(facts):
-        if _gap(facts, dep) <= 1 or dep.declared:
-            continue
+    for deps in _per_file(facts, upward=False):
+        dep = deps[0]
         yield SM203.finding(
             f"{dep.src_layer} skips to {dep.dst_layer}: {dep.kind} of {dep.target} "
-            f"({dep.dst_path}) with no {dep.src_layer}→{dep.dst_layer} contract declaring it",
+            f"({dep.dst_path}) with no {dep.src_layer}→{dep.dst_layer} contract declaring it"
+            f"{_sites(deps)}",
             fix="go through the layer in between (it re-exports or wraps what is needed), "
             f"or declare the interface in a contracts/{dep.src_layer}_{dep.dst_layer}.yaml",
-            **_where(facts, dep),  # type: ignore[arg-type]
+            **_aggregated(facts, deps),  # type: ignore[arg-type]
         )
 
 
