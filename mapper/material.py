@@ -14,6 +14,18 @@ from mapper.model import Location, Signature
 
 
 @dataclass(frozen=True, slots=True)
+class OpenQuestion:
+    """A contract field the material does not answer (seed 003: ask, don't invent): which
+    field, the question, and why the code could not answer it. A hole until the field is
+    written."""
+
+    field: str  # one of sync, synchronization, memory, errors
+    question: str
+    reason: str
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
 class InterfaceSpec:
     """One interface entry of a contract YAML file (schema in contracts/README.md)."""
 
@@ -30,6 +42,11 @@ class InterfaceSpec:
     memory: str | None = None
     errors: str | None = None
     description: str | None = None
+    open_questions: tuple[OpenQuestion, ...] = ()
+
+    def unanswered(self) -> tuple[OpenQuestion, ...]:
+        """The open questions whose field is still not written."""
+        return tuple(q for q in self.open_questions if not (getattr(self, q.field) or "").strip())
 
 
 @dataclass(frozen=True, slots=True)

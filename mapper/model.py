@@ -131,7 +131,7 @@ class Hole:
     """A component (or doc) the material does not place: which of the three questions fail."""
 
     node: str
-    missing: tuple[str, ...]  # subset of ("layer", "upstream", "downstream")
+    missing: tuple[str, ...]  # ("layer", "upstream", "downstream"); an interface's open fields
     reason: str
     location: Location | None = None
 

@@ -18,13 +18,23 @@ def register(app: typer.Typer) -> None:
 def init(
     path: Path = typer.Argument(..., help="Repository to propose a config for."),
     write: bool = typer.Option(False, "--write", help="Write PATH/stackmap.toml (not if present)."),
+    contracts: bool = typer.Option(
+        False,
+        "--contracts",
+        help="Draft a contract per adjacent layer pair from the interfaces the code shows "
+        "(needs PATH/stackmap.toml; existing contract files are kept).",
+    ),
 ) -> None:
-    """Propose a stackmap.toml for another repository (printed; --write to save it)."""
+    """Propose a stackmap.toml for another repository (printed; --write to save it), or draft
+    its contracts with open questions where the code is silent (--contracts)."""
     from mapper.config import CONFIG_FILE
     from mapper.ingest.propose import propose
 
     if not path.is_dir():
         fail(f"{path} is not a folder")
+    if contracts:
+        _draft(path)
+        return
     text = propose(path)
     if not write:
         typer.echo(text, nl=False)
@@ -34,6 +44,30 @@ def init(
         fail(f"{target} exists; not overwriting it")
     target.write_text(text, encoding="utf-8")
     typer.echo(f"wrote {target}", err=True)
+
+
+def _draft(root: Path) -> None:
+    from mapper.config import load_config
+    from mapper.ingest import ingest as run_ingest
+    from mapper.ingest import load_map
+    from mapper.ingest.draft_contracts import draft_contracts
+
+    try:
+        config = load_config(root)
+        run_ingest(root, config=config, embed=False, progress=None)
+        drafts = draft_contracts(load_map(root), config)
+    except MapperError as exc:
+        fail(exc)
+    if not drafts:
+        typer.echo("no adjacent layer pair without a contract has interfaces in the code", err=True)
+    for rel, text in drafts.items():
+        target = root / rel
+        if target.exists():
+            typer.echo(f"{target} exists; not overwriting it", err=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        typer.echo(str(target))
 
 
 def ingest(

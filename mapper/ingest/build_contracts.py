@@ -62,6 +62,9 @@ def build_contracts(
                 errors=spec.errors,
                 description=spec.description,
                 version=cf.version,
+                open_questions=[
+                    [q.field, q.question, q.reason, q.location.line] for q in spec.unanswered()
+                ],
             )
             where = spec.location
             graph.add_edge(

@@ -16,7 +16,7 @@ from typing import Any
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
-from mapper.material import ConstantSpec, DocSection, InterfaceSpec, ScenarioStep
+from mapper.material import ConstantSpec, DocSection, InterfaceSpec, OpenQuestion, ScenarioStep
 from mapper.model import Language, Location, Param, Reference, Signature, Symbol, SymbolKind
 
 _RECORDS: dict[str, type[Any]] = {
@@ -27,6 +27,7 @@ _RECORDS: dict[str, type[Any]] = {
         DocSection,
         ScenarioStep,
         InterfaceSpec,
+        OpenQuestion,
         ConstantSpec,
         Location,
         Param,

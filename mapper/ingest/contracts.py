@@ -23,7 +23,7 @@ from typing import Any
 from mapper.config import StackmapConfig
 from mapper.errors import ContractError
 from mapper.ingest import yamlines
-from mapper.material import ConstantSpec, InterfaceSpec
+from mapper.material import ConstantSpec, InterfaceSpec, OpenQuestion
 from mapper.model import Location, Param, Signature
 
 INTERFACE_KINDS = frozenset(
@@ -163,7 +163,37 @@ def _interface(entry: Any, cid: str, upper: str, lower: str, path: str) -> Inter
         memory=_str(entry.get("memory")),
         errors=_str(entry.get("errors")),
         description=_str(entry.get("description")),
+        open_questions=_questions(entry.get("open_questions"), iid, path, line),
     )
+
+
+def _questions(raw: Any, iid: str, path: str, line: int | None) -> tuple[OpenQuestion, ...]:
+    """An interface's ``open_questions``: ``{field, question, reason}`` items, field one of
+    :data:`SEMANTIC_FIELDS`."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ContractError(f"interface {iid}: open_questions must be a list", path=path, line=line)
+    out = []
+    for item in raw:
+        where = yamlines.line_of(item, line)
+        field = item.get("field") if isinstance(item, dict) else None
+        if field not in SEMANTIC_FIELDS or not isinstance(item.get("question"), str):
+            raise ContractError(
+                f"interface {iid}: an open question needs a question and a field, one of "
+                f"{', '.join(SEMANTIC_FIELDS)}",
+                path=path,
+                line=where,
+            )
+        out.append(
+            OpenQuestion(
+                field,
+                item["question"].strip(),
+                _str(item.get("reason")) or "",
+                Location(path, where),
+            )
+        )
+    return tuple(out)
 
 
 def _literal(value: Any) -> str:

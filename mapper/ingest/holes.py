@@ -8,6 +8,9 @@ a layer (see :func:`mapper.ingest.build_docs.needs_layer`) and were not placed b
 similarity above the threshold are holes too. A component made only of generated code (the
 config's ``generated`` globs) is indexed but asked nothing. A hole is recorded on its node (``hole``
 attribute) and returned as :class:`~mapper.model.Hole` records, sorted by node id.
+
+An interface whose contract entry lists open questions (a drafted contract: ``stackmap init
+--contracts``) is a hole in each field a question is still open for, until someone writes it.
 """
 
 from __future__ import annotations
@@ -93,6 +96,7 @@ def find_holes(
                 f"{score:.2f} < threshold {threshold:.2f}"
             )
         holes.append(Hole(f"doc:{path}", ("layer",), reason, Location(path, 1)))
+    holes.extend(_open_questions(graph))
     for hole in holes:
         if hole.node in graph:
             graph.add_node(
@@ -102,3 +106,16 @@ def find_holes(
                 hole={"missing": list(hole.missing), "reason": hole.reason},
             )
     return tuple(holes)
+
+
+def _open_questions(graph: MapGraph) -> list[Hole]:
+    """One hole per contract interface with unanswered open questions: their fields missing."""
+    out = []
+    for node_id, data in sorted(graph.nodes(NodeKind.INTERFACE)):
+        questions = data.get("open_questions") or ()
+        if not questions:
+            continue
+        reason = "; ".join(f"{field}: {question} ({why})" for field, question, why, _ in questions)
+        where = Location(data["path"], questions[0][3]) if data.get("path") else None
+        out.append(Hole(node_id, tuple(q[0] for q in questions), reason, where))
+    return out

@@ -1,5 +1,8 @@
 """SM401 contract-missing-semantics: every interface states sync/async, who synchronises,
-the memory rule and the error path (seed 003 §2.2: the questions people forget to write)."""
+the memory rule and the error path (seed 003 §2.2: the questions people forget to write).
+SM402 contract-open-question: a field a drafted contract leaves as an open question (the code
+could not answer it) is a hole, one finding per question, until someone writes the field;
+SM401 does not report that field again."""
 
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ SYNC_VALUES = ("sync", "async")
 
 def _missing(facts: Facts) -> Iterator[Finding]:
     for spec in facts.interfaces():
-        problems = [k for k in REQUIRED if not (getattr(spec, k) or "").strip()]
+        asked = {q.field for q in spec.unanswered()}
+        problems = [k for k in REQUIRED if not (getattr(spec, k) or "").strip() and k not in asked]
         sync = (spec.sync or "").strip()
         if sync and sync.split()[0].strip(",;:().").lower() not in SYNC_VALUES:
             problems.append(f"sync ({sync!r} is neither sync nor async)")
@@ -44,4 +48,30 @@ SM401 = Rule(
     ),
     _missing,
 )
-RULES = (SM401,)
+
+
+def _open(facts: Facts) -> Iterator[Finding]:
+    for spec in facts.interfaces():
+        for q in spec.unanswered():
+            yield SM402.finding(
+                f"hole: {spec.id} {q.field} is an open question: {q.question} ({q.reason})",
+                subject=f"{spec.id}:{q.field}",
+                layer=spec.lower,
+                map_loc=q.location,
+                fix=f"answer it: write {q.field} for {spec.id} from what the team knows "
+                "(the open question may stay as a record of why it was asked)",
+            )
+
+
+SM402 = Rule(
+    RuleInfo(
+        "SM402",
+        "contract-open-question",
+        Severity.WARNING,
+        Policy.MAP_STALE,
+        "A drafted contract leaves a field as an open question the code could not answer.",
+        "Answer the question: write the field (sync, synchronization, memory or errors).",
+    ),
+    _open,
+)
+RULES = (SM401, SM402)
