@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from mapper.ingest.code import language_for
 from mapper.ingest.structure import Structure, propose_structure
 
 _SKIP = {
@@ -181,20 +182,34 @@ def _names_fit(layers: list[tuple[Guess, list[str]]], structure: Structure) -> b
     return True
 
 
-def _glob(unit: str) -> str:
-    """A unit's path glob: its folder, or only a folder's own files (``a/*``)."""
+def _glob(unit: str, units: set[str] | frozenset[str] = frozenset()) -> str:
+    """A unit's path glob: its folder, or only a folder's own files (``a/*``) — also when
+    another unit is a subfolder of it."""
     if unit in (".", "*"):
         return "*"
-    return unit if unit.endswith("/*") else unit + "/**"
+    if unit.endswith("/*") or language_for(unit) is not None:
+        return unit  # a folder's own files, or one file
+    nested = any(other.startswith(unit + "/") for other in units)
+    return unit + "/*" if nested else unit + "/**"
 
 
 def _structural_layers(structure: Structure) -> list[str]:
     """``[[layers]]`` entries from the dependency structure, each boundary's evidence as
     comments above the layer it leads to."""
-    out = ["# Layers from the import/include/call graph (condensed, ranked by longest path down)."]
+    out = [
+        "# Layers from the import/include/call graph (cycles broken at their lightest use,",
+        "# ranked by longest path down).",
+    ]
     for cycle in structure.cycles:
-        out.append(f"# merged, they depend on each other: {', '.join(cycle)}")
+        out.append(f"# these depend on each other: {', '.join(cycle)}")
+    for b in structure.against:
+        kinds = ", ".join(b.kinds)
+        out.append(
+            f"# set aside as against the grain: {b.upper} uses {b.lower}: {b.edges} edge(s) "
+            f"({kinds}), e.g. {b.example}"
+        )
     taken: set[str] = set()
+    units = {u for layer in structure.layers for u in layer.units}
     for layer in structure.layers:
         ident, title = _layer_id(layer.units, taken)
         into = [b for b in structure.boundaries if b.lower in layer.units]
@@ -208,7 +223,7 @@ def _structural_layers(structure: Structure) -> list[str]:
             "[[layers]]",
             f"id = {_quote(ident)}",
             f"name = {_quote(title)}",
-            "paths = [" + ", ".join(_quote(_glob(u)) for u in layer.units) + "]",
+            "paths = [" + ", ".join(_quote(_glob(u, units)) for u in layer.units) + "]",
             f"description = {_quote(description)}",
             "",
         ]

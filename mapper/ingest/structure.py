@@ -6,11 +6,17 @@ the ingest, built-in C macros, Python packages under ``src/`` or ``python/`` fou
 grouped into *units*, the folders at the shallowest depth that splits the code into at least
 three; a unit depends on another when one of its files imports or includes a file of the
 other, calls a function defined there, or uses an ioctl or a function-pointer slot that one
-of its functions provides. Units in a dependency cycle merge; the acyclic rest is ranked by
-the longest path down to a unit that uses nothing (so what everything rests on is at the
-bottom), and units of the same rank become one layer of siblings (plug-ins: one backend per
-device). Each boundary keeps how many edges cross
-it and one example with its location, as the evidence for it.
+of its functions provides. Imports inside a function body or under ``if TYPE_CHECKING:``
+are left out: they are how Python code says "I use this lazily, it is not below me".
+
+Edges are weighed (a module-level import or an include counts :data:`WEIGHTS`; a call less,
+since it may go through a lazy import) and cycles are broken, not merged: inside each strongly
+connected group the lightest edge (the use against the grain) is set aside until none is left,
+and every edge set aside is reported with its evidence. The acyclic rest is ranked by the
+longest path down to a unit that uses nothing (so what everything rests on is at the bottom),
+and units of the same rank become one layer of siblings (plug-ins: one backend per device).
+Each boundary keeps how many edges cross it and one example with its location, as the
+evidence for it.
 """
 
 from __future__ import annotations
@@ -36,7 +42,10 @@ from mapper.ingest.resolve import Resolver
 from mapper.model import Language
 
 MAX_FILES = 20_000
-WEAK_RATIO = 3  # a use against the grain (< 1/3 of the uses the other way) is a violation
+#: how much one use of each kind says "the user sits above the used"
+WEIGHTS = {"import": 3, "include": 3, "ioctl": 2, "slot": 2, "call": 1}
+_TYPE_CHECKING = re.compile(r"^([ \t]*)if\s+(?:typing\.)?TYPE_CHECKING\s*:", re.M)
+OWN_FILES = 40  # a package's own files up to this many are placed one by one
 SPLIT_SHARE = 0.4  # a unit with more of the files than this is split into its subfolders
 _IMPORT_HEAD = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.M)
 _SKIP = {".git", ".venv", "venv", "node_modules", "build", "dist", "__pycache__", ".stackmap"}
@@ -64,9 +73,10 @@ class ProposedLayer:
 class Structure:
     layers: tuple[ProposedLayer, ...]  # top to bottom
     boundaries: tuple[Boundary, ...]  # between units of different layers
-    cycles: tuple[tuple[str, ...], ...]  # units merged because they depend on each other
+    cycles: tuple[tuple[str, ...], ...]  # units that depended on each other (cycles broken)
     python_roots: tuple[str, ...] = ()  # folders the Python packages start below
     file_edges: tuple[tuple[str, str], ...] = ()  # (user file, used file), across files
+    against: tuple[Boundary, ...] = ()  # uses set aside to break the cycles, lightest first
 
 
 def code_files(root: Path) -> list[str]:
@@ -110,20 +120,41 @@ def python_roots(root: Path, paths: list[str]) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def _parse(root: Path, paths: list[str], roots: tuple[str, ...]) -> list[ParsedFile]:
+def _parse(
+    root: Path, paths: list[str], roots: tuple[str, ...]
+) -> tuple[list[ParsedFile], dict[str, set[int]]]:
+    """The parsed files, and per Python file the lines under ``if TYPE_CHECKING:``."""
     out = []
+    guarded: dict[str, set[int]] = {}
     for path in paths:
         try:
             data = (root / path).read_bytes()
-            data.decode("utf-8")
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             continue
         language = sniff_language(path, data)
         if language is None:
             continue
         module = python_module(path, roots) if language is Language.PYTHON else None
-        out.append(parse_source(path, data, language, module, detail=False))
-    return out
+        out.append(parse_source(path, data, language, module))
+        if language is Language.PYTHON and "TYPE_CHECKING" in text:
+            guarded[path] = type_checking_lines(text)
+    return out, guarded
+
+
+def type_checking_lines(text: str) -> set[int]:
+    """1-based line numbers of the block under each ``if TYPE_CHECKING:``."""
+    lines = text.splitlines()
+    found: set[int] = set()
+    for match in _TYPE_CHECKING.finditer(text):
+        indent = len(match.group(1).expandtabs())
+        first = text.count("\n", 0, match.start()) + 1
+        for number in range(first + 1, len(lines) + 1):
+            line = lines[number - 1]
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                break
+            found.add(number)
+    return found
 
 
 def units_of(paths: list[str]) -> dict[str, str]:
@@ -148,6 +179,24 @@ def units_of(paths: list[str]) -> dict[str, str]:
     return best
 
 
+def split_own_files(unit: dict[str, str], most: int = OWN_FILES) -> dict[str, str]:
+    """A folder's own files, when subfolders of it are units too and they are few, become a
+    unit each: a package's top-level modules (``tensor.py`` on top, ``helpers.py`` at the
+    bottom) rarely sit on one layer."""
+    names = set(unit.values())
+    own: dict[str, list[str]] = defaultdict(list)
+    for path, u in unit.items():
+        base = u.removesuffix("/*")
+        nested = u.endswith("/*") or any(o.startswith(base + "/") for o in names if o != u)
+        if nested and path.rpartition("/")[0] == base:
+            own[u].append(path)
+    out = dict(unit)
+    for files in own.values():
+        if 1 < len(files) <= most:
+            out.update({path: path for path in files})
+    return out
+
+
 def _cut(path: str, depth: int) -> str:
     return "/".join(path.split("/")[:-1][:depth]) or "."
 
@@ -165,8 +214,8 @@ def propose_structure(root: Path) -> Structure:
     """The layers the repository's own dependencies suggest (see the module docstring)."""
     files = code_files(root)
     roots = python_roots(root, files)
-    parsed = _parse(root, files, roots)
-    unit = units_of([pf.path for pf in parsed])
+    parsed, guarded = _parse(root, files, roots)
+    unit = split_own_files(units_of([pf.path for pf in parsed]))
     resolver = Resolver(parsed)
     edges: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     examples: dict[tuple[str, str], str] = {}
@@ -186,7 +235,11 @@ def propose_structure(root: Path) -> Structure:
         for ref in pf.references:
             where = f"{ref.location.path}:{ref.location.line}"
             if ref.kind in ("import", "include"):
-                depend(pf.path, resolver.import_file(pf, ref), ref.kind, where)
+                lazy = ref.kind == "import" and (
+                    ref.scope is not None or ref.location.line in guarded.get(pf.path, ())
+                )
+                if not lazy:
+                    depend(pf.path, resolver.import_file(pf, ref), ref.kind, where)
             elif ref.kind == "call" and ref.scope is not None:
                 found = resolver.call(pf, ref)
                 if found is not None:
@@ -198,7 +251,12 @@ def propose_structure(root: Path) -> Structure:
             depend(source, paths.get(b.target), b.kind.value.split("_")[0], str(b.location))
     ranked = _rank(unit, edges, examples)
     return Structure(
-        ranked.layers, ranked.boundaries, ranked.cycles, roots, tuple(sorted(file_edges))
+        ranked.layers,
+        ranked.boundaries,
+        ranked.cycles,
+        roots,
+        tuple(sorted(file_edges)),
+        ranked.against,
     )
 
 
@@ -209,31 +267,50 @@ def _rank(
 ) -> Structure:
     graph = nx.DiGraph()
     graph.add_nodes_from(sorted(set(unit.values())))
-    weight = {pair: sum(kinds.values()) for pair, kinds in edges.items()}
-    graph.add_edges_from(
-        pair for pair, n in weight.items() if weight.get((pair[1], pair[0]), 0) < WEAK_RATIO * n
-    )
-    condensed = nx.condensation(graph)
-    members = {n: tuple(sorted(condensed.nodes[n]["members"])) for n in condensed}
-    height: dict[int, int] = {}  # longest path down to a unit that uses nothing
-    for node in reversed(list(nx.topological_sort(condensed))):
-        succs = list(condensed.successors(node))
-        height[node] = max((height[n] + 1 for n in succs), default=0)
+    weight = {
+        pair: sum(WEIGHTS.get(kind, 1) * n for kind, n in kinds.items())
+        for pair, kinds in edges.items()
+    }
+    graph.add_edges_from(sorted(weight))
+    cycles = tuple(tuple(sorted(c)) for c in nx.strongly_connected_components(graph) if len(c) > 1)
+    set_aside = _break_cycles(graph, weight)
+    height: dict[str, int] = {}  # longest path down to a unit that uses nothing
+    for node in reversed(list(nx.topological_sort(graph))):
+        height[node] = max((height[n] + 1 for n in graph.successors(node)), default=0)
     top = max(height.values(), default=0)
-    rank = {node: top - h for node, h in height.items()}
     files = Counter(unit.values())
     by_rank: dict[int, list[str]] = defaultdict(list)
-    for node, r in rank.items():
-        by_rank[r].extend(members[node])
+    for node, h in height.items():
+        by_rank[top - h].append(node)
     layers = tuple(
         ProposedLayer(tuple(sorted(by_rank[r])), sum(files[u] for u in by_rank[r]))
         for r in sorted(by_rank)
     )
     layer_of = {u: i for i, layer in enumerate(layers) for u in layer.units}
+
+    def boundary(a: str, b: str) -> Boundary:
+        kinds = edges[(a, b)]
+        return Boundary(a, b, sum(kinds.values()), tuple(sorted(kinds)), examples[(a, b)])
+
     boundaries = tuple(
-        Boundary(a, b, sum(kinds.values()), tuple(sorted(kinds)), examples[(a, b)])
-        for (a, b), kinds in sorted(edges.items())
-        if layer_of[a] != layer_of[b]
+        boundary(a, b)
+        for a, b in sorted(edges)
+        if layer_of[a] != layer_of[b] and (a, b) not in set_aside
     )
-    cycles = tuple(m for m in members.values() if len(m) > 1)
-    return Structure(layers, boundaries, cycles)
+    against = tuple(boundary(a, b) for a, b in set_aside)
+    return Structure(layers, boundaries, tuple(sorted(cycles)), against=against)
+
+
+def _break_cycles(graph: nx.DiGraph, weight: dict[tuple[str, str], int]) -> list[tuple[str, str]]:
+    """Remove from ``graph`` the lightest edge of each cycle group until it is acyclic (ties:
+    the edge whose reverse is heaviest, then by name); the removed edges in removal order."""
+    removed: list[tuple[str, str]] = []
+    while True:
+        groups = [c for c in nx.strongly_connected_components(graph) if len(c) > 1]
+        if not groups:
+            return removed
+        for group in sorted(groups, key=sorted):
+            inside = list(graph.subgraph(group).edges)
+            u, v = min(inside, key=lambda e: (weight[e], -weight.get((e[1], e[0]), 0), e))
+            graph.remove_edge(u, v)
+            removed.append((u, v))

@@ -57,8 +57,8 @@ def test_layers_from_structure_when_folder_names_say_little(tmp_path: Path) -> N
         "# kernel/drivers uses kernel/include: 1 edge(s) (include),"
         " e.g. kernel/drivers/gpu/drm/amd/amdkfd/kfd_chardev.c:25 (include)",
         f"# user/tinygrad/runtime/* uses kernel/include: 2 edge(s) (ioctl), e.g. {ops} (ioctl)",
-        "# user/tinygrad/runtime/* uses user/tinygrad/runtime/autogen: 2 edge(s) (call),"
-        f" e.g. {ops} (call)",
+        "# user/tinygrad/runtime/* uses user/tinygrad/runtime/autogen: 3 edge(s) (call, import),"
+        " e.g. user/tinygrad/runtime/ops_amd.py:5 (import)",
     ]
     (root / "stackmap.toml").write_text(text)
     config = load_config(root)
@@ -82,4 +82,32 @@ def test_folder_names_the_code_contradicts_give_way_to_structure(tmp_path: Path)
         ["app/**"],
         ["runtime/**"],
         ["compiler/**", "kernels/**"],
+    ]
+
+
+def test_cycles_are_broken_at_their_lightest_use_not_merged(tmp_path: Path) -> None:
+    files = {
+        "app/main.py": "from core import api\n\ndef main():\n    return api.run()\n",
+        "core/api.py": "from typing import TYPE_CHECKING\n\nfrom base import util\n\n"
+        "if TYPE_CHECKING:\n    from app import main\n\n"
+        "def run():\n    from app.main import main as again\n"
+        "    return util.helper() + util.helper()\n",
+        "core/more.py": "from base.util import helper\n\ndef more():\n    return helper()\n",
+        "base/util.py": "def helper():\n    return 1\n",
+        "base/hooks.py": "from core.api import run\n\ndef hook():\n    return run()\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    text = propose(tmp_path)
+    assert [la["paths"] for la in tomllib.loads(text)["layers"]] == [
+        ["app/**"],
+        ["core/**"],
+        ["base/**"],
+    ]
+    notes = [line for line in text.splitlines() if line.startswith(("# these", "# set aside"))]
+    assert notes == [
+        "# these depend on each other: base, core",
+        "# set aside as against the grain: base uses core: 2 edge(s) (call, import), "
+        "e.g. base/hooks.py:1 (import)",
     ]
