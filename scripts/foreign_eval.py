@@ -14,6 +14,10 @@ each, ``user`` as a Python source root), ingests it without embeddings (timed), 
   files name outside their own definitions. An ioctl counts as discovered when the map holds
   its definition with both an ``ioctl_use`` edge from the user layer and an ``ioctl_dispatch``
   edge from the kernel layer, each with a path:line. Recall = discovered ∩ truth / truth.
+- **interface recall**: the same truth against the interfaces the map lists (``stackmap ls
+  --kind interface``): an ioctl counts when ``interface:user_kernel.<NAME>`` is on the map
+  with a consumer in the user layer and a provider in the kernel layer besides its definition
+  (the dispatching function), each with a path:line.
 
 ``--kernel`` and ``--user`` accept files as well as folders (a header from ``include/uapi``).
 Figures go to stdout as JSON (and to ``--json PATH``); progress to stderr.
@@ -132,6 +136,7 @@ def evaluate(user: list[Path], kernel: list[Path]) -> dict[str, Any]:
         )
         found = discovered(g)
         hit = sorted(truth & set(found))
+        listed = sorted(truth & interfaces(g))
         return {
             "files": report.files,
             "ingest_seconds": round(seconds, 2),
@@ -144,8 +149,37 @@ def evaluate(user: list[Path], kernel: list[Path]) -> dict[str, Any]:
             "ioctls_discovered_both_sides": len(hit),
             "ioctl_recall": _rate(len(hit), len(truth)),
             "missed": sorted(truth - set(found)),
+            "ioctl_interfaces_listed": len(listed),
+            "interface_recall": _rate(len(listed), len(truth)),
+            "interfaces_missed": sorted(truth - set(listed)),
+            "interfaces_by_source": _sources(g),
             "discovered": {name: found[name] for name in hit},
         }
+
+
+def interfaces(g: MapGraph) -> set[str]:
+    """Ioctl names listed as user→kernel interfaces with both sides placed (see above)."""
+    out: set[str] = set()
+    for node_id, a in g.nodes():
+        if a["kind"] != "interface" or a.get("layer_pair") != "user_kernel":
+            continue
+        users = [c for c in a.get("consumers") or () if c[1] and c[1].startswith("user/")]
+        providers = [
+            p
+            for p in a.get("providers") or ()
+            if p[1] and p[1].startswith("kernel/") and p[0] != a.get("definition")
+        ]
+        if users and providers:
+            out.add(node_id.rpartition(".")[2])
+    return out
+
+
+def _sources(g: MapGraph) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for _, a in g.nodes():
+        if a["kind"] == "interface":
+            counts[str(a.get("source"))] = counts.get(str(a.get("source")), 0) + 1
+    return counts
 
 
 def _warned(files: list[Any]) -> int:
