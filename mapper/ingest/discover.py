@@ -16,6 +16,10 @@ its own node ``interface:<upper>_<lower>.<qualname>`` with ``source: "discovered
 entry no code of its upper layer uses keeps ``source: "contract"``. Uses of an exception a
 contract of the pair names in its ``errors`` are declared by it and make no node.
 
+A use of a function-pointer slot or a base-class method that a lower layer fills or overrides
+(``.graph_compute = ggml_backend_blas_graph_compute``, a C++ ``override``) is a use of that
+lower layer too: plug-ins implement what the layer above declares and calls.
+
 Each interface node carries ``layer_pair``, ``definition`` (the used symbol's id, discovered
 nodes), ``providers`` and ``consumers`` — lists of
 ``[node id, path, line]`` (the provider's definition, the functions dispatching an ioctl or
@@ -47,20 +51,21 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.:]+")
 def discover_interfaces(graph: MapGraph, config: StackmapConfig) -> int:
     """Add the discovered interfaces to ``graph`` (see the module doc); how many new nodes."""
     order = {layer.id: i for i, layer in enumerate(config.layers)}
+    filled = _implementers(graph)
     uses: dict[tuple[str, str, str], list[Site]] = defaultdict(list)
     for src, dst, data in graph.edges():
         if data["kind"] not in _USES or data.get("binding") in _NOT_USES:
             continue
         a, b = graph.node(src), graph.node(dst)
-        upper, lower = a.get("layer"), b.get("layer")
-        if a["kind"] == "test" or b["kind"] != "symbol" or upper is None or lower is None:
-            continue
-        if upper not in order or lower not in order or order[upper] >= order[lower]:
+        upper = a.get("layer")
+        if a["kind"] == "test" or b["kind"] != "symbol" or upper not in order:
             continue
         if a.get("generated"):
             continue
-        for _kind, path, line, _conf, _detail in data["evidence"]:
-            uses[(upper, lower, dst)].append((src, path, line))
+        lowers = {b.get("layer"), *(graph.node(f).get("layer") for f in filled.get(dst, ()))}
+        for lower in sorted(x for x in lowers if x in order and order[x] > order[upper]):
+            for _kind, path, line, _conf, _detail in data["evidence"]:
+                uses[(upper, lower, dst)].append((src, path, line))
     contracts = _contract_interfaces(graph)
     added = 0
     for (upper, lower, target), sites in sorted(uses.items()):
@@ -74,6 +79,15 @@ def discover_interfaces(graph: MapGraph, config: StackmapConfig) -> int:
         graph.add_node(iid, NodeKind.INTERFACE, graph.node(iid)["name"], source="contract")
         _set_pair(graph, iid)
     return added
+
+
+def _implementers(graph: MapGraph) -> dict[str, list[str]]:
+    """Slot or base method → the functions filling or overriding it (plug-ins: a lower layer
+    implements what an upper layer declares and calls)."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for src, dst, _data in graph.edges(EdgeKind.OVERRIDES):
+        out[dst].append(src)
+    return out
 
 
 def _site_key(site: Site) -> tuple[str, int, str]:
@@ -159,7 +173,7 @@ def _attach(graph: MapGraph, iid: str, target: str, sites: list[Site]) -> None:
     providers = [tuple(p) for p in data.get("providers") or ()]
     providers.append((target, node.get("path"), node.get("line")))
     for src, edge in graph.in_edges(target):
-        if edge.get("binding") in _PROVIDING:
+        if edge.get("binding") in _PROVIDING or edge["kind"] == EdgeKind.OVERRIDES.value:
             providers.extend((src, e[1], e[2]) for e in edge["evidence"])
     consumers = [tuple(c) for c in data.get("consumers") or ()] + list(sites)
     source = data.get("source")

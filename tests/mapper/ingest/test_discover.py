@@ -166,3 +166,37 @@ def test_contract_entries_are_matched_to_what_the_code_uses(minirepo: Path) -> N
         "interfaces: 2 in code and contract, 1 discovered without a contract, "
         "2 in a contract without code using them"
     )
+
+
+def test_ops_table_slots_filled_by_a_backend_are_interfaces_of_the_core(tmp_path: Path) -> None:
+    root = tmp_path / "ggml"
+    shutil.copytree(FOREIGN / "ggml", root)
+    ingest(root, embed=False, progress=False)
+    impl, core = "ggml/src/ggml-backend-impl.h", "ggml/src/ggml-backend.cpp"
+    blas = "ggml/src/ggml-blas/ggml-blas.cpp"
+    assert {r["id"]: (r["layer_pair"], *_sides(r)) for r in _ls(root)} == {
+        "interface:ggml_backends.ggml_backend_i::free": (
+            "ggml_backends",
+            "discovered",
+            [f"{impl}:15", f"{blas}:24"],
+            [f"{core}:16"],
+        ),
+        "interface:ggml_backends.ggml_backend_i::get_name": (
+            "ggml_backends",
+            "discovered",
+            [f"{impl}:13", f"{blas}:23"],
+            [f"{core}:8"],
+        ),
+        "interface:ggml_backends.ggml_backend_i::graph_compute": (
+            "ggml_backends",
+            "discovered",
+            [f"{impl}:37", f"{blas}:35"],
+            [f"{core}:22"],
+        ),
+        "interface:llama_ggml.ggml_backend_free": (
+            "llama_ggml",
+            "discovered",
+            [f"{core}:11"],
+            ["src/llama-model-loader.cpp:5"],
+        ),
+    }
