@@ -338,6 +338,18 @@ DRIFTS = [
         (("SM401", None, "contracts/umd_kmd.yaml:20", "map-stale", ("interface:umd_kmd.free",)),),
     ),
     Drift(
+        "sync-left-as-an-open-question",
+        (
+            replace_in(
+                "contracts/umd_kmd.yaml",
+                "      returns: None\n    sync: sync\n",
+                "      returns: None\n    open_questions:\n"
+                "      - {field: sync, question: Sync or async?, reason: the code is silent}\n",
+            ),
+        ),
+        (("SM402", None, "contracts/umd_kmd.yaml:28", "map-stale", ("interface:umd_kmd.free",)),),
+    ),
+    Drift(
         "delete-rpc-implementation",
         (
             replace_in(
