@@ -13,7 +13,9 @@ class whose contracted methods the contract lists; the first such entry): the co
 interface node then gets ``source: "both"`` and the code's providers and consumers as
 attributes (its edges stay those the contract gives it); an unmatched use gets
 its own node ``interface:<upper>_<lower>.<qualname>`` with ``source: "discovered"``. A contract
-entry no code of its upper layer uses keeps ``source: "contract"``. Uses of an exception a
+entry no code of its upper layer uses keeps ``source: "contract"``. A use that skips layers
+(a name a layer in between re-exports) is matched against the contracts of the upper layer
+with each layer in between too. Uses of an exception a
 contract of the pair names in its ``errors`` are declared by it and make no node.
 
 A use of a function-pointer slot or a base-class method that a lower layer fills or overrides
@@ -68,8 +70,12 @@ def discover_interfaces(graph: MapGraph, config: StackmapConfig) -> int:
                 uses[(upper, lower, dst)].append((src, path, line))
     contracts = _contract_interfaces(graph)
     added = 0
+    ids = [layer.id for layer in config.layers]
     for (upper, lower, target), sites in sorted(uses.items()):
         matched = _match(graph, contracts.get((upper, lower), {}), target)
+        for between in ids[order[upper] + 1 : order[lower]]:  # re-exported by a layer between
+            if matched is None:
+                matched = _match(graph, contracts.get((upper, between), {}), target)
         if matched == "":
             continue  # an error the pair's contract declares
         iid = matched or _new_interface(graph, upper, lower, target)
