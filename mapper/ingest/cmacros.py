@@ -98,7 +98,9 @@ _BITFIELD = re.compile(
 )
 _CAPS_LOOP = re.compile(r"(?m)^([ \t]+)([A-Z][A-Z0-9_]*[A-Z0-9])(?=\s*\()")
 _STRUCT_ARG = re.compile(r"([(,])(\s*)(struct\s+[A-Za-z_]\w*)(\s*)(?=[,)])")
-_TYPE_OPERATOR = re.compile(r"\b(?:sizeof|typeof|__typeof__|alignof|_Alignof)$")
+_TYPE_OPERATOR = re.compile(
+    r"\b(?:sizeof|typeof|__typeof__|__typeof|alignof|_Alignof|__alignof__|__alignof)$"
+)
 _RENAMED = {"offsetof": "offsetof_"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -95,10 +95,12 @@ def test_struct_type_arguments_become_zero_outside_sizeof_and_directives() -> No
     src = (
         b"#define IOC \\\n\tDRM_IOW(0x09, struct drm_gem_close)\n"
         b"void f(void) {\n\tvirtio_cread_le(vdev, struct virtio_gpu_config,\n\t\tevents, &e);\n"
-        b"\tn = sizeof(struct drm_gem_close);\n}\n"
+        b"\tn = sizeof(struct drm_gem_close);\n"
+        b'\tc = kmem_cache_create("v", 8, __alignof__(struct virtio_gpu_vbuffer), 0);\n}\n'
     )
     assert cmacros.rewrite(src) == (
         b"#define IOC \\\n\tDRM_IOW(0x09, struct drm_gem_close)\n"
         b"void f(void) {\n\tvirtio_cread_le(vdev, 0,\n\t\tevents, &e);\n"
-        b"\tn = sizeof(struct drm_gem_close);\n}\n"
+        b"\tn = sizeof(struct drm_gem_close);\n"
+        b'\tc = kmem_cache_create("v", 8, __alignof__(struct virtio_gpu_vbuffer), 0);\n}\n'
     )
