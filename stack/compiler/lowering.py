@@ -45,7 +45,9 @@ def lower_node(node: Node) -> tuple[ExecOp, tuple[tuple[str, AttrValue], ...]]:
 
 
 _WINDOW = ("kernel_shape", "strides", "pads", "dilations", "ceil_mode")
-register(OpType.CONV, Lowering(ExecOp.CONV2D, ("strides", "pads", "dilations", "group", "relu")))
+_CONV = ("strides", "pads", "dilations", "group", "relu")
+_FUSED_POOL = ("pool_kernel", "pool_strides", "pool_pads", "pool_ceil")
+register(OpType.CONV, Lowering(ExecOp.CONV2D, (*_CONV, *_FUSED_POOL)))
 register(OpType.GEMM, Lowering(ExecOp.GEMM, ("trans_a", "trans_b", "alpha", "beta", "relu")))
 register(OpType.MATMUL, Lowering(ExecOp.MATMUL))
 register(OpType.ADD, Lowering(ExecOp.ADD, ("relu",)))

@@ -91,6 +91,12 @@ def _conv(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray
         r = _need(node, t, 3)
         if r != out:
             raise _fail(node, f"the residual {r} must equal the output {out}")
+    pk = node.attr("pool_kernel")
+    if pk is not None:  # a fused max pool after the epilogue
+        ps, pp = node.attr("pool_strides", (1, 1)), node.attr("pool_pads", (0, 0, 0, 0))
+        ceil = int(node.attr("pool_ceil", 0))
+        hw = tuple(conv_out(hw[i], pk[i], ps[i], pp[i], pp[i + 2], 1, ceil) for i in range(2))
+        out = TensorType(x.dtype, (x.shape[0], w.shape[0], *hw))
     return [out]
 
 

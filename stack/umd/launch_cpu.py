@@ -38,7 +38,9 @@ def grid_of(call: KernelCall) -> tuple[int, int] | None:
         x, w = call.ins[0].shape, call.ins[1].shape
         if x[0] != 1 or int(call.attrs.get("group", 1)) != 1:  # type: ignore[arg-type]
             return None  # batched or grouped: one batched product, run whole
-        return w[0], math.prod(y) * math.prod(w[1:])
+        # output pixels from X and the strides: Y may be the smaller output of a fused pool
+        strides = int(call.attrs.get("stride_h", 1)) * int(call.attrs.get("stride_w", 1))  # type: ignore[arg-type]
+        return w[0], w[0] * math.prod(w[1:]) * (x[2] * x[3] // max(1, strides))
     if kid in (KernelId.GEMM, KernelId.MATMUL) and len(y) >= 2:
         a = call.ins[0].shape
         if len(a) < 2:

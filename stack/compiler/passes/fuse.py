@@ -10,7 +10,14 @@ Patterns (the producer's output must feed only the absorbed op and must not be a
   residual input ``r`` (a zero bias is added when the Conv has none), placed where the Add was
   (``r`` may be computed after the Conv); the Add's ``relu`` carries over;
 * ``Conv | Gemm | Add | BatchNormalization -> Relu`` -> the same op with ``relu=1`` (the
-  kernels' fused epilogue: bias, residual and ReLU applied while the output tile is in cache).
+  kernels' fused epilogue: bias, residual and ReLU applied while the output tile is in cache),
+  also through a Reshape between them (the view a rank-3 MatMul's Gemm is read through: ReLU
+  is element-wise, so it commutes with the view);
+* ``Conv (no residual) -> MaxPool`` (dilations 1) -> Conv with a fused max pool
+  (``pool_kernel``, ``pool_strides``, ``pool_pads``, ``pool_ceil``): the kernel pools each tile
+  of output channels after its epilogue, so the full-size convolution output never becomes an
+  intermediate the memory plan has to hold (matched after the Relu fusion, so
+  ``Conv -> Relu -> MaxPool`` fuses both).
 """
 
 from __future__ import annotations
@@ -47,6 +54,14 @@ def _fuse_once(graph: Graph) -> Graph | None:
         if nxt.op is OpType.RELU and node.op in RELU_HOSTS and not node.attr("relu", 0):
             fused = node.with_attrs(relu=1)
             return _splice(graph, node, nxt, [Node(*_fields(fused, nxt.outputs))])
+        if nxt.op is OpType.RESHAPE and node.op in RELU_HOSTS and not node.attr("relu", 0):
+            relu = sole_consumer(graph, users, nxt.outputs[0])
+            if relu is not None and relu.op is OpType.RELU:
+                view = Node(*_fields(nxt, relu.outputs))
+                nodes = [n for n in graph.nodes if n is not relu]
+                nodes = [node.with_attrs(relu=1) if n is node else view if n is nxt else n
+                         for n in nodes]  # fmt: skip
+                return graph.replace(nodes=tuple(nodes))
         if nxt.op is OpType.ADD and node.op is OpType.CONV and not node.input(2):
             bias = _channel_bias(
                 graph, _other(nxt, node.outputs[0]), graph.type_of(node.outputs[0])
@@ -65,11 +80,25 @@ def _fuse_once(graph: Graph) -> Graph | None:
                 name = f"{node.name}.bias"
                 gemm = Node(node.name, node.op, (*node.inputs, name), nxt.outputs, node.attrs)
                 return _splice(graph, node, nxt, [gemm.with_attrs(beta=1.0)], {name: bias})
+        if nxt.op is OpType.MAXPOOL and node.op is OpType.CONV and _poolable(node, nxt):
+            fused = node.with_attrs(
+                pool_kernel=nxt.attr("kernel_shape"),
+                pool_strides=nxt.attr("strides", (1, 1)),
+                pool_pads=nxt.attr("pads", (0, 0, 0, 0)),
+                pool_ceil=int(nxt.attr("ceil_mode", 0)),
+            )
+            return _splice(graph, node, nxt, [Node(*_fields(fused, nxt.outputs))])
         if nxt.op is OpType.ADD and node.op is OpType.MATMUL:
             bias_fused = _matmul_bias(graph, node, nxt)
             if bias_fused is not None:
                 return bias_fused
     return None
+
+
+def _poolable(conv: Node, pool: Node) -> bool:
+    """A Conv without residual or pool of its own, and a MaxPool the kernel can fuse."""
+    dilations = tuple(pool.attr("dilations", (1, 1)))
+    return not conv.input(3) and conv.attr("pool_kernel") is None and dilations == (1, 1)
 
 
 def _fields(node: Node, outputs: tuple[str, ...]) -> tuple:

@@ -107,9 +107,15 @@ for _abi in (
             Imm("stride_h", 1), Imm("stride_w", 1), Imm("pad_top", 0), Imm("pad_left", 0),
             Imm("pad_bottom", 0), Imm("pad_right", 0), Imm("dilation_h", 1),
             Imm("dilation_w", 1), Imm("group", 1), Imm("relu", 0),
+            Imm("pool_h", 0, "fused max pool window height (0: no pool)"), Imm("pool_w", 0),
+            Imm("pool_stride_h", 1), Imm("pool_stride_w", 1), Imm("pool_pad_top", 0),
+            Imm("pool_pad_left", 0), Imm("pool_pad_bottom", 0), Imm("pool_pad_right", 0),
         ),
         doc="NCHW. X[N,C,H,W], W[M,C/group,kH,kW], B[M], R[N,M,oH,oW] -> Y = act(conv + B + R);"
-        " R is an optional fused residual (after B), act an optional fused ReLU.",
+        " R is an optional fused residual (after B), act an optional fused ReLU. With pool_h > 0"
+        " a max pool (MAXPOOL's window, padding never wins, output size from Y) follows the"
+        " epilogue: Y is the pooled output and the convolution's own output (oH, oW from X, W"
+        " and the conv attributes) never leaves the kernel's scratch.",
         grid="output channels M (one image, group 1)",
     ),
     KernelAbi(

@@ -28,10 +28,35 @@ def pad_nchw(
     return out
 
 
+def conv_hw(x_shape: tuple[int, ...], w_shape: tuple[int, ...], ints: tuple[int, ...]) -> tuple:
+    """The convolution's own output height and width (before a fused pool)."""
+    sh, sw, pt, pl, pb, pr, dh, dw = ints[:8]
+    oh = (x_shape[2] + pt + pb - dh * (w_shape[2] - 1) - 1) // sh + 1
+    ow = (x_shape[3] + pl + pr - dw * (w_shape[3] - 1) - 1) // sw + 1
+    return oh, ow
+
+
+def pool_ints(ints: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The fused max pool's MAXPOOL immediates (window, strides, pads, dilations 1), or None."""
+    if len(ints) < 12 or ints[10] <= 0:
+        return None
+    return (*ints[10:18], 1, 1)
+
+
 def conv2d(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
-    """Y = act(conv(X, W) + B + R) (B, R optional; R a fused residual of Y's shape)."""
+    """Y = act(conv(X, W) + B + R) (B, R optional; R a fused residual of the convolution's
+    output), then the fused max pool when ``pool_h`` > 0."""
+    pooled = pool_ints(ints)
+    if pooled is not None:
+        from stack.kmd.kernels import pool  # pool builds on this module: imported when used
+
+        x, w, y = ins[0], ins[1], outs[0]
+        full = xp.empty((x.shape[0], w.shape[0], *conv_hw(x.shape, w.shape, ints)), y.dtype)
+        conv2d(xp, ins, [full], ints[:10], fl)
+        pool.maxpool(xp, [full], [y], pooled, ())
+        return
     sh, sw, pt, pl, pb, pr, dh, dw, group, relu = ints[:10]
     x, w, y = ins[0], ins[1], outs[0]
     n, c, h, wd = x.shape

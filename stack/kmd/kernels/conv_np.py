@@ -27,12 +27,13 @@ Other dtypes than float32/float64, or non-contiguous views, go to the generic ke
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from stack.kmd.kernels import conv, parallel, scratch
+from stack.kmd.kernels import conv, parallel, pool, scratch
 from stack.kmd.kernels.elementwise import relu_
 
 _FAST = (np.dtype(np.float32), np.dtype(np.float64))
@@ -179,8 +180,23 @@ def _work(p: ConvPlan, dtype: np.dtype) -> _Work:
     )  # fmt: skip
 
 
-def conv2d(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]) -> None:
-    """Y = act(conv(X, W) + B + R) (the CONV2D ABI: B and the residual R optional)."""
+PostFn = Callable[[int, int], None]
+
+
+def conv2d(
+    ins: list[Any],
+    outs: list[Any],
+    ints: tuple[int, ...],
+    fl: tuple[float, ...],
+    post: PostFn | None = None,
+) -> None:
+    """Y = act(conv(X, W) + B + R) (the CONV2D ABI: B and the residual R optional), then the
+    fused max pool when ``pool_h`` > 0. ``post(lo, hi)`` runs on each finished range of output
+    channels (the fused pool's own hook)."""
+    pooled = conv.pool_ints(ints)
+    if pooled is not None:
+        _pooled(ins, outs, ints, fl, pooled)
+        return
     x, w, y = ins[0], ins[1], outs[0]
     residual = ins[3] if len(ins) > 3 else None
     key = ("conv2d", x.shape, w.shape, y.shape, ints[:9], x.dtype.char)
@@ -193,6 +209,8 @@ def conv2d(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[flo
             or any(extra.dtype != x.dtype for extra in ins[2:])
         ):
             conv.conv2d(np, ins, outs, ints, fl)
+            if post is not None:
+                post(0, y.shape[1])
             return
         p = scratch.plan(key, lambda: build_plan(x.shape, w.shape, y.shape, ints))
         wk = _work(p, x.dtype)
@@ -204,8 +222,25 @@ def conv2d(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[flo
         and (residual is None or residual.flags.c_contiguous)
     ):
         conv.conv2d(np, ins, outs, ints, fl)
+        if post is not None:
+            post(0, y.shape[1])
         return
-    _run(wk, x, w, ins[2] if len(ins) > 2 else None, y, ints[9], residual)
+    _run(wk, x, w, ins[2] if len(ins) > 2 else None, y, ints[9], residual, post)
+
+
+def _pooled(
+    ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...], pooled: tuple
+) -> None:
+    """The convolution into this thread's scratch, each range of output channels max-pooled
+    into Y as soon as its epilogue is done (while it is in cache)."""
+    x, w, y = ins[0], ins[1], outs[0]
+    shape = (x.shape[0], w.shape[0], *conv.conv_hw(x.shape, w.shape, ints))
+    full = scratch.buffer(("conv2d-full", shape, y.dtype.char), shape, y.dtype)
+
+    def pool_range(lo: int, hi: int) -> None:
+        pool.maxpool(np, [full[:, lo:hi]], [y[:, lo:hi]], pooled, ())
+
+    conv2d(ins, [full], ints[:10], fl, pool_range)
 
 
 def run(p: ConvPlan, x: Any, w: Any, bias: Any, y: Any, relu: bool, residual: Any = None) -> None:
@@ -215,9 +250,18 @@ def run(p: ConvPlan, x: Any, w: Any, bias: Any, y: Any, relu: bool, residual: An
     _run(wk, x, w, bias, y, relu, residual)
 
 
-def _run(wk: _Work, x: Any, w: Any, bias: Any, y: Any, relu: int, residual: Any = None) -> None:
+def _run(
+    wk: _Work,
+    x: Any,
+    w: Any,
+    bias: Any,
+    y: Any,
+    relu: int,
+    residual: Any = None,
+    post: PostFn | None = None,
+) -> None:
     p = wk.plan
-    epilogue = (bias, residual, relu)
+    epilogue = (bias, residual, relu, post)
     if p.method is Method.POINTWISE:
         _product(wk, w, x.reshape(wk.x_shape), y.reshape(wk.y_shape), y, epilogue)
         return
@@ -262,7 +306,7 @@ def _product(wk: _Work, w: Any, cols: Any, out: Any, y: Any, epilogue: tuple) ->
     wm = w.reshape(wk.w_shape)
     crop = wk.crop
     single = wm.ndim == 2
-    bias, residual, relu = epilogue
+    bias, residual, relu, post = epilogue
     b4 = bias.reshape(1, -1, 1, 1) if bias is not None else None
 
     def part(lo: int, hi: int) -> None:
@@ -282,8 +326,12 @@ def _product(wk: _Work, w: Any, cols: Any, out: Any, y: Any, epilogue: tuple) ->
             relu_(np, src, ys)
         elif src is not ys:
             np.copyto(ys, src)
+        if post is not None and single:
+            post(lo, hi)
 
     if single:
         parallel.grid(p.m, part)
     else:
         part(0, p.m)
+        if post is not None:
+            post(0, p.m)

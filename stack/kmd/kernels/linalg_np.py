@@ -19,6 +19,9 @@ from stack.kmd.kernels.ids import KernelId
 
 def gemm(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]) -> None:
     """Y = act(alpha * op(A) @ op(B) + beta * C) (the GEMM ABI), tile by tile of Y's rows."""
+    if parallel.whole():
+        linalg.gemm(np, ins, outs, ints, fl)
+        return
     trans_a, trans_b, relu = ints[0], ints[1], ints[2]
     alpha, beta = fl[0], fl[1]
     a = ins[0].T if trans_a else ins[0]
@@ -44,7 +47,7 @@ def gemm(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float
 def matmul(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]) -> None:
     """numpy.matmul semantics (the MATMUL ABI), tile by tile of Y's rows (axis -2)."""
     a, b, y = ins[0], ins[1], outs[0]
-    if a.ndim < 2 or b.ndim < 2 or y.dtype != a.dtype:
+    if parallel.whole() or a.ndim < 2 or b.ndim < 2 or y.dtype != a.dtype:
         linalg.matmul(np, ins, outs, ints, fl)
         return
 

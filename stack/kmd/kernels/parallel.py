@@ -92,6 +92,17 @@ def bind_tiles(tiles: int) -> None:
     _local.tiles = tiles
 
 
+def whole() -> bool:
+    """Whether the launch running on this thread is one tile; if so it is counted as run and
+    the kernel takes its untiled path (no per-tile closures: small launches stay cheap)."""
+    if getattr(_local, "tiles", 1) > 1:
+        return False
+    pool: WorkerPool | None = getattr(_local, "pool", None)
+    if pool is not None:
+        pool.tiles += 1
+    return True
+
+
 def cuts(extent: int, parts: int) -> list[int]:
     """Boundaries of ``extent`` cut into ``parts`` near-equal contiguous ranges."""
     return [extent * i // parts for i in range(parts + 1)]
@@ -105,11 +116,16 @@ def _workers(tiles: int) -> int:
 def grid(extent: int, fn: Callable[[int, int], None]) -> None:
     """Call ``fn(lo, hi)`` once per tile of the launch's grid axis ``[0, extent)``, the tiles
     shared out in contiguous runs over the workers (see the module docstring)."""
-    tiles = max(1, min(getattr(_local, "tiles", 1), extent))
-    bounds = cuts(extent, tiles)
+    tiles = min(getattr(_local, "tiles", 1), extent)
     pool: WorkerPool | None = getattr(_local, "pool", None)
+    if tiles <= 1:
+        if pool is not None:
+            pool.tiles += 1
+        fn(0, extent)
+        return
     if pool is not None:
         pool.tiles += tiles
+    bounds = cuts(extent, tiles)
     workers = _workers(tiles)
     if workers == 1:
         for t in range(tiles):

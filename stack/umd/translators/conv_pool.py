@@ -46,6 +46,22 @@ def _window_attrs(attrs: dict, kernel_hw: tuple[int, int] | None) -> dict:
     return out
 
 
+def _fused_pool(attrs: dict) -> dict:
+    """A CONV2D's fused max pool: the kernel's pool immediates (and the pool's ceil mode)."""
+    k = attr_ints(attrs, "pool_kernel", 2, None)
+    s = attr_ints(attrs, "pool_strides", 2, (1, 1))
+    p = attr_ints(attrs, "pool_pads", 4, (0, 0, 0, 0))
+    if min(k) < 1 or min(s) < 1 or min(p) < 0:
+        raise ShapeError(
+            "pool window and strides must be >= 1, pads >= 0", field="attrs.pool_kernel"
+        )
+    return {
+        "pool_h": k[0], "pool_w": k[1], "pool_stride_h": s[0], "pool_stride_w": s[1],
+        "pool_pad_top": p[0], "pool_pad_left": p[1], "pool_pad_bottom": p[2],
+        "pool_pad_right": p[3], "pool_ceil": attr_int(attrs, "pool_ceil", 0),
+    }  # fmt: skip
+
+
 def _out_dim(size: int, k: int, stride: int, lo: int, hi: int, dil: int, ceil: bool) -> int:
     span = size + lo + hi - dil * (k - 1) - 1
     if span < 0:
@@ -69,6 +85,8 @@ class ConvPoolTranslator(OpTranslator):
             kattrs = _window_attrs(attrs, None)
             kattrs["group"] = attr_int(attrs, "group", 1)
             kattrs["relu"] = attr_int(attrs, "relu", 0)
+            if "pool_kernel" in attrs:
+                kattrs.update(_fused_pool(attrs))
         elif req.op is OpKind.GLOBALAVGPOOL:
             need_counts(req, (1, 1))
             kattrs = {}
@@ -106,14 +124,20 @@ class ConvPoolTranslator(OpTranslator):
             if len(call.ins) > 2 and call.ins[2].shape != (wsh[0],):
                 raise ShapeError(f"bias must be ({wsh[0]},)", field="inputs[2].shape")
             m, kh, kw = wsh[0], wsh[2], wsh[3]
-            if len(call.ins) > 3:
-                out = self._window_out(call, (n, c, h, w), m, kh, kw)
-                if call.ins[3].shape != out:
-                    raise ShapeError(
-                        f"residual {call.ins[3].shape} must equal the output {out}",
-                        field="inputs[3].shape",
-                    )
-                return (out,)
+            out = self._window_out(call, (n, c, h, w), m, kh, kw)
+            if len(call.ins) > 3 and call.ins[3].shape != out:
+                raise ShapeError(
+                    f"residual {call.ins[3].shape} must equal the convolution's output {out}",
+                    field="inputs[3].shape",
+                )
+            if call.attrs.get("pool_h", 0):
+                i, ceil = call.i, bool(call.attrs.get("pool_ceil", 0))
+                ph = _out_dim(out[2], i("pool_h"), i("pool_stride_h"), i("pool_pad_top"),
+                              i("pool_pad_bottom"), 1, ceil)  # fmt: skip
+                pw = _out_dim(out[3], i("pool_w"), i("pool_stride_w"), i("pool_pad_left"),
+                              i("pool_pad_right"), 1, ceil)  # fmt: skip
+                return ((n, m, ph, pw),)
+            return (out,)
         else:
             m, kh, kw = c, call.i("kernel_h"), call.i("kernel_w")
         return (self._window_out(call, (n, c, h, w), m, kh, kw),)

@@ -111,6 +111,50 @@ def test_conv_residual_add_and_relu_fuse_into_the_conv(mk) -> None:
     np.testing.assert_array_equal(g.constants[fused.inputs[2]], np.zeros(4, np.float32))
 
 
+def test_conv_relu_and_max_pool_fuse_into_one_conv(mk) -> None:
+    """Conv -> Relu -> MaxPool becomes one Conv carrying the pool; its output is the pooled
+    shape; a MaxPool with dilations or after a residual Conv stays apart."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["y"], ["r"]),
+        helper.make_node(
+            "MaxPool", ["r"], ["out"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]
+        ),
+    ]
+    graph = mk.graph_of(nodes, [("x", [1, 2, 8, 8])], [("out", None)], {"w": mk.rand(4, 2, 3, 3)})
+    g = _run(graph, "fuse", "infer_shapes")
+    (conv,) = g.nodes
+    assert conv.op is OpType.CONV and conv.outputs == ("out",) and conv.attr("relu") == 1
+    assert (conv.attr("pool_kernel"), conv.attr("pool_strides"), conv.attr("pool_pads")) == (
+        (3, 3),
+        (2, 2),
+        (1, 1, 1, 1),
+    )
+    assert g.type_of("out").shape == (1, 4, 4, 4)
+    dilated = [
+        helper.make_node("Conv", ["x", "w"], ["y"]),
+        helper.make_node("MaxPool", ["y"], ["out"], kernel_shape=[2, 2], dilations=[2, 2]),
+    ]
+    graph = mk.graph_of(dilated, [("x", [1, 2, 8, 8])], [("out", None)], {"w": mk.rand(4, 2, 1, 1)})
+    g = _run(graph, "fuse")
+    assert [n.op for n in g.nodes] == [OpType.CONV, OpType.MAXPOOL]
+
+
+def test_relu_fuses_into_a_gemm_through_its_view(mk) -> None:
+    """MatMul(x 3-D, W) + bias -> Relu: the Gemm (read through Reshape views) takes the ReLU."""
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["m"]),
+        helper.make_node("Add", ["m", "b"], ["a"]),
+        helper.make_node("Relu", ["a"], ["out"]),
+    ]
+    inits = {"w": mk.rand(8, 5), "b": mk.rand(5)}
+    g = _run(mk.graph_of(nodes, [("x", [2, 3, 8])], [("out", None)], inits), "fuse")
+    assert [(n.op, n.attr("relu", 0)) for n in g.nodes] == [
+        (OpType.RESHAPE, 0), (OpType.GEMM, 1), (OpType.RESHAPE, 0)
+    ]  # fmt: skip
+    assert g.nodes[-1].outputs == ("out",)
+
+
 def test_a_broadcast_add_is_not_a_residual(mk) -> None:
     nodes = [
         helper.make_node("Conv", ["x", "w"], ["y"]),

@@ -184,3 +184,38 @@ def test_the_residual_epilogue_adds_before_the_relu(threads: int) -> None:
         parallel.bind(previous)
         parallel.bind_tiles(1)
         pool.close()
+
+
+@pytest.mark.parametrize(
+    ("k", "stride", "pad", "pool"),
+    [(3, 1, 1, (2, 2, 2, 2, 0, 0, 0, 0)), (7, 2, 3, (3, 3, 2, 2, 1, 1, 1, 1)),
+     (1, 1, 0, (3, 3, 2, 2, 0, 0, 1, 1))],
+)  # fmt: skip
+@pytest.mark.parametrize("tiles", [1, 3])
+def test_a_fused_max_pool_equals_conv_then_pool(
+    pool3: WorkerPool, k: int, stride: int, pad: int, pool: tuple[int, ...], tiles: int
+) -> None:
+    """CONV2D with pool_h > 0 = MAXPOOL(conv): tiled on NumPy, and in the generic kernel."""
+    from stack.kmd.kernels import conv
+    from stack.kmd.kernels import pool as pool_kernels
+
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((1, 8, 20, 20)).astype(np.float32)
+    w = rng.standard_normal((12, 8, k, k)).astype(np.float32)
+    b = rng.standard_normal(12).astype(np.float32)
+    ints = (stride, stride, pad, pad, pad, pad, 1, 1, 1, 1)
+    side = (20 + 2 * pad - k) // stride + 1
+    full = np.empty((1, 12, side, side), np.float32)
+    conv.conv2d(np, [x, w, b], [full], ints, ())
+    pk, _, ps, _, pt, _, pb, _ = pool
+    pside = (side + pt + pb - pk) // ps + 1
+    want = np.empty((1, 12, pside, pside), np.float32)
+    pool_kernels.maxpool(np, [full], [want], (*pool, 1, 1), ())
+    parallel.bind_tiles(tiles)
+    got = np.empty_like(want)
+    conv_np.conv2d([x, w, b], [got], (*ints, *pool), ())
+    assert pool3.tiles == tiles
+    generic = np.empty_like(want)
+    conv.conv2d(np, [x, w, b], [generic], (*ints, *pool), ())
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(generic, want, rtol=1e-5, atol=1e-4)

@@ -22,6 +22,9 @@ def T(shape: tuple[int, ...], dtype: DType = F, layout: Layout = Layout.ANY) -> 
 
 
 # (request, kernel, ints, floats)
+#: CONV2D's fused-pool immediates when there is none (window 0, strides 1, pads 0).
+NO_POOL = (0, 0, 1, 1, 0, 0, 0, 0)
+
 CASES = [
     (OpRequest.make(OpKind.GEMM, [T((4, 8)), T((3, 8)), T((3,))], [T((4, 3))], trans_b=1, alpha=0.5, relu=1),
      KernelId.GEMM, (0, 1, 1), (0.5, 1.0)),
@@ -32,9 +35,11 @@ CASES = [
     (OpRequest.make(OpKind.QLINEARMATMUL, [T((4, 8), U8), T(()), T((), U8), T((8, 2), I8), T(()), T((), I8), T(()), T((), U8)], [T((4, 2), U8)]),
      KernelId.QLINEARMATMUL, (), ()),
     (OpRequest.make(OpKind.CONV2D, [T((1, 4, 9, 9)), T((8, 2, 3, 3)), T((8,))], [T((1, 8, 4, 4))], strides=(2, 2), group=2, relu=1),
-     KernelId.CONV2D, (2, 2, 0, 0, 0, 0, 1, 1, 2, 1), ()),
+     KernelId.CONV2D, (2, 2, 0, 0, 0, 0, 1, 1, 2, 1, *NO_POOL), ()),
     (OpRequest.make(OpKind.CONV2D, [T((1, 4, 9, 9)), T((8, 4, 3, 3)), T((8,)), T((1, 8, 7, 7))], [T((1, 8, 7, 7))], relu=1),
-     KernelId.CONV2D, (1, 1, 0, 0, 0, 0, 1, 1, 1, 1), ()),
+     KernelId.CONV2D, (1, 1, 0, 0, 0, 0, 1, 1, 1, 1, *NO_POOL), ()),
+    (OpRequest.make(OpKind.CONV2D, [T((1, 4, 9, 9)), T((8, 4, 3, 3))], [T((1, 8, 4, 4))], pads=(1, 1, 1, 1), pool_kernel=(3, 3), pool_strides=(2, 2), pool_pads=(0, 0, 1, 1)),
+     KernelId.CONV2D, (1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 3, 3, 2, 2, 0, 0, 1, 1), ()),
     (OpRequest.make(OpKind.MAXPOOL, [T((1, 3, 8, 8))], [T((1, 3, 4, 4))], kernel_shape=(2, 2), strides=(2, 2)),
      KernelId.MAXPOOL, (2, 2, 2, 2, 0, 0, 0, 0, 1, 1), ()),
     (OpRequest.make(OpKind.MAXPOOL, [T((1, 3, 7, 7))], [T((1, 3, 4, 4))], kernel_shape=(2, 2), strides=(2, 2), ceil_mode=1),
