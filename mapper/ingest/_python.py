@@ -18,6 +18,9 @@ from mapper.model import Language, Location, Reference, Symbol, SymbolKind
 _IOCTL_VALUE = re.compile(r"^\w*_IO(?:R|W|WR)?\(")
 
 _DEFS = ("class_definition", "function_definition")
+# captures only the detailed extraction reads (name uses, decorators, local aliases): a test
+# file's query runs without them, about a third less query time on this repository's tests
+_DETAIL_ONLY = frozenset({"reference.name", "reference.decorator", "reference.alias"})
 _MAX_VALUE = 200
 
 
@@ -39,7 +42,7 @@ def extract(
     ``detail`` functions carry no signature, definitions no docstring, and only calls made
     inside a definition are kept (no import references; the import bindings stay).
     """
-    caps = captures(Language.PYTHON, root)
+    caps = captures(Language.PYTHON, root, frozenset() if detail else _DETAIL_ONLY)
     symbols: dict[str, Symbol] = {}
     ranges: list[tuple[int, int, str]] = []  # (start byte, end byte, qualname) of definitions
     locations: dict[int, Location] = {}  # one Location per line

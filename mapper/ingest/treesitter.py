@@ -55,9 +55,14 @@ def parser(lang: Language) -> ts.Parser:
 
 
 @functools.cache
-def query(lang: Language) -> ts.Query:
+def query(lang: Language, without: frozenset[str] = frozenset()) -> ts.Query:
+    """The language's query (``queries/<lang>.scm``), with the captures named in ``without``
+    disabled (tree-sitter then neither records them nor pays for them)."""
     source = resources.files("mapper.ingest").joinpath("queries", f"{lang.value}.scm")
-    return ts.Query(language(lang), source.read_text(encoding="utf-8"))
+    compiled = ts.Query(language(lang), source.read_text(encoding="utf-8"))
+    for name in sorted(without):
+        compiled.disable_capture(name)
+    return compiled
 
 
 def parse(lang: Language, source: bytes) -> ts.Tree:
@@ -70,9 +75,12 @@ def matches(lang: Language, root: ts.Node) -> Iterator[dict[str, list[ts.Node]]]
         yield captures
 
 
-def captures(lang: Language, root: ts.Node) -> dict[str, list[ts.Node]]:
-    """All captures of the language's query: ``{capture name: nodes in document order}``."""
-    return ts.QueryCursor(query(lang)).captures(root)
+def captures(
+    lang: Language, root: ts.Node, without: frozenset[str] = frozenset()
+) -> dict[str, list[ts.Node]]:
+    """The captures of the language's query, but those in ``without``: ``{capture name:
+    nodes}`` (their order may vary between runs: sort what depends on it)."""
+    return ts.QueryCursor(query(lang, without)).captures(root)
 
 
 def text(node: ts.Node | None) -> str:
