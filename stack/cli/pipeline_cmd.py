@@ -48,7 +48,7 @@ def check(
         )
     typer.echo(
         f"# {summary['name']}: {len(summary['stages'])} stages, "
-        f"{len(summary['tensors'])} tensors, backend {summary['backend']}: ok"
+        f"{len(summary['tensors'])} tensors on {summary['device']}: ok"
     )
 
 

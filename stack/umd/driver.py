@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from stack.kmd.device import KmdDevice
+from stack.kmd.kernels.ids import KernelId
+from stack.kmd.opmod import Descriptor, DeviceCapabilities, ModuleRegistry
 from stack.umd.cache import KernelCache
-from stack.umd.errors import ClosedError
+from stack.umd.errors import ClosedError, InvalidRequestError
 from stack.umd.kmd_errors import kmd_call
 from stack.umd.pipeline import Pipeline
 from stack.umd.program import Program
@@ -44,6 +46,26 @@ class Umd:
     def backend(self) -> str:
         """The kernel backend executing the blobs (``numpy`` | ``cupy``)."""
         return self.device.backend
+
+    def capabilities(self) -> DeviceCapabilities:
+        """What the device reports: its hardware features and limits (sync, no side effect)."""
+        return self.device.capabilities()
+
+    def operator_modules(self) -> ModuleRegistry:
+        """The operator modules the device selects its kernel implementations from."""
+        return self.device.operators.modules
+
+    def selected_operator(self, kernel: str) -> Descriptor:
+        """The descriptor of the implementation the device runs for ``kernel`` (a kernel ABI
+        name, ``"GEMM"``), selected on first use and kept (sync). InvalidRequestError for an
+        unknown kernel; DeviceRefusedError (cause: the KMD's UnsupportedOperatorError naming the
+        missing features) when no installed module runs it on this device."""
+        kid = KernelId.__members__.get(kernel)
+        if kid is None:
+            known = ", ".join(KernelId.__members__)
+            raise InvalidRequestError(f"no kernel {kernel!r}; known: {known}", field="kernel")
+        with kmd_call("select_operator"):
+            return self.device.operators.selection(kid).descriptor
 
     def _new_session(self, key: int, keepalive_timeout_s: float | None) -> UmdSession:
         session = UmdSession(key, self.device, self.pipeline, self.cache, keepalive_timeout_s)

@@ -26,7 +26,7 @@ def check_pipeline(config: ConfigSource, umd: Umd) -> LinkedPipeline:
     cfg = config if isinstance(config, PipelineConfig) else load_config(config)
     session = umd.create_session()
     try:
-        return link(cfg, session, umd.backend)
+        return link(cfg, session, umd)
     finally:
         session.close()
 
@@ -36,7 +36,7 @@ def open_pipeline(config: ConfigSource, umd: Umd) -> PipelineRunner:
     cfg = config if isinstance(config, PipelineConfig) else load_config(config)
     session = umd.create_session()
     try:
-        return PipelineRunner(link(cfg, session, umd.backend), session)
+        return PipelineRunner(link(cfg, session, umd), session)
     except BaseException:
         session.close()
         raise

@@ -31,11 +31,12 @@ from stack.runtime.oppipeline.config import (
 )
 from stack.runtime.oppipeline.operators import (
     OperatorInfo,
+    OperatorSource,
     device_precisions,
     resolve_operator,
     resolve_precision,
 )
-from stack.umd import DType, OpKind, OpRequest, TensorDesc
+from stack.umd import DType, OpKind, OpRequest, TensorDesc, operators
 
 #: Ops whose inputs broadcast against each other (a stage of one of them with several
 #: producers is a merge).
@@ -91,7 +92,7 @@ class LinkedStage:
 @dataclass(frozen=True, slots=True)
 class LinkedPipeline:
     config: PipelineConfig
-    backend: str
+    device: str  # as the KMD names it: "numpy:cpu", "cupy:0:<GPU name>"
     stages: tuple[LinkedStage, ...]
     tensors: Mapping[str, PipelineTensor]
 
@@ -99,7 +100,7 @@ class LinkedPipeline:
         """A JSON-ready description: stages, tensors with shapes and holders, connections."""
         return {
             "name": self.config.name,
-            "backend": self.backend,
+            "device": self.device,
             "stages": [
                 {
                     "name": s.spec.name, "operator": s.operator.qualified_name,
@@ -173,9 +174,11 @@ def _check_merge(stage: StageSpec, shapes: list[tuple[str, tuple[int, ...]]]) ->
         acc_name = "their merge"
 
 
-def link(config: PipelineConfig, oracle: ShapeOracle, backend: str) -> LinkedPipeline:
-    """Bind ``config`` to operators and ``backend``'s precisions; every shape checked (see the
-    module doc). PipelineConfigError / ShapeMismatchError name the field."""
+def link(config: PipelineConfig, oracle: ShapeOracle, source: OperatorSource) -> LinkedPipeline:
+    """Bind ``config`` to the operators ``source``'s device runs and to its precisions; every
+    shape checked through ``oracle`` (see the module doc). PipelineConfigError /
+    ShapeMismatchError name the field."""
+    caps = source.capabilities()
     known: dict[str, tuple[tuple[int, ...], DType, str | None]] = {
         s.name: (s.shape, s.dtype, None) for s in config.inputs
     }
@@ -183,9 +186,9 @@ def link(config: PipelineConfig, oracle: ShapeOracle, backend: str) -> LinkedPip
     stages: list[LinkedStage] = []
     stream = 0
     for st in config.stages:
-        op = resolve_operator(st.operator, st.module, st.version, field=st.field)
+        op = resolve_operator(source, st.operator, st.module, st.version, field=st.field)
         ins = [known[u.name] for u in st.inputs]
-        dtype = _precision(st, op, ins[0][1], backend)
+        dtype = _precision(st, op, ins[0][1], caps)
         for j, (use, (shape, _, producer)) in enumerate(zip(st.inputs, ins, strict=True)):
             by = f"(produced by stage {producer!r})" if producer else "(supplied)"
             if use.shape is not None:
@@ -218,28 +221,40 @@ def link(config: PipelineConfig, oracle: ShapeOracle, backend: str) -> LinkedPip
         name: PipelineTensor(name, shape, dt, prod, tuple(consumers[name]), name in returned)
         for name, (shape, dt, prod) in known.items()
     }
-    return LinkedPipeline(config, backend, tuple(stages), tensors)
+    return LinkedPipeline(config, caps.device, tuple(stages), tensors)
 
 
-def _precision(st: StageSpec, op: OperatorInfo, first: DType, backend: str) -> DType:
+def _precision(
+    st: StageSpec, op: OperatorInfo, first: DType, caps: operators.DeviceCapabilities
+) -> DType:
     policy = st.constraints.precision_policy
     if policy is None:
         return first
     field = f"{st.field}.constraints.precision_policy"
-    if policy not in op.precision_policies:
+    if not op.offers(policy):
         offered = ", ".join(op.precision_policies)
         raise PipelineConfigError(
             f"{field}: operator {op.qualified_name} does not offer {policy} (offers: {offered})",
             field=field,
         )
-    dtype = resolve_precision(policy, backend)
+    dtype = resolve_precision(policy, caps)
     if dtype is None:
-        have = ", ".join(device_precisions(backend))
+        have = ", ".join(device_precisions(caps))
         raise PipelineConfigError(
-            f"{field}: {policy} is not satisfiable on the {backend} device (it supports {have})",
+            f"{field}: {policy} is not satisfiable on the {caps.device} device (it satisfies "
+            f"{have})",
             field=field,
         )
-    return dtype if first in _FLOATS else first
+    if first not in _FLOATS:
+        return first
+    if dtype.name.lower() not in op.dtypes:
+        takes = ", ".join(sorted(op.dtypes))
+        raise PipelineConfigError(
+            f"{field}: {policy} runs at {dtype.name.lower()}, which operator "
+            f"{op.qualified_name} does not take (takes {takes})",
+            field=field,
+        )
+    return dtype
 
 
 def _infer(

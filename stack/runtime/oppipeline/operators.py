@@ -1,39 +1,38 @@
 """What a pipeline needs to know of an operator module: resolution, version rule, precision.
 
-:func:`resolve_operator` finds the operator a stage names (by descriptor or kernel name,
-optionally within one module) and applies the version rule to the version the config was
-written for: a different major is refused, a different minor is logged as a warning, a patch
-difference is silent. :func:`resolve_precision` says which dtype a precision policy runs at on
-a device, or None when the device cannot satisfy it.
+The operator modules are the KMD's (:mod:`stack.umd.operators` re-exports their API; the UMD
+reports which ones its device runs). :func:`resolve_operator` finds the descriptor a stage
+names — by descriptor or kernel name, optionally within one module — checks that it is the
+implementation the device actually runs for that kernel, and applies the version rule to the
+version the config was written for: another major is refused, another minor is logged as a
+warning (on ``stack.kmd.opmod``), another patch is silent. :func:`resolve_precision` says which
+dtype a precision policy runs at on a device, or None when the device cannot satisfy it.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
+from typing import Protocol
 
+from stack.errors import StackError
 from stack.runtime.errors import PipelineConfigError
-from stack.umd import DType, OpKind
+from stack.umd import DType, OpKind, operators
 
-log = logging.getLogger("stack.runtime.oppipeline")
 
-BUILTIN_MODULE = "builtin"
-BUILTIN_VERSION = "1.0.0"
-ALL_POLICIES = ("fp32", "fp16", "bf16", "fp64", "int8", "fp16_if_supported_else_fp32")
+class OperatorSource(Protocol):
+    """What the linker asks the UMD about operators (:class:`stack.umd.Umd` provides it)."""
 
-#: Precision features each kernel backend declares (the NumPy device computes f16 and f64 in
-#: software, and has no bf16 type).
-_DEVICE_PRECISIONS = {
-    "numpy": frozenset({"fp32", "fp16", "fp64", "int8"}),
-    "cupy": frozenset({"fp32", "fp16", "fp64", "int8"}),
-}
-_POLICY_DTYPE = {"fp32": DType.F32, "fp16": DType.F16, "fp64": DType.F64, "int8": DType.I8}
+    def capabilities(self) -> operators.DeviceCapabilities: ...
+
+    def operator_modules(self) -> operators.ModuleRegistry: ...
+
+    def selected_operator(self, kernel: str) -> operators.Descriptor: ...
 
 
 @dataclass(frozen=True, slots=True)
 class OperatorInfo:
     """An operator as a pipeline stage runs it: which module and version, which UMD op, and
-    its descriptor's numerics (``nan_inf_forbidden``) and precision policies."""
+    its descriptor's numerics (``nan_inf_forbidden``), precision policies and input dtypes."""
 
     name: str
     module: str
@@ -41,63 +40,92 @@ class OperatorInfo:
     op: OpKind
     precision_policies: tuple[str, ...]
     nan_inf_forbidden: bool
+    dtypes: frozenset[str]  # what its first input takes ("f32", "f16", ...)
 
     @property
     def qualified_name(self) -> str:
         return f"{self.module}/{self.name}@{self.version}"
 
+    def offers(self, policy: str) -> bool:
+        return policy in self.precision_policies or "any" in self.precision_policies
 
-def _builtin(op: OpKind) -> OperatorInfo:
-    return OperatorInfo(op.name.lower(), BUILTIN_MODULE, BUILTIN_VERSION, op, ALL_POLICIES, False)
+
+def _descriptor(
+    source: OperatorSource, name: str, module: str | None, field: str
+) -> operators.Descriptor:
+    reg = source.operator_modules()
+    if module is not None and module not in {m.name for m in reg.modules()}:
+        try:
+            reg.module(module)
+        except operators.UnknownOperatorError as exc:
+            raise PipelineConfigError(
+                f"{field}.module: {exc.message}", field=f"{field}.module"
+            ) from None
+    try:
+        return reg.descriptor(name, module=module)
+    except operators.UnknownOperatorError as exc:
+        if name.upper() in reg.kernels():  # a kernel named in lower case
+            return reg.descriptor(name.upper(), module=module)
+        raise PipelineConfigError(
+            f"{field}.operator: {exc.message}", field=f"{field}.operator"
+        ) from None
 
 
 def resolve_operator(
-    name: str, module: str | None, version: str | None, *, field: str
+    source: OperatorSource, name: str, module: str | None, version: str | None, *, field: str
 ) -> OperatorInfo:
-    """The operator ``name`` (a descriptor or kernel name, any case) of ``module`` (None: any),
-    checked against ``version``. PipelineConfigError(field=...) names what is unknown and lists
-    the known operators, or the major version mismatch."""
-    if module not in (None, BUILTIN_MODULE):
-        raise PipelineConfigError(
-            f"{field}.module: no operator module {module!r}; known: {BUILTIN_MODULE}",
-            field=f"{field}.module",
-        )
-    op = OpKind.__members__.get(name.upper())
+    """The operator a stage names (see the module doc); PipelineConfigError(field=...) names
+    what is unknown (listing the known names), not run by this device, or of another major."""
+    desc = _descriptor(source, name, module, field)
+    op = OpKind.__members__.get(desc.kernel)
     if op is None:
-        known = ", ".join(k.name.lower() for k in OpKind)
         raise PipelineConfigError(
-            f"{field}.operator: no operator {name!r}; known: {known}", field=f"{field}.operator"
+            f"{field}.operator: {desc.qualified_name} implements kernel {desc.kernel}, which no "
+            "UMD op requests directly",
+            field=f"{field}.operator",
         )
-    info = _builtin(op)
+    try:
+        chosen = source.selected_operator(desc.kernel)
+    except StackError as exc:
+        raise PipelineConfigError(
+            f"{field}.operator: {desc.qualified_name} cannot run on this device: {exc.message}",
+            field=f"{field}.operator",
+        ) from None
+    if chosen.qualified_name != desc.qualified_name:
+        raise PipelineConfigError(
+            f"{field}.operator: the device runs {chosen.qualified_name} for kernel "
+            f"{desc.kernel}, not {desc.qualified_name}",
+            field=f"{field}.operator",
+        )
     if version is not None:
-        check_version(info, version, field=f"{field}.version")
-    return info
+        try:
+            operators.check_version(
+                f"{field}.version: stage for operator", desc.qualified_name,
+                operators.SemVer.parse(version), desc.version,
+            )  # fmt: skip
+        except operators.VersionMismatchError as exc:
+            raise PipelineConfigError(exc.message, field=f"{field}.version") from None
+    first = (desc.inputs or desc.outputs)[0]
+    return OperatorInfo(
+        desc.name, desc.module, str(desc.version), op,
+        tuple(p.value for p in desc.precision_policies),
+        desc.nan_inf is operators.NanInf.FORBIDDEN, first.dtypes,
+    )  # fmt: skip
 
 
-def check_version(info: OperatorInfo, wanted: str, *, field: str) -> None:
-    """Major differs: refused; minor differs: warning; patch differs: silent."""
-    have = tuple(int(p) for p in info.version.split("."))
-    want = tuple(int(p) for p in wanted.split("."))
-    if have[0] != want[0]:
-        raise PipelineConfigError(
-            f"{field}: the config was written for {info.name} {wanted}, the module "
-            f"{info.module} provides {info.version} (major versions differ)",
-            field=field,
-        )
-    if have[1] != want[1]:
-        log.warning(
-            "%s: the config was written for %s %s, module %s provides %s (minor versions differ)",
-            field, info.name, wanted, info.module, info.version,
-        )  # fmt: skip
+def resolve_precision(policy: str, caps: operators.DeviceCapabilities) -> DType | None:
+    """The dtype ``policy`` runs at on a device with ``caps`` (None: the device cannot, or the
+    stack has no tensors of that type)."""
+    resolved = operators.PrecisionPolicy(policy).resolve(caps.features)
+    if resolved is None or resolved == "any":
+        return None
+    return DType.__members__.get(resolved.upper())
 
 
-def resolve_precision(policy: str, backend: str) -> DType | None:
-    """The dtype ``policy`` runs at on ``backend``, or None when the device cannot satisfy it."""
-    have = _DEVICE_PRECISIONS.get(backend, frozenset({"fp32"}))
-    if policy == "fp16_if_supported_else_fp32":
-        return DType.F16 if "fp16" in have else DType.F32
-    return _POLICY_DTYPE.get(policy) if policy in have else None
-
-
-def device_precisions(backend: str) -> tuple[str, ...]:
-    return tuple(sorted(_DEVICE_PRECISIONS.get(backend, frozenset({"fp32"}))))
+def device_precisions(caps: operators.DeviceCapabilities) -> tuple[str, ...]:
+    """The precision policies (besides any) the device satisfies."""
+    return tuple(
+        p.value
+        for p in operators.PrecisionPolicy
+        if p is not operators.PrecisionPolicy.ANY and resolve_precision(p.value, caps) is not None
+    )

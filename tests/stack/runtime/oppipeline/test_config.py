@@ -142,23 +142,44 @@ def test_identity_fallback_needs_one_output() -> None:
 
 
 def test_precision_policy_must_be_satisfiable_on_this_device(umd: Umd) -> None:
-    doc = _stage(LINEAR, 0, constraints={"precision_policy": "bf16"})
+    doc = _stage(LINEAR, 1, constraints={"precision_policy": "bf16"})  # relu offers any
     with pytest.raises(PipelineConfigError) as e:
         check_pipeline(doc, umd)
-    assert e.value.field == "pipeline[0].constraints.precision_policy"
+    assert e.value.field == "pipeline[1].constraints.precision_policy"
     assert e.value.message == (
-        "pipeline[0].constraints.precision_policy: bf16 is not satisfiable on the numpy device "
-        "(it supports fp16, fp32, fp64, int8)"
+        "pipeline[1].constraints.precision_policy: bf16 is not satisfiable on the numpy:cpu "
+        "device (it satisfies fp32, fp16, fp64, int8, fp16_if_supported_else_fp32)"
     )
 
 
-def test_unknown_operator_lists_known_ones(umd: Umd) -> None:
+def test_precision_policy_must_be_offered_by_the_operator(umd: Umd) -> None:
+    doc = _stage(LINEAR, 0, constraints={"precision_policy": "int8"})
+    with pytest.raises(PipelineConfigError) as e:
+        check_pipeline(doc, umd)
+    assert e.value.message == (
+        "pipeline[0].constraints.precision_policy: operator builtin/conv2d@1.0.0 does not offer "
+        "int8 (offers: fp32, fp16, fp64, fp16_if_supported_else_fp32)"
+    )
+
+
+def test_unknown_operator_and_module_list_known_ones(umd: Umd) -> None:
     with pytest.raises(PipelineConfigError) as e:
         check_pipeline(_stage(LINEAR, 1, operator="silu_activation"), umd)
     assert e.value.field == "pipeline[1].operator"
     assert e.value.message.startswith(
-        "pipeline[1].operator: no operator 'silu_activation'; known: gemm, matmul, conv2d,"
+        "pipeline[1].operator: no operator descriptor 'silu_activation'; known: add, arg_reduce,"
     )
+    with pytest.raises(PipelineConfigError) as e:
+        check_pipeline(_stage(LINEAR, 1, module="libactivation"), umd)
+    assert (e.value.field, e.value.message) == (
+        "pipeline[1].module",
+        "pipeline[1].module: no operator module 'libactivation'; loaded: builtin",
+    )
+
+
+def test_kernel_names_resolve_to_the_descriptor_the_device_runs(umd: Umd) -> None:
+    linked = check_pipeline(_stage(LINEAR, 1, operator="RELU", module="builtin"), umd)
+    assert linked.stages[1].operator.qualified_name == "builtin/relu@1.0.0"
 
 
 def test_version_rule_major_refused_minor_warned_patch_silent(
@@ -166,17 +187,18 @@ def test_version_rule_major_refused_minor_warned_patch_silent(
 ) -> None:
     with pytest.raises(PipelineConfigError) as e:
         check_pipeline(_stage(LINEAR, 1, version="2.0.0"), umd)
-    assert e.value.message == (
-        "pipeline[1].version: the config was written for relu 2.0.0, the module builtin "
-        "provides 1.0.0 (major versions differ)"
+    assert (e.value.field, e.value.message) == (
+        "pipeline[1].version",
+        "pipeline[1].version: stage for operator builtin/relu@1.0.0 has version 2.0.0, this "
+        "stack supports 1.x: refused",
     )
-    with caplog.at_level(logging.WARNING, logger="stack.runtime.oppipeline"):
+    with caplog.at_level(logging.WARNING, logger="stack.kmd.opmod"):
         check_pipeline(_stage(LINEAR, 1, version="1.0.7"), umd)
         assert caplog.records == []
         check_pipeline(_stage(LINEAR, 1, version="1.3.0"), umd)
     assert [r.getMessage() for r in caplog.records] == [
-        "pipeline[1].version: the config was written for relu 1.3.0, module builtin provides "
-        "1.0.0 (minor versions differ)"
+        "pipeline[1].version: stage for operator builtin/relu@1.0.0 has version 1.3.0, this "
+        "stack supports 1.0.0: loaded (minor versions differ)"
     ]
 
 

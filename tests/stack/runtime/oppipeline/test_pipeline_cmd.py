@@ -35,7 +35,7 @@ def test_check_prints_the_linked_tensors(files: dict[str, Path]) -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[2] == "t\t2x4x3\tf32\ta -> b1, b2  [branch]"
-    assert lines[-1] == "# branch_merge: 4 stages, 6 tensors, backend numpy: ok"
+    assert lines[-1] == "# branch_merge: 4 stages, 6 tensors on numpy:cpu: ok"
     summary = json.loads(_invoke("check", str(files["config"]), "--json").stdout)
     assert [s["connection"] for s in summary["stages"]] == ["linear", "merge", "linear", "merge"]
 

@@ -1,0 +1,58 @@
+"""Two third-party operator modules for the pipeline tests, built from descriptor files in
+``fixtures/`` and registered explicitly next to the built-in module: ``strict`` (a ReLU whose
+descriptor forbids NaN/Inf) and ``flaky`` (a ReLU whose kernel raises on negative input, as a
+crashing native library would). Each outranks the built-in ReLU, so a device given the
+registry runs it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from stack.kmd import KmdDevice
+from stack.kmd.opmod import ModuleRegistry, OperatorModule, discover, make_module
+from stack.umd import Umd
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _relu(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]) -> None:
+    np.maximum(ins[0], 0, out=outs[0])
+
+
+def _relu_flaky(
+    ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    if (ins[0] < 0).any():
+        raise RuntimeError("relu_flaky: native library crashed on a negative input")
+    np.copyto(outs[0], ins[0])
+
+
+def strict() -> OperatorModule:
+    return make_module(
+        "strict", "0.3.0", "1.0.0", [FIXTURES / "relu_strict.opdesc.json"],
+        {("relu_strict", "numpy"): _relu},
+    )  # fmt: skip
+
+
+def flaky() -> OperatorModule:
+    return make_module(
+        "flaky", "2.1.4", "1.0.0", [FIXTURES / "relu_flaky.opdesc.json"],
+        {("relu_flaky", "numpy"): _relu_flaky},
+    )  # fmt: skip
+
+
+def registry_with(*modules: OperatorModule) -> ModuleRegistry:
+    """The installed modules (the built-in one) plus ``modules``."""
+    reg = discover()
+    for m in modules:
+        reg.register(m)
+    return reg
+
+
+def umd_on(reg: ModuleRegistry) -> tuple[Umd, KmdDevice]:
+    """A UMD whose NumPy device selects its kernels from ``reg`` (close both)."""
+    device = KmdDevice("numpy", modules=reg)
+    return Umd(device=device), device
