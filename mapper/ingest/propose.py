@@ -7,7 +7,8 @@ proposed from the repository's own dependencies
 (:mod:`mapper.ingest.structure`), each boundary with its evidence as comments. A layer's
 description is the first paragraph of the folder's README when there is one, else a stock
 sentence. Doc folders,
-contracts and tests are found by name. The proposal is a starting point for the user to edit.
+contracts, tests and generated code (``autogen/``, ``generated/``) are found by name. The
+proposal is a starting point for the user to edit.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ _SKIP = {
     ".stackmap",
     "site-packages",
 }
+_GENERATED_DIRS = ("autogen", "generated", "_generated", "gen")
 _DOC_DIRS = ("docs", "doc", "knowledge_base", "wiki", "documentation")
 _ENOUGH_BY_NAME = 3  # layers by folder name need this many, and to agree with the code
 _NOT_CODE = {*_DOC_DIRS, "tests", "test", "examples", "benchmarks", "scripts", "contracts"}
@@ -259,6 +261,12 @@ def propose(root: Path) -> str:
         "",
         "# Ordered top to bottom.",
     ]
+    generated = [f"{f}/**" for f in folders if Path(f).name.lower() in _GENERATED_DIRS]
+    if generated:
+        out[out.index("classify_threshold = 0.35") + 1 : 0] = [
+            "# folders named as generated code: indexed, kept out of holes and findings",
+            "generated = [" + ", ".join(_quote(g) for g in generated) + "]",
+        ]
     structure = propose_structure(root)
     by_name = len(layers) >= _ENOUGH_BY_NAME and _names_fit(layers, structure)
     if not by_name and len(structure.layers) >= 2:

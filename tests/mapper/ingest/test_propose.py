@@ -111,3 +111,16 @@ def test_cycles_are_broken_at_their_lightest_use_not_merged(tmp_path: Path) -> N
         "# set aside as against the grain: base uses core: 2 edge(s) (call, import), "
         "e.g. base/hooks.py:1 (import)",
     ]
+
+
+def test_folders_named_as_generated_code_are_proposed_as_generated(tmp_path: Path) -> None:
+    files = {
+        "pkg/runtime/ops.py": "from pkg.runtime.autogen import kfd\n\ndef go():\n    kfd.f()\n",
+        "pkg/runtime/autogen/kfd.py": "def f():\n    return 1\n",
+        "pkg/core/base.py": "def g():\n    return 2\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    proposed = tomllib.loads(propose(tmp_path))
+    assert proposed["stackmap"]["generated"] == ["pkg/runtime/autogen/**"]
