@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Callable
 
 import tree_sitter as ts
 
@@ -32,7 +34,9 @@ def extract(
     symbols: dict[str, Symbol] = {}
     refs: list[Reference] = []
     cpp = language is not Language.C
-    for caps in matches(language, root):
+    found = list(matches(language, root))
+    scope_at = _scopes(found, cpp)
+    for caps in found:
         def_key = next((k for k in caps if k in _DEF_KINDS), None)
         if def_key is not None:
             node, name_node = caps[def_key][0], caps["name"][0]
@@ -50,11 +54,11 @@ def extract(
         elif "reference.call" in caps:
             node = caps["reference.call"][0]
             target = _callee(caps["name"][0])
-            scope = _enclosing_function(node, cpp)
+            scope = scope_at(node.start_byte)
             refs.append(Reference("call", target, Location(path, line(node)), scope, language))
         elif "reference.use" in caps or "reference.dispatch" in caps:
             name = caps["name"][0]
-            scope = _enclosing_function(name, cpp)
+            scope = scope_at(name.start_byte)
             make = _cbindings.use if "reference.use" in caps else _cbindings.dispatch
             refs.append(make(path, name, scope, language))
         elif "reference.table" in caps:
@@ -257,12 +261,33 @@ def _callee(node: ts.Node) -> str:
     return re.sub(r"<[^<>]*>", "", "".join(text(node).split()))
 
 
-def _enclosing_function(node: ts.Node, cpp: bool) -> str | None:
-    for parent in _ancestors(node):
-        if parent.type == "function_definition":
-            decl = _function_declarator(parent.child_by_field_name("declarator") or parent)
-            if decl is None:
-                return None
-            name = text(decl.child_by_field_name("declarator"))
-            return "::".join([*_prefix(parent, cpp), name]) if cpp else name
-    return None
+def _scopes(found: list[dict[str, list[ts.Node]]], cpp: bool) -> Callable[[int], str | None]:
+    """Byte offset → the name of the innermost function definition around it (None outside
+    any). From the definitions the query captured (every ``function_definition``): looking
+    it up by offset costs a bisection, walking ``node.parent`` up costs a descent from the
+    root per step."""
+    functions = sorted(
+        {
+            (node.start_byte, node.end_byte, _function_name(node, cpp))
+            for caps in found
+            for key in caps
+            if key in _DEF_KINDS and (node := caps[key][0]).type == "function_definition"
+        }
+    )
+    starts = [f[0] for f in functions]
+
+    def scope_at(offset: int) -> str | None:
+        i = bisect_right(starts, offset) - 1
+        while i >= 0 and functions[i][1] < offset:
+            i -= 1
+        return functions[i][2] if i >= 0 else None
+
+    return scope_at
+
+
+def _function_name(node: ts.Node, cpp: bool) -> str | None:
+    decl = _function_declarator(node.child_by_field_name("declarator") or node)
+    if decl is None:
+        return None
+    name = text(decl.child_by_field_name("declarator"))
+    return "::".join([*_prefix(node, cpp), name]) if cpp else name
