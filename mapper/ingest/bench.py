@@ -48,9 +48,13 @@ def _copy(config: StackmapConfig, dest: Path) -> list[str]:
 
 def _parse_floor(config: StackmapConfig) -> tuple[float, float, int, int]:
     """(wall s, CPU s) of a bare tree-sitter parse of the code and test files, their count and
-    lines."""
-    code = [f for f in scan(config).files if f.category in (Category.CODE, Category.TEST)]
-    langs = [sniff_language(f.path, f.data) or f.language for f in code]
+    lines (files in a language tree-sitter does not parse here, operator descriptors in JSON,
+    are left out)."""
+    parsed = (Category.CODE, Category.TEST)
+    files = [f for f in scan(config).files if f.category in parsed]
+    tagged = [(f, sniff_language(f.path, f.data) or f.language) for f in files]
+    code = [f for f, lang in tagged if lang in treesitter.supported()]
+    langs = [lang for _, lang in tagged if lang in treesitter.supported()]
     for lang in set(langs):
         treesitter.parser(lang)
     start, cpu = time.perf_counter(), time.process_time()

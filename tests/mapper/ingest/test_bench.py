@@ -57,3 +57,11 @@ def test_bench_ingest_figures(minirepo: Path) -> None:
     assert result["incremental_1file_s"] > 0 and result["incremental_goal_s"] >= 2.0
     # the repository itself is never written
     assert sorted(p.relative_to(minirepo) for p in minirepo.rglob("*")) == before
+
+
+def test_bench_ingest_floor_leaves_out_json_descriptors(minirepo: Path) -> None:
+    # a JSON file inside a layer is read by ingest (operator descriptors), not by tree-sitter
+    (minirepo / "kernels/add.opdesc.json").write_text('{"name": "add"}\n', encoding="utf-8")
+    result = bench_ingest(minirepo, repeat=1, embed=False)
+    assert result["files"] == 9  # the code and test files tree-sitter parses, as before
+    assert result["full_noembed_cpu_s"] > 0
