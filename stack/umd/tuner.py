@@ -25,7 +25,7 @@ from stack.umd.errors import InvalidRequestError
 from stack.umd.launch_cpu import launch_cpu
 from stack.umd.operators import registry
 from stack.umd.plan import KernelCall, Operand
-from stack.umd.templates import default_templates
+from stack.umd.templates import CPU_TARGET, default_templates
 from stack.umd.tuning import TuningDatabase, TuningRecord, device_key, shape_class
 
 ALIASES = {"CONV": "CONV2D", "GEMM": "GEMM", "MATMUL": "MATMUL", "CONV2D": "CONV2D"}
@@ -156,6 +156,12 @@ def tune(
 ) -> TuneReport:
     """Tune ``kernel`` on ``device`` (see the module docstring); keep the best in ``db`` (and
     save it) when given."""
+    if device.backend != CPU_TARGET:
+        raise InvalidRequestError(
+            f"refstack tune varies the CPU launch (tiles over worker threads); on {device.backend} "
+            "GEMM and CONV2D are library calls that take no launch parameters to tune",
+            field="backend",
+        )
     kid = kernel_id_of(kernel)
     call = make_call(kid, tuple(shapes) if shapes else DEFAULT_SHAPES[kid])
     configs = candidates_for(call, device.threads)

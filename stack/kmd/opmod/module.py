@@ -2,10 +2,12 @@
 
 A module is what an entry point of the group ``refstack.operator_modules`` gives (an
 :class:`OperatorModule`, or a callable returning one); the built-in kernels are the module
-``builtin``, registered the same way. :func:`discover` loads every entry point: a module whose
-import raises, whose factory fails, whose descriptor is malformed, whose API version has another
-major, or which lacks a kernel a descriptor promises, is skipped — its reason is logged (WARNING,
-logger ``stack.kmd.opmod``) and kept in :meth:`ModuleRegistry.skipped` — and the rest load.
+``builtin``, registered the same way (a source tree run without installing has no entry
+points: then the built-in module alone is registered directly, and that is logged).
+:func:`discover` loads every entry point: a module whose import raises, whose factory fails,
+whose descriptor is malformed, whose API version has another major, or which lacks a kernel a
+descriptor promises, is skipped — its reason is logged (WARNING, logger ``stack.kmd.opmod``)
+and kept in :meth:`ModuleRegistry.skipped` — and the rest load.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from stack.kmd.opmod.selection import Selection, select_from
 from stack.kmd.opmod.version import SemVer, check_version
 
 GROUP = "refstack.operator_modules"
+BUILTIN = "builtin"
 #: The operator-module API this stack offers; a module declares the one it was built for.
 MODULE_API = SemVer(1, 0, 0)
 log = logging.getLogger("stack.kmd.opmod")
@@ -204,7 +207,20 @@ def discover(group: str = GROUP) -> ModuleRegistry:
             reg.register(module)
         except OperatorModuleError as exc:
             reg.skip(ep.name, exc.message)
+    if group == GROUP and BUILTIN not in (m.name for m in reg.modules()):
+        _builtin_without_entry_point(reg)
     return reg
+
+
+def _builtin_without_entry_point(reg: ModuleRegistry) -> None:
+    """Running from a source tree that was never installed (no entry points): the built-in
+    module is registered directly, and that is logged — unless it was skipped on purpose."""
+    if any(s.name == BUILTIN for s in reg.skipped()):
+        return
+    from stack.kmd.opmod import builtin
+
+    log.info("operator module %s registered directly: its entry point is not installed", BUILTIN)
+    reg.register(builtin.module())
 
 
 _lock = threading.Lock()

@@ -98,3 +98,18 @@ def test_the_third_party_gemm_is_selected_and_runs_on_the_device(reg: ModuleRegi
         y = dev.read_array(ctx, out, (70, 50), DType.F32)
         assert fastgemm.CALLS[0] == before + 1
     np.testing.assert_allclose(y, a @ b, rtol=1e-5, atol=1e-4)
+
+
+def test_without_entry_points_the_builtin_module_is_registered_directly(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A source tree that was never pip-installed has no entry points; its kernels still run."""
+    from stack.kmd.opmod import module
+
+    monkeypatch.setattr(module, "entry_points", lambda group: ())  # what an uninstalled tree sees
+    caplog.set_level(logging.INFO, logger="stack.kmd.opmod")
+    reg = discover()
+    assert [m.name for m in reg.modules()] == ["builtin"] and reg.skipped() == ()
+    assert [r.getMessage() for r in caplog.records] == [
+        "operator module builtin registered directly: its entry point is not installed"
+    ]
