@@ -2,7 +2,8 @@
 
 What depends on a symbol: its callers (``calls`` in), the tests that call it (``covers`` in),
 the interfaces it implements and, through those, the contract entry, the pages and scenario
-steps naming the interface and the components consuming it; the docs naming the symbol.
+steps naming the interface and the components consuming it; the docs naming the symbol. A
+constructor's signature is its class's: the class's interfaces and pages count too.
 ``--precise`` follows code evidence (and explicit declarations: contracts, front matter) and
 stops at direct callers; ``--conservative`` also follows imports, doc mentions, similarity and
 declared component dependencies, up to three callers deep.
@@ -128,10 +129,13 @@ class _Walk:
             if test is not None:
                 self.add(test, Category.TEST, path)
         if changed or self.opts.mode is Mode.CONSERVATIVE:
-            for edge in self.edges(node.id, _E.DESCRIBES, "in"):
-                doc, path = self.step(edge, False, why)
-                if doc is not None:
-                    self.add(doc, Category.DOC, path)
+            self.docs_of(node, why)
+        if changed and node.name.endswith(".__init__"):  # the constructor: the class's signature
+            for edge in self.edges(node.id, _E.CONTAINS, "in"):
+                owner, path = self.step(edge, False, why)
+                if owner is not None and owner.kind is NodeKind.SYMBOL:
+                    self.docs_of(owner, path)
+                    self.interfaces_of(owner, path, depth)
         if not changed:
             self.callers(node, why, depth)
             return
@@ -145,11 +149,20 @@ class _Walk:
                 other, path = self.step(edge, forward, why)
                 if other is not None and self.add(other, Category.OVERRIDE, path):
                     self.queue.append((other, path, depth, True))
+        self.interfaces_of(node, why, depth)
+        self.callers(node, why, depth)
+
+    def docs_of(self, node: Node, why: tuple[Hop, ...]) -> None:
+        for edge in self.edges(node.id, _E.DESCRIBES, "in"):
+            doc, path = self.step(edge, False, why)
+            if doc is not None:
+                self.add(doc, Category.DOC, path)
+
+    def interfaces_of(self, node: Node, why: tuple[Hop, ...], depth: int) -> None:
         for edge in self.edges(node.id, _E.IMPLEMENTS, "out"):
             iface, path = self.step(edge, True, why)
             if iface is not None and self.add(iface, Category.INTERFACE, path):
                 self.queue.append((iface, path, depth, True))
-        self.callers(node, why, depth)
 
     def component_tests(self, file: Node, why: tuple[Hop, ...]) -> None:
         """Tests covering the component that holds a changed file: to rerun."""

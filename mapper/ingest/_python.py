@@ -9,6 +9,7 @@ from bisect import bisect_right
 import tree_sitter as ts
 
 from mapper.ingest import _python_grpc, _python_refs
+from mapper.ingest._python_defs import annotation_class
 from mapper.ingest._python_defs import definition as _definition
 from mapper.ingest._python_imports import imports_of
 from mapper.ingest.treesitter import captures, text
@@ -87,7 +88,7 @@ def extract(
     for node in sorted(caps.get("definition.constant", ()), key=_START):
         name = text(node.child_by_field_name("left"))
         owner = scope_at(node.start_byte) or module
-        declared = _type_name(text(node.child_by_field_name("type")))
+        declared = annotation_class(text(node.child_by_field_name("type")))
         if declared and owner != module:  # a class-level annotation: NAME: Type
             attributes.append((owner, name, declared))
         value = text(node.child_by_field_name("right"))[:_MAX_VALUE] or None
@@ -173,18 +174,6 @@ _START = operator.attrgetter("start_byte")
 _FIRST = operator.itemgetter(0)
 
 
-def _type_name(written: str) -> str | None:
-    """The class a simple annotation names: ``Dev``, ``mod.Dev``, ``Dev | None``,
-    ``Optional[Dev]``, ``"Dev"``; None for anything else (generics, unions of classes)."""
-    t = written.strip().strip("\"'")
-    if t.startswith("Optional[") and t.endswith("]"):
-        t = t[9:-1]
-    parts = [p.strip() for p in t.split("|") if p.strip() != "None"]
-    if len(parts) != 1 or not parts[0].replace(".", "").replace("_", "").isalnum():
-        return None
-    return parts[0]
-
-
 def _self_attribute(node: ts.Node, module: str) -> tuple[str, str, str] | None:
     """``self.NAME = value`` in a method → (class qualname, NAME, type as written or "")."""
     left = node.child_by_field_name("left")
@@ -196,7 +185,7 @@ def _self_attribute(node: ts.Node, module: str) -> tuple[str, str, str] | None:
     if method is None or owner is None or owner.type != "class_definition":
         return None
     name = text(left.child_by_field_name("attribute")) if left is not None else ""
-    declared = _type_name(text(node.child_by_field_name("type")))
+    declared = annotation_class(text(node.child_by_field_name("type")))
     right = node.child_by_field_name("right")
     if declared is None and right is not None:
         if right.type == "identifier":  # self.x = param: the parameter's annotation
@@ -216,7 +205,7 @@ def _param_type(method: ts.Node, name: str) -> str | None:
         if pname is None and param.named_child_count:
             pname = param.named_child(0)
         if pname is not None and text(pname) == name:
-            return _type_name(text(param.child_by_field_name("type")))
+            return annotation_class(text(param.child_by_field_name("type")))
     return None
 
 

@@ -115,3 +115,15 @@ def _docstring(node: ts.Node) -> str | None:
         except (ValueError, SyntaxError):
             value = raw.strip("\"'")
     return value.strip()[:1000] or None
+
+
+def annotation_class(written: str) -> str | None:
+    """The class a simple annotation names: ``Dev``, ``mod.Dev``, ``Dev | None``,
+    ``Optional[Dev]``, ``"Dev"``; None for anything else (generics, unions of classes)."""
+    t = written.strip().strip("\"'")
+    if t.startswith("Optional[") and t.endswith("]"):
+        t = t[9:-1]
+    parts = [p.strip() for p in t.split("|") if p.strip() != "None"]
+    if len(parts) != 1 or not parts[0].replace(".", "").replace("_", "").isalnum():
+        return None
+    return parts[0]

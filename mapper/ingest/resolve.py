@@ -1,13 +1,14 @@
 """Name resolution over all parsed files: imports/includes to files, calls to symbols.
 
-Resolution is static and conservative. A Python call resolves through the file's imports,
-``self``/``cls``/``super()`` methods of the enclosing class and its bases, and names of the
-same module (confidence 1); ``self.attr.m()`` through the attribute's annotated or assigned
-class (confidence 0.9); any other attribute call resolves only to the one method of that name
-in a class the file imports (0.7) or in a module it imports (0.6), provenance inferred. A C/C++
-call resolves to the same file's definition first, then to the enclosing namespaces' names,
-then to a definition elsewhere (source files before headers; confidence 0.8 when several
-candidates remain). Unresolved names produce no edge.
+Resolution is static and conservative. A Python call resolves through the file's imports
+(and the packages re-exporting a name), ``self``/``cls``/``super()`` methods of the enclosing
+class and its bases, and names of the same module (confidence 1); ``self.attr.m()`` through
+the attribute's annotated or assigned class and ``param.m()`` through the parameter's
+annotated class (confidence 0.9); any other attribute call resolves only to the one method of
+that name in a class the file imports (0.7) or in a module it imports (0.6), provenance
+inferred. A C/C++ call resolves to the same file's definition first, then to the enclosing
+namespaces' names, then to a definition elsewhere (source files before headers; confidence
+0.8 when several candidates remain). Unresolved names produce no edge.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
+from mapper.ingest._python_defs import annotation_class
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.relpath import name as _name
 from mapper.ingest.relpath import normalise as _normalise
@@ -196,12 +198,32 @@ class Resolver:
         found = self.python_name(pf, target)
         if found is not None:
             return found, 1.0
+        if scope and len(parts) == 2:  # param.method(): the parameter's annotated class
+            typ = self._param_class(pf, scope, parts[0])
+            member = self.member(typ, parts[1]) if typ else None
+            if member is not None:
+                return member, 0.9
         if scope:  # a nested function of the enclosing scope
             nested = self.py.get(f"{scope}.{target}")
             if nested is not None:
                 return nested, 1.0
         if len(parts) >= 2:
             return self._method_by_name(pf, scope, parts)
+        return None
+
+    def _param_class(self, pf: ParsedFile, scope: str, name: str) -> str | None:
+        """The class a parameter ``name`` of the function ``scope`` (or of a function it is
+        nested in) is annotated with."""
+        parts = scope.split(".")
+        for cut in range(len(parts), 0, -1):
+            fn = self.py.get(".".join(parts[:cut]))
+            if fn is None or fn.kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD):
+                continue
+            for param in fn.signature.params if fn.signature else ():
+                if param.name == name:
+                    written = annotation_class(param.type or "")
+                    typ = self.python_name(pf, written) if written else None
+                    return typ.qualname if typ and typ.kind is SymbolKind.CLASS else None
         return None
 
     def _method_by_name(

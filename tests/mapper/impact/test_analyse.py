@@ -112,3 +112,15 @@ def test_json_carries_paths_and_ranked_files(view: MapView, stack: Path) -> None
     assert data["tests"] == ["test:tests/test_device.py::test_alloc_pads_to_alignment"]
     assert data["contracts"] == ["contract:umd_kmd.alloc"]
     assert len(data["files"]) == 7
+
+
+def test_constructor_change_reaches_its_class_pages(view: MapView, stack: Path) -> None:
+    report = impact_of(view, stack, "fx/runtime/engine.py:7", mode=Mode.PRECISE)
+    assert [c.node for c in report.changed] == ["symbol:fx.runtime.engine.Engine.__init__"]
+    assert_explained(report)
+    (page,) = [a for a in report.affected if a.category is Category.DOC]
+    assert page.node == "doc:knowledge_base/runtime/engine.md"
+    assert [(h.edge, h.cite(), h.evidence.value) for h in page.why] == [
+        ("contains", "fx/runtime/engine.py:7", "definition"),
+        ("describes", "knowledge_base/runtime/engine.md:1", "doc_front_matter"),
+    ]

@@ -11,8 +11,8 @@ from mapper.ingest import ingest
 from mapper.query import EdgeKind, Map, open_map
 
 FILES = {
-    "pkg/__init__.py": "from pkg.inner import Kind, scale\n",
-    "pkg/inner/__init__.py": "from .kinds import Kind\nfrom .maths import scale\n",
+    "pkg/__init__.py": "from pkg.inner import Kind, Scaler, scale\n",
+    "pkg/inner/__init__.py": "from .kinds import Kind\nfrom .maths import Scaler, scale\n",
     "pkg/inner/kinds.py": """
         import enum
 
@@ -25,10 +25,15 @@ FILES = {
     "pkg/inner/maths.py": """
         def scale(x):
             return 2 * x
+
+
+        class Scaler:
+            def apply(self, x):
+                return scale(x)
     """,
     "app/__init__.py": "",
     "app/use.py": """
-        from pkg import Kind, scale
+        from pkg import Kind, Scaler, scale
         from pkg.inner import kinds
 
         FIRST = Kind.ADD
@@ -45,6 +50,10 @@ FILES = {
         def by_alias():
             k = Kind
             return [k.MUL, k.SUB]
+
+
+        def through_param(s: "Scaler | None", n):
+            return s.apply(n) + n.apply(s)
     """,
 }
 
@@ -104,7 +113,14 @@ def test_references_through_re_exports_modules_and_aliases(m: Map) -> None:
     }
 
 
-def test_calls_through_two_packages(m: Map) -> None:
+def test_calls_through_two_packages_and_an_annotated_parameter(m: Map) -> None:
     assert _from_app(m, EdgeKind.CALLS) == {
         ("symbol:app.use.twice", "symbol:pkg.inner.maths.scale", "app/use.py:8 (code_reference)"),
+        (
+            "symbol:app.use.through_param",
+            "symbol:pkg.inner.maths.Scaler.apply",
+            "app/use.py:21 (code_reference)",
+        ),
     }
+    (by_param,) = [e for e in m.edges(EdgeKind.CALLS) if e.source == "symbol:app.use.through_param"]
+    assert by_param.evidence[0].confidence == 0.9  # the annotation, not the call, names the class
