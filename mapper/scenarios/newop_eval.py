@@ -2,10 +2,14 @@
 
 The real change is a revision range: the files it touched whose changed lines spell the op
 (so a range holding other work too can be used), and the definitions it added whose names spell
-the op (functions, classes, methods, enum members, C macros, proto values, tests).
-Recall and precision are given per file and per symbol. Per symbol, the prediction's new
-definitions (names spelling the op; code to extend counts per file) are matched with the
-added ones when their last two name components agree, spelt compact (``...ids.KernelId.GELU``
+the op (functions, classes, methods, enum members, C macros, proto values, tests). Files the
+repository's map configuration ignores (generated gRPC code) are not on the map, so they are
+left out of the truth (listed as ``ignored_files``; ``files_with_ignored`` scores with them).
+Recall and precision are given per file and per symbol; per file also over the files that
+existed before the change (``existing_files``), since a file the change creates (``new_files``:
+a new family module, say) has no path a footprint could name. Per symbol, the prediction's new
+definitions (names spelling the op; code to extend counts per file) are matched with the added
+ones when their last two name components agree, spelt compact (``...ids.KernelId.GELU``
 matches a ``GELU`` member of ``KernelId`` wherever it was put; ``conv_transpose`` matches
 ``ConvTranspose``).
 """
@@ -16,6 +20,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from mapper.config import StackmapConfig, load_config
+from mapper.errors import ConfigError
 from mapper.impact.changes import added_definitions, changed_files, parse_range
 from mapper.impact.mining import diff_by_file
 from mapper.scenarios import vocab
@@ -60,13 +66,18 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
     files = changed_files(root, spec)
     spelt = {vocab.compact(prediction["op"])}
     lines = diff_by_file(root, spec.old, spec.new or "HEAD")
-    real_files = {
+    spelling = {
         f.path
         for f in files
         if any(vocab.runs(w) & spelt for w in re.findall(r"\w+", lines.get(f.path, "")))
     }
+    config = _config(root)
+    ignored = {p for p in spelling if config is not None and config.is_ignored(p)}
+    real_files = spelling - ignored
     added = {
-        name for _, name in added_definitions(root, spec, files) if vocab.runs(_last(name)) & spelt
+        name
+        for path, name in added_definitions(root, spec, files)
+        if vocab.runs(_last(name)) & spelt and path not in ignored
     }
     predicted_symbols = {  # the new definitions it names (code to extend is scored per file)
         s
@@ -74,14 +85,27 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
         if s and not s.startswith("doc:") and vocab.runs(_last(s)) & spelt
     }
     doc_files = {p["path"] for p in _points(prediction) if p["kind"] == "doc" and p["path"]}
+    created = {f.path for f in files if f.status == "added"} & real_files
     return {
         "op": prediction["op"],
         "like": prediction["like"],
         "range": revisions,
         "files": _files(set(prediction["files"]), real_files),
+        "ignored_files": sorted(ignored),
+        "files_with_ignored": _files(set(prediction["files"]), spelling),
+        "new_files": sorted(created),
+        "existing_files": _files(set(prediction["files"]), real_files - created),
         "symbols": _score(predicted_symbols, added),
         "docs_predicted": sorted(doc_files),
     }
+
+
+def _config(root: Path) -> StackmapConfig | None:
+    """The repository's map configuration (None without one: nothing is left out)."""
+    try:
+        return load_config(root)
+    except ConfigError:
+        return None
 
 
 def _points(prediction: dict[str, Any]) -> list[dict[str, Any]]:

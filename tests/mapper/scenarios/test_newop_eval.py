@@ -75,6 +75,8 @@ def test_prediction_scored_against_the_real_change(
         "missed": [],
         "extra": ["docs/back.md"],
     }
+    assert result["new_files"] == []  # every file the change touched existed before it
+    assert result["existing_files"] == result["files"]
     assert result["symbols"] == {
         "recall": 1.0,
         "precision": 1.0,
