@@ -76,6 +76,14 @@ def trace(
         typer.echo(f"  {'  ' * step.depth}{step.layer or '-':9} {step.node}  {step.cite}")
     for hole in walk.holes:
         typer.echo(f"  HOLE {hole.layer}: {hole.reason}")
+    typer.echo("back (completion):")
+    for back in walk.back:
+        by = "" if back.how == "call" else " (matched by name)"
+        typer.echo(
+            f"  {back.layer:9} {back.upper} ← {back.lower} via {back.interface}  {back.at}{by}"
+        )
+    for layer, why in walk.back_holes:
+        typer.echo(f"  HOLE {layer}: {why}")
 
 
 @eval_app.command("new-op")

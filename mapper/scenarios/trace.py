@@ -3,7 +3,9 @@
 From ENTRY (a node id, a qualname, or an op name such as ``MatMul``, which starts at the top
 layer's definitions spelt after the op) the walk follows code-evidenced ``calls`` edges
 breadth first and keeps the shortest path reaching the deepest layer. Completion comes back up
-the same path in reverse. Each layer below the deepest one reached is a hole: the walk names
+each layer boundary through its completion interfaces (fences, waits, signals:
+:mod:`.completion`), from the deepest layer reached back to the first. Each layer below the
+deepest one reached is a hole: the walk names
 the last definition it reached above it and the contract interfaces that should carry the
 request across, with what the map lacks to follow them (no implementation, or no call from
 the reached code into the implementation).
@@ -19,6 +21,7 @@ from mapper.impact.mapview import CODE_EVIDENCE, MapView, Node, cite
 from mapper.impact.targets import UnknownTargetError
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import opfamily, vocab
+from mapper.scenarios.completion import CompletionStep, completion
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,8 @@ class TraceWalk:
     entry: str
     steps: tuple[TraceStep, ...]  # down the stack
     holes: tuple[TraceHole, ...]
+    back: tuple[CompletionStep, ...] = ()  # completion, from the deepest layer up
+    back_holes: tuple[tuple[str, str], ...] = ()  # (upper layer, why completion stops there)
 
     @property
     def layers_reached(self) -> list[str]:
@@ -66,7 +71,8 @@ class TraceWalk:
         return {
             "entry": self.entry,
             "down": [s.to_json() for s in self.steps],
-            "back": [s.node for s in reversed(self.steps)],
+            "back": [s.to_json() for s in self.back],
+            "back_holes": [{"layer": layer, "reason": why} for layer, why in self.back_holes],
             "layers_reached": self.layers_reached,
             "holes": [h.to_json() for h in self.holes],
         }
@@ -122,7 +128,13 @@ def walk_trace(view: MapView, entry: str, depth: int = 12) -> TraceWalk:
             path = path + more
     steps = tuple(TraceStep(n.id, n.layer, i, cite) for i, (n, cite) in enumerate(path))
     holes = sorted([*resumed, *_holes(view, path, layers)], key=lambda h: layers.index(h.layer))
-    return TraceWalk(entry, steps, tuple(holes))
+    reached = [n.layer for n, _ in path if n.layer in layers]
+    back, back_holes = (
+        completion(view, min(reached, key=layers.index), max(reached, key=layers.index))
+        if reached
+        else ((), ())
+    )
+    return TraceWalk(entry, steps, tuple(holes), back, back_holes)
 
 
 def _above(layers: list[str], layer: str | None) -> str:
