@@ -1,5 +1,6 @@
 """Test files on the map: ``test_*`` functions (and ``Test*`` class methods) become test nodes
-with ``covers`` edges to the symbols they call and to those symbols' components."""
+with ``covers`` edges to the symbols they call (decorators applied inside a test included:
+``@click.group`` on a nested function) and to those symbols' components."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def add_tests(graph: MapGraph, resolver: Resolver, pf: ParsedFile) -> None:
         return
     for ref in pf.references:
         scope = ref.scope
-        if ref.kind != "call" or scope is None:
+        if ref.kind not in ("call", "decorator") or scope is None:
             continue
         found_test = _test_of(tests, scope)
         found = resolver.call(pf, ref) if found_test else None
