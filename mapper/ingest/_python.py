@@ -136,8 +136,11 @@ def extract(
         found = _self_attribute(node, module)
         if found is not None:
             attributes.append(found)
+    definition_at = {r[0]: r[2] for r in ranges}
+    decorated = _python_refs.decorators(caps.get("reference.decorator", ()), definition_at, where)
+    if not detail:  # a test file: the decorators its tests apply are what they exercise too
+        refs += decorated
     if detail:
-        definition_at = {r[0]: r[2] for r in ranges}
         extra = [
             *_python_refs.names(
                 caps.get("reference.name", ()),
@@ -147,7 +150,7 @@ def extract(
                 where,
                 _python_refs.aliases(caps.get("reference.alias", ()), scope_at),
             ),
-            *_python_refs.decorators(caps.get("reference.decorator", ()), definition_at, where),
+            *decorated,
             *_python_refs.registrations(caps.get("reference.call", ()), scope_at, where),
             *_python_grpc.message_fields(caps.get("reference.call", ()), imports, scope_at, where),
             *_python_refs.ioctl_uses(caps.get("reference.call", ()), scope_at, where),

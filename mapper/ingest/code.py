@@ -133,7 +133,8 @@ def parse_source(
     """Extract symbols and references from ``source`` (never raises on syntax errors).
 
     ``detail=False`` leaves out what the map never uses of a test file (the ingest reads
-    test files so): Python signatures, docstrings, import references and module-level calls. Raises
+    test files so): Python signatures, docstrings, import references, module-level calls and
+    name references (decorators are kept: what a test decorates with, it exercises). Raises
     UnknownNameError for a language tree-sitter does not handle here (proto, Markdown, YAML
     have their own parsers). C/C++/CUDA source is first passed through
     :func:`mapper.ingest.cmacros.rewrite` with ``macros`` (the built-in set when None), which

@@ -11,8 +11,8 @@ from mapper.ingest import ingest
 from mapper.query import EdgeKind, Map, open_map
 
 FILES = {
-    "pkg/__init__.py": "from pkg.inner import Kind, Scaler, scale\n",
-    "pkg/inner/__init__.py": "from .kinds import Kind\nfrom .maths import Scaler, scale\n",
+    "pkg/__init__.py": "from pkg.inner import Kind, Scaler, scale, traced\n",
+    "pkg/inner/__init__.py": "from .kinds import Kind\nfrom .maths import Scaler, scale, traced\n",
     "pkg/inner/kinds.py": """
         import enum
 
@@ -30,6 +30,21 @@ FILES = {
         class Scaler:
             def apply(self, x):
                 return scale(x)
+
+
+        def traced(fn):
+            return fn
+    """,
+    "tests/test_use.py": """
+        import pkg
+
+
+        def test_a_decorator_applied_inside_a_test():
+            @pkg.traced
+            def inner():
+                return 1
+
+            assert inner() == 1
     """,
     "app/__init__.py": "",
     "app/use.py": """
@@ -62,7 +77,8 @@ FILES = {
 def m(tmp_path_factory: pytest.TempPathFactory) -> Map:
     root = tmp_path_factory.mktemp("through")
     (root / "stackmap.toml").write_text(
-        '[stackmap]\nname = "t"\n[[layers]]\nid = "app"\nname = "A"\npaths = ["app/**"]\n'
+        '[stackmap]\nname = "t"\ntests = ["tests/**"]\n'
+        '[[layers]]\nid = "app"\nname = "A"\npaths = ["app/**"]\n'
         'description = "a"\n[[layers]]\nid = "pkg"\nname = "P"\npaths = ["pkg/**"]\n'
         'description = "p"\n',
         encoding="utf-8",
@@ -124,3 +140,17 @@ def test_calls_through_two_packages_and_an_annotated_parameter(m: Map) -> None:
     }
     (by_param,) = [e for e in m.edges(EdgeKind.CALLS) if e.source == "symbol:app.use.through_param"]
     assert by_param.evidence[0].confidence == 0.9  # the annotation, not the call, names the class
+
+
+def test_a_test_covers_the_decorators_it_applies(m: Map) -> None:
+    covers = {(e.source, e.target) for e in m.edges(EdgeKind.COVERS)}
+    assert covers == {
+        (
+            "test:tests/test_use.py::test_a_decorator_applied_inside_a_test",
+            "symbol:pkg.inner.maths.traced",
+        ),
+        (
+            "test:tests/test_use.py::test_a_decorator_applied_inside_a_test",
+            "component:pkg.inner",
+        ),
+    }
