@@ -120,7 +120,12 @@ def parse_patch(text: str, limits: PatchLimits | None = PatchLimits()) -> Patch:
         )
     if not text.strip():
         raise MalformedPatchError("the patch is empty")
-    reader = _Reader(text.splitlines(), limits)
+    # lines end at "\n" (or "\r\n") only: a form feed or another separator str.splitlines()
+    # knows is content (a licence text's page break)
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    reader = _Reader(lines, limits)
     reader.run()
     if not reader.files:
         raise MalformedPatchError(

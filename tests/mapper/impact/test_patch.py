@@ -49,6 +49,13 @@ def test_zero_context_output_of_git_diff() -> None:
     )
 
 
+def test_a_form_feed_in_a_line_is_content_not_a_line_break() -> None:
+    text = (
+        "diff --git a/COPYING b/COPYING\n--- a/COPYING\n+++ b/COPYING\n@@ -1,0 +2,2 @@\n+\x0c\n+x\n"
+    )
+    assert parse_patch(text).files == (FileChange("COPYING", "modified", ((1, 1),), ((2, 3),)),)
+
+
 def test_new_deleted_and_renamed_files() -> None:
     text = """\
 diff --git a/fx/new.py b/fx/new.py
