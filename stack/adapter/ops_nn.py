@@ -1,9 +1,10 @@
-"""Importers of the convolution family: Conv, MaxPool, AveragePool, GlobalAveragePool,
-BatchNormalization and Dropout (inference).
+"""Importers of the convolution family: Conv, ConvTranspose, MaxPool, AveragePool,
+GlobalAveragePool, BatchNormalization and Dropout (inference).
 
 The kernels are 2-D NCHW: 1-D ops are promoted to 2-D with a unit height through Reshape
 views; 3-D ones are refused with a typed error. ``auto_pad`` and ``ceil_mode`` are resolved to
-explicit pads here, so the IR carries only ``pads`` (top, left, bottom, right).
+explicit pads here, so the IR carries only ``pads`` (top, left, bottom, right); ConvTranspose's
+``output_padding`` and ``output_shape`` become its end pads (negative ones extend with zeros).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 import onnx
 
 from stack.adapter.context import ImportContext, attributes
+from stack.adapter.errors import ModelFormatError
 from stack.adapter.registry import register
 from stack.compiler import OpType, conv_out
 
@@ -114,6 +116,62 @@ def conv(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
         ins.append(proto.input[2])
     group = int(attributes(proto).get("group", 1))
     _finish(ctx, name, OpType.CONV, ins, proto.output[0], rank, group=group, **_to2d(win, rank))
+
+
+def _ints(proto: onnx.NodeProto, name: str, key: str, n: int, default: int, low: int) -> list[int]:
+    value = [int(v) for v in attributes(proto).get(key, [default] * n)]
+    if len(value) != n or min(value, default=low) < low:
+        raise ModelFormatError(
+            f"{proto.op_type} {key} {value} needs {n} values >= {low}", op=proto.op_type, node=name
+        )
+    return value
+
+
+@register("ConvTranspose")
+def conv_transpose(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    rank = _spatial(ctx, proto, name)
+    x, w = proto.input[0], proto.input[1]
+    xt, wt = ctx.type_of(x), ctx.type_of(w)
+    if len(wt.shape) != rank + 2:
+        raise ModelFormatError(
+            f"ConvTranspose W {wt} must have the rank of X {xt}", op=proto.op_type, node=name
+        )
+    a = attributes(proto)
+    kernel = list(wt.shape[2:])
+    if list(a.get("kernel_shape", kernel)) != kernel:
+        raise ModelFormatError(
+            f"ConvTranspose kernel_shape {list(a['kernel_shape'])} differs from W {wt}",
+            op=proto.op_type,
+            node=name,
+        )
+    strides = _ints(proto, name, "strides", rank, 1, 1)
+    dil = _ints(proto, name, "dilations", rank, 1, 1)
+    out_pad = _ints(proto, name, "output_padding", rank, 0, 0)
+    sizes = xt.shape[2:]
+    full = [
+        s * (n - 1) + d * (k - 1) + 1
+        for n, k, s, d in zip(sizes, kernel, strides, dil, strict=True)
+    ]
+    mode = a.get("auto_pad", "NOTSET")
+    given = [int(v) for v in a.get("output_shape", [])][-rank:] or None
+    if mode in ("SAME_UPPER", "SAME_LOWER"):
+        target = given or [n * s for n, s in zip(sizes, strides, strict=True)]
+        total = [f + p - t for f, p, t in zip(full, out_pad, target, strict=True)]
+        begin = [t // 2 if mode == "SAME_UPPER" else t - t // 2 for t in total]
+    else:
+        pads = [0] * 2 * rank if mode == "VALID" else _ints(proto, name, "pads", 2 * rank, 0, 0)
+        begin = pads[:rank]
+        target = given or [
+            f + p - b - e for f, p, b, e in zip(full, out_pad, begin, pads[rank:], strict=True)
+        ]
+    # the kernel's end pads: what is cut from (negative: added to) the uncropped result
+    end = [f - b - t for f, b, t in zip(full, begin, target, strict=True)]
+    win = _to2d({"strides": strides, "pads": begin + end, "dilations": dil}, rank)
+    ins = [x, w] if rank == 2 else [_promote(ctx, name, x, "x"), _promote(ctx, name, w, "w")]
+    if len(proto.input) > 2 and proto.input[2]:
+        ins.append(proto.input[2])
+    group = int(a.get("group", 1))
+    _finish(ctx, name, OpType.CONV_TRANSPOSE, ins, proto.output[0], rank, group=group, **win)
 
 
 @register("MaxPool", "AveragePool")

@@ -67,6 +67,7 @@ class OpType(enum.StrEnum):
     """The IR's op vocabulary (ONNX-like; fused forms carry a ``relu`` attribute)."""
 
     CONV = "Conv"
+    CONV_TRANSPOSE = "ConvTranspose"  # strides, pads (may be < 0: zero extension), dilations, group
     GEMM = "Gemm"
     MATMUL = "MatMul"
     ADD = "Add"

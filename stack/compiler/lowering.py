@@ -48,6 +48,10 @@ _WINDOW = ("kernel_shape", "strides", "pads", "dilations", "ceil_mode")
 _CONV = ("strides", "pads", "dilations", "group", "relu")
 _FUSED_POOL = ("pool_kernel", "pool_strides", "pool_pads", "pool_ceil")
 register(OpType.CONV, Lowering(ExecOp.CONV2D, (*_CONV, *_FUSED_POOL)))
+register(
+    OpType.CONV_TRANSPOSE,
+    Lowering(ExecOp.CONV_TRANSPOSE, ("strides", "pads", "dilations", "group")),
+)
 register(OpType.GEMM, Lowering(ExecOp.GEMM, ("trans_a", "trans_b", "alpha", "beta", "relu")))
 register(OpType.MATMUL, Lowering(ExecOp.MATMUL))
 register(OpType.ADD, Lowering(ExecOp.ADD, ("relu",)))

@@ -100,6 +100,37 @@ def _conv(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray
     return [out]
 
 
+@register(OpType.CONV_TRANSPOSE)
+def _conv_transpose(
+    node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]
+) -> list:
+    x, w = _need(node, t, 0), _need(node, t, 1)
+    if len(x.shape) != 4 or len(w.shape) != 4:
+        raise _fail(node, f"ConvTranspose needs 4-D X and W, got {x} and {w}")
+    if w.dtype != x.dtype:
+        raise _fail(node, f"X is {x.dtype.value} but W is {w.dtype.value}")
+    group = int(node.attr("group", 1))
+    if group < 1 or x.shape[1] != w.shape[0] or x.shape[1] % group:
+        raise _fail(
+            node, f"X has {x.shape[1]} channels, W {w} expects {w.shape[0]} in {group} groups"
+        )
+    m = w.shape[1] * group
+    b = t[2] if len(t) > 2 else None
+    if b is not None and b.shape != (m,):
+        raise _fail(node, f"the bias {b} must be ({m},)")
+    s, p = node.attr("strides", (1, 1)), node.attr("pads", (0, 0, 0, 0))
+    d = node.attr("dilations", (1, 1))
+    if len(s) != 2 or len(d) != 2 or len(p) != 4 or min(*s, *d) < 1:
+        raise _fail(node, f"strides {s} / dilations {d} need 2 values >= 1, pads {p} 4 values")
+    hw = tuple(
+        s[i] * (x.shape[2 + i] - 1) + d[i] * (w.shape[2 + i] - 1) + 1 - p[i] - p[i + 2]
+        for i in range(2)
+    )
+    if min(hw) < 1:
+        raise _fail(node, f"pads {list(p)} leave an empty output {hw}")
+    return [TensorType(x.dtype, (x.shape[0], m, *hw))]
+
+
 def _pool(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
     x = _need(node, t, 0)
     if len(x.shape) != 4:

@@ -55,6 +55,7 @@ class ExecOp(enum.IntEnum):
     EXPAND = 35
     TILE = 36
     GATHER_ND = 37
+    CONV_TRANSPOSE = 38
 
 
 class ExecDType(enum.IntEnum):
@@ -140,6 +141,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.EXPAND: OpKind.EXPAND,
     ExecOp.TILE: OpKind.TILE,
     ExecOp.GATHER_ND: OpKind.GATHER_ND,
+    ExecOp.CONV_TRANSPOSE: OpKind.CONV_TRANSPOSE,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -60,6 +60,7 @@ class OpKind(enum.IntEnum):
     EXPAND = 35
     TILE = 36
     GATHER_ND = 37
+    CONV_TRANSPOSE = 38
     # END GENERATED
 
 

@@ -159,6 +159,7 @@ def default_templates() -> TemplateRegistry:
         (k.GEMM_I8, QUANT, launch_tiled, None),
         (k.QLINEARMATMUL, QUANT, launch_tiled, None),
         (k.CONV2D, FLOATS, launch_tiled, _four_d),
+        (k.CONV_TRANSPOSE, FLOATS, launch_tiled, _four_d),
         (k.MAXPOOL, FLOATS | QUANT, launch_tiled, _four_d),
         (k.AVGPOOL, FLOATS, launch_tiled, _four_d),
         (k.GLOBALAVGPOOL, FLOATS, launch_elementwise, _four_d),

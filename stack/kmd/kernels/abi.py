@@ -119,6 +119,17 @@ for _abi in (
         grid="output channels M (one image, group 1)",
     ),
     KernelAbi(
+        KernelId.CONV_TRANSPOSE, ("X", "W"), ("Y",), optional=("B",),
+        ints=(
+            Imm("stride_h", 1), Imm("stride_w", 1), Imm("pad_top", 0), Imm("pad_left", 0),
+            Imm("pad_bottom", 0), Imm("pad_right", 0), Imm("dilation_h", 1),
+            Imm("dilation_w", 1), Imm("group", 1),
+        ),
+        doc="NCHW. X[N,C,H,W], W[C,M/group,kH,kW], B[M] -> Y[N,M,oH,oW] = transposed conv + B;"
+        " oH = stride_h*(H-1) + dilation_h*(kH-1) + 1 - pad_top - pad_bottom (likewise oW);"
+        " a negative pad extends the output with zeros.",
+    ),
+    KernelAbi(
         KernelId.BATCHNORM, ("X", "scale", "bias", "mean", "var"), ("Y",),
         ints=(Imm("relu", 0),), floats=(Imm("epsilon", 1e-5),),
         doc="Inference: per channel (axis 1): (X - mean) / sqrt(var + eps) * scale + bias.",

@@ -53,4 +53,5 @@ class KernelId(enum.IntEnum):
     EXPAND = 35
     TILE = 36
     GATHER_ND = 37
+    CONV_TRANSPOSE = 38
     # END GENERATED

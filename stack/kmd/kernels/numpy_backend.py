@@ -20,6 +20,7 @@ from stack.kmd.kernels import (
     blas,
     conv,
     conv_np,
+    conv_transpose,
     data,
     elementwise,
     ids,
@@ -37,7 +38,20 @@ from stack.kmd.kernels import (
 NAME = "numpy"
 #: Default device memory budget of the null device (override: $REFSTACK_KMD_MEMORY_BYTES).
 DEFAULT_LIMIT = 16 << 30
-GENERIC = (linalg, conv, pool, norm, elementwise, quant, data, unary, binary, reduce, index)
+GENERIC = (
+    linalg,
+    conv,
+    conv_transpose,
+    pool,
+    norm,
+    elementwise,
+    quant,
+    data,
+    unary,
+    binary,
+    reduce,
+    index,
+)
 #: NumPy-specific kernels replacing generic ones (planned, with per-thread scratch).
 SPECIFIC = {ids.KernelId.CONV2D: conv_np.conv2d, **linalg_np.TABLE}
 

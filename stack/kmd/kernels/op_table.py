@@ -59,4 +59,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(35, "EXPAND", "EXPAND"),
     KernelRow(36, "TILE", "TILE"),
     KernelRow(37, "GATHER_ND", "GATHER_ND"),
+    KernelRow(38, "CONV_TRANSPOSE", "CONV_TRANSPOSE"),
 )

@@ -59,6 +59,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_EXPAND: _ClassVar[OpType]
     OP_TILE: _ClassVar[OpType]
     OP_GATHER_ND: _ClassVar[OpType]
+    OP_CONV_TRANSPOSE: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -112,6 +113,7 @@ OP_PAD: OpType
 OP_EXPAND: OpType
 OP_TILE: OpType
 OP_GATHER_ND: OpType
+OP_CONV_TRANSPOSE: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

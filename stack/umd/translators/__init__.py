@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stack.umd.registry import TranslatorRegistry
 from stack.umd.translators.conv_pool import ConvPoolTranslator
+from stack.umd.translators.conv_transpose import ConvTransposeTranslator
 from stack.umd.translators.data import DataTranslator
 from stack.umd.translators.elementwise import ElementwiseTranslator
 from stack.umd.translators.index import IndexTranslator
@@ -15,6 +16,7 @@ from stack.umd.translators.reduce import ReduceTranslator
 
 __all__ = [
     "ConvPoolTranslator",
+    "ConvTransposeTranslator",
     "DataTranslator",
     "ElementwiseTranslator",
     "IndexTranslator",
@@ -33,6 +35,7 @@ def default_translators() -> TranslatorRegistry:
     for t in (
         LinearTranslator(),
         ConvPoolTranslator(),
+        ConvTransposeTranslator(),
         NormTranslator(),
         ElementwiseTranslator(),
         QuantTranslator(),
