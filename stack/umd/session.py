@@ -345,6 +345,15 @@ class UmdSession:
         if s.pending:
             self._reclaim(s)
 
+    def on_done(self, ticket: Ticket, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` once the ticket's fence is reached or has failed — at once (in
+        this thread) if it already has, else on the KMD queue's worker thread (the completion
+        interrupt). The callback must not block; :meth:`wait` with a zero timeout then gives
+        the outcome (DeviceFaultError for a failed fence). A callback whose fence is never
+        reached is dropped with the session's context."""
+        with kmd_call("on_fence"):
+            self.device.on_fence(self.ctx, ticket.fence, ticket.value, lambda *_: callback())
+
     def done(self, ticket: Ticket) -> bool:
         """True once the ticket's fence value is reached (non-blocking)."""
         with kmd_call("fence_value"):

@@ -1,14 +1,15 @@
-"""Admission control of the service: who may hold a worker thread, and for how long.
+"""Admission control of the service: how many calls each client and session may have in flight.
 
-The gRPC server runs handlers on a fixed pool of ``max_workers`` threads; a call holds one for
-its whole duration. Admission keeps that pool available to everybody:
+The gRPC server runs work on a fixed pool of ``max_workers`` threads; a wait for a fence holds
+none (it is a future the completion interrupt resolves, :mod:`stack.umd.service.calls`).
+Admission keeps the server fair and bounded all the same:
 
 - at most ``max_inflight`` calls in the server, ``per_client`` per client (a gRPC peer, i.e. one
   connection) and ``per_session`` per session;
 - calls that wait by design (``WaitFence``, a translation with ``wait``) take a *wait slot*:
-  at most ``max_waits`` in the server (fewer than the worker threads, so waits can never occupy
-  them all) and ``waits_per_client`` per client; a wait lasts at most ``max_wait_s`` whatever
-  ``timeout_ms`` says;
+  at most ``max_waits`` in the server and ``waits_per_client`` per client (each pending wait
+  keeps a completion callback registered with the KMD); a wait lasts at most ``max_wait_s``
+  whatever ``timeout_ms`` says;
 - a wait ends early when its caller goes away (cancellation, deadline, disconnect) or when the
   server shuts down.
 
@@ -35,7 +36,7 @@ class Limits:
     max_inflight: int = 256
     per_client: int = 8
     per_session: int = 8
-    max_waits: int = 8
+    max_waits: int = 64
     waits_per_client: int = 4
     max_wait_s: float = 10.0
 

@@ -1,25 +1,35 @@
 """Plumbing every handler of the UMD service shares: admission, touch, replay, waits, errors.
 
+The service runs on a gRPC asyncio server (:mod:`stack.umd.service.server`). Handlers that
+never wait are plain functions the server runs on its worker threads; :func:`rpc` wraps them.
+Handlers that may wait for a fence are coroutines wrapped by :func:`arpc`: their work (decode,
+translate, submit, copy) runs on the same worker threads through :meth:`ServiceBase._run`, and
+their wait is a future the KMD's completion interrupt resolves (:meth:`UmdSession.on_done`) —
+a waiting call holds no thread at all, so no number of waits can starve other clients.
+
 :func:`rpc` wraps a unary handler of :class:`ServiceBase`'s subclass: the call is admitted
 first (:mod:`stack.umd.service.admission`: per-server, per-client, per-session and wait-slot
 limits, RESOURCE_EXHAUSTED beyond them), touches its session on the way in and out (KeepAlive
 semantics: any call keeps a session alive, and a session with a call in flight never expires),
 and maps :class:`~stack.errors.UmdError` to its status code (:mod:`stack.umd.service.status`).
 While the server drains for shutdown, new calls get UNAVAILABLE and waits in flight end with
-UNAVAILABLE; other calls already running finish.
+UNAVAILABLE at once (:meth:`ServiceBase.end_waits`); other calls already running finish.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from typing import Any, TypeVar
+from concurrent.futures import Executor
+from typing import Any, ParamSpec, TypeVar
 
 import grpc
+import grpc.aio
 
 from stack.errors import UmdError
 from stack.umd.driver import Umd
@@ -28,13 +38,14 @@ from stack.umd.service import umd_pb2 as pb
 from stack.umd.service.admission import Admission, Admitted, Limits
 from stack.umd.service.convert import RequestDecoder
 from stack.umd.service.shm import ShmRegistry
-from stack.umd.service.status import abort
+from stack.umd.service.status import abort, code_of, message_of
 from stack.umd.session import Ticket, UmdSession
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 _DEFAULT_WAIT_S = 30.0
-_WAIT_SLICE_S = 0.05
 
 
 def _waits(request: Any) -> bool:
@@ -73,6 +84,37 @@ def rpc(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def arpc(fn: F) -> F:
+    """:func:`rpc` for a coroutine handler (one that may wait): the same admission, touch,
+    drain refusal and error mapping, with the aio context's awaitable ``abort``. A caller that
+    goes away cancels the coroutine; its admission is released all the same."""
+
+    @functools.wraps(fn)
+    async def wrapper(self: ServiceBase, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        sid = getattr(request, "session_id", 0)
+        if self.shutting_down.is_set():
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "server is shutting down")
+        try:
+            ticket = self.admission.enter(context.peer(), sid, _waits(request))
+        except UmdError as exc:
+            await context.abort(code_of(exc), message_of(exc))
+        self._touch(sid)
+        self.calls[fn.__name__] += 1
+        try:
+            return await fn(self, request, context)
+        except UmdError as exc:
+            await context.abort(code_of(exc), message_of(exc))
+        except (asyncio.CancelledError, grpc.aio.AbortError):
+            raise
+        except Exception:  # a server bug: logged, answered INTERNAL (handlers never abort)
+            log.exception("%s failed", fn.__name__)
+            await context.abort(grpc.StatusCode.INTERNAL, f"{fn.__name__}: internal error (logged)")
+        finally:
+            self._leave(ticket, sid)
+
+    return wrapper  # type: ignore[return-value]
+
+
 class ServiceBase:
     """State and helpers of the servicer (one :class:`Umd`; sessions get ``session_timeout_s``
     unless they ask otherwise)."""
@@ -84,8 +126,10 @@ class ServiceBase:
         session_timeout_s: float = 30.0,
         limits: Limits | None = None,
         replay_window: int = 1024,
+        executor: Executor | None = None,
     ) -> None:
         self.umd = umd
+        self.executor = executor  # the server's worker threads (None: the loop's default)
         self.session_timeout_s = session_timeout_s
         self.admission = Admission(limits or Limits())
         self.replay_window = replay_window
@@ -95,6 +139,7 @@ class ServiceBase:
         self.shutting_down = threading.Event()
         self._replay: dict[int, OrderedDict[int, Any]] = {}
         self.calls: Counter[str] = Counter()  # admitted unary calls by method (for tools)
+        self._waiters: set[asyncio.Future[None]] = set()  # touched on the event loop only
         umd.sessions.busy = self.admission.busy
 
     @property
@@ -151,27 +196,52 @@ class ServiceBase:
     def _forget(self, key: int) -> None:
         self._replay.pop(key, None)
 
-    def _wait(
-        self, session: UmdSession, ticket: Ticket, ms: int, context: grpc.ServicerContext
+    async def _run(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run blocking work (translate, submit, copy) on a worker thread."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, functools.partial(fn, *args, **kwargs))
+
+    async def _wait(
+        self, session: UmdSession, ticket: Ticket, ms: int, context: grpc.aio.ServicerContext
     ) -> None:
-        """Wait for a fence in slices, at most ``max_wait_s`` (whatever ``ms`` asks), ending
-        early when the caller goes away (DEADLINE_EXCEEDED) or the server shuts down
-        (UNAVAILABLE)."""
+        """Wait for a fence without holding a thread: at most ``max_wait_s`` (whatever ``ms``
+        asks) and the caller's deadline; UmdTimeoutError past them, TransportError
+        (UNAVAILABLE) when the server shuts down, the fence's own fault when it failed."""
         cap = self.admission.limits.max_wait_s
         asked = ms / 1000 if ms else _DEFAULT_WAIT_S
         remaining = context.time_remaining()
         limit = min(asked, cap) if remaining is None else max(0.0, min(asked, cap, remaining))
-        end = time.monotonic() + limit
-        while True:
-            left = end - time.monotonic()
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def reached() -> None:  # on the KMD queue's worker thread, or here when already done
+            loop.call_soon_threadsafe(_settle, done, None)
+
+        self._waiters.add(done)
+        try:
+            if self.shutting_down.is_set():
+                raise TransportError("server is shutting down")
+            session.on_done(ticket, reached)
             try:
-                session.wait(ticket, max(0.0, min(_WAIT_SLICE_S, left)))
-                return
-            except UmdTimeoutError:
-                if self.shutting_down.is_set():
-                    raise TransportError("server is shutting down") from None
-                if left <= _WAIT_SLICE_S or not context.is_active():
-                    raise UmdTimeoutError(
-                        f"fence {ticket.value} not reached within {limit:g} s"
-                        + (f" (waits are capped at {cap:g} s)" if asked > cap else "")
-                    ) from None
+                await asyncio.wait_for(asyncio.shield(done), limit)
+            except TimeoutError:
+                raise UmdTimeoutError(
+                    f"fence {ticket.value} not reached within {limit:g} s"
+                    + (f" (waits are capped at {cap:g} s)" if asked > cap else "")
+                ) from None
+        finally:
+            self._waiters.discard(done)
+        session.wait(ticket, 0)  # reached: returns at once, or raises the fence's fault
+
+    def end_waits(self) -> None:
+        """End every wait in flight with UNAVAILABLE (call on the event loop, at shutdown)."""
+        for waiter in list(self._waiters):
+            _settle(waiter, TransportError("server is shutting down"))
+
+
+def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
+    if not future.done():
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)

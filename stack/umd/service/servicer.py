@@ -1,7 +1,9 @@
 """The ``InstructionTranslator`` servicer: each RPC of ``contracts/umd.proto`` on a :class:`Umd`.
 
 Admission, touch, replay, waits and the error mapping every handler shares are in
-:mod:`stack.umd.service.calls`.
+:mod:`stack.umd.service.calls`. The RPCs that may wait for a fence (``TranslateOp`` and
+``TranslateOpsBatch`` with ``wait``, ``WaitFence``, ``Execute`` with ``waits``) are coroutines:
+their work runs on a worker thread, their wait on no thread at all.
 """
 
 from __future__ import annotations
@@ -17,16 +19,17 @@ from stack.umd.errors import InvalidRequestError, SharedMemoryError
 from stack.umd.pipeline import Translated
 from stack.umd.service import umd_pb2 as pb
 from stack.umd.service import umd_pb2_grpc as pb_grpc
-from stack.umd.service.calls import ServiceBase, rpc
+from stack.umd.service.calls import ServiceBase, arpc, rpc
 from stack.umd.service.convert import fill_response, response_for
 from stack.umd.service.status import abort
-from stack.umd.session import UmdSession
+from stack.umd.session import Ticket, UmdSession
 
 _OK = pb.Status(code=0)
 _DEFAULT_CHUNK = 1 << 20
 _MAX_CHUNK = 4 << 20
 _MAX_BLOBS = 1 << 16
 _REPLAY_READ_BYTES = 64 << 10  # an Execute answer carrying more is not kept for replays
+_Done = tuple[Any, Ticket | None]  # a response, and the ticket to wait for before answering
 
 
 class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
@@ -56,57 +59,63 @@ class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
         return _OK
 
     # -- translation ----------------------------------------------------------------------
-    @rpc
-    def TranslateOp(self, request: pb.OpRequest, context: Any) -> pb.OpResponse:
+    @arpc
+    async def TranslateOp(self, request: pb.OpRequest, context: Any) -> pb.OpResponse:
         session = self._session(request.session_id)
         cached = self._replayed(session, request.request_id)
         if cached is not None:
             return cached
-        t0 = time.perf_counter_ns()
-        t = session.translate(self.decoder.decode(request))
-        latency = (time.perf_counter_ns() - t0) // 1000
-        fence = 0
-        if not request.translate_only:
-            ticket = session.submit(0, [t])
-            fence = ticket.value
-            if request.wait:
-                self._wait(session, ticket, 0, context)
-        response = response_for(t, request.request_id, latency, fence)
+        response, ticket = await self._run(self._translate_op, session, request)
+        if ticket is not None:
+            await self._wait(session, ticket, 0, context)
         self._remember(session, request.request_id, response)
         return response
 
-    @rpc
-    def TranslateOpsBatch(self, request: pb.BatchOpRequest, context: Any) -> pb.BatchOpResponse:
+    def _translate_op(self, session: UmdSession, request: pb.OpRequest) -> _Done:
+        t0 = time.perf_counter_ns()
+        t = session.translate(self.decoder.decode(request))
+        latency = (time.perf_counter_ns() - t0) // 1000
+        ticket = None if request.translate_only else session.submit(0, [t])
+        fence = 0 if ticket is None else ticket.value
+        waits = ticket if request.wait else None
+        return response_for(t, request.request_id, latency, fence), waits
+
+    @arpc
+    async def TranslateOpsBatch(
+        self, request: pb.BatchOpRequest, context: Any
+    ) -> pb.BatchOpResponse:
         session = self._session(request.session_id)
         cached = self._replayed(session, request.request_id)
         if cached is not None:
             return cached
+        response, ticket = await self._run(self._translate_batch, session, request)
+        if ticket is not None:
+            await self._wait(session, ticket, 0, context)
+        self._remember(session, request.request_id, response)
+        return response
+
+    def _translate_batch(self, session: UmdSession, request: pb.BatchOpRequest) -> _Done:
         t0 = time.perf_counter_ns()
         reqs = [self.decoder.decode(m, f"ops[{i}].") for i, m in enumerate(request.ops)]
         if not reqs:
             raise InvalidRequestError("a batch needs at least one op", field="ops")
         done = session.translate_batch(reqs)
         latency = (time.perf_counter_ns() - t0) // 1000
-        fence = 0
-        if not request.translate_only:
-            ticket = session.submit(0, done)
-            fence = ticket.value
-            if request.wait:
-                self._wait(session, ticket, 0, context)
+        ticket = None if request.translate_only else session.submit(0, done)
+        fence = 0 if ticket is None else ticket.value
         per_op = latency // len(done)
         response = pb.BatchOpResponse(fence_value=fence, translate_latency_us=latency)
         response.status.code = 0
         add = response.responses.add
         for t, m in zip(done, request.ops, strict=True):
             fill_response(add(), t, m.request_id, per_op, fence, status=False)
-        self._remember(session, request.request_id, response)
-        return response
+        return response, (ticket if request.wait else None)
 
-    @rpc
-    def WaitFence(self, request: pb.WaitFenceRequest, context: Any) -> pb.Status:
+    @arpc
+    async def WaitFence(self, request: pb.WaitFenceRequest, context: Any) -> pb.Status:
         session = self._session(request.session_id)
         ticket = session.ticket(request.stream, request.fence_value)
-        self._wait(session, ticket, request.timeout_ms, context)
+        await self._wait(session, ticket, request.timeout_ms, context)
         return _OK
 
     # -- memory and data ------------------------------------------------------------------
@@ -219,26 +228,21 @@ class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
         self._remember(session, request.request_id, response)
         return response
 
-    @rpc
-    def Execute(self, request: pb.ExecuteRequest, context: Any) -> pb.ExecuteResponse:
+    @arpc
+    async def Execute(self, request: pb.ExecuteRequest, context: Any) -> pb.ExecuteResponse:
         session = self._session(request.session_id)
         cached = self._replayed(session, request.request_id)
         if cached is not None:
             return cached
-        for i, w in enumerate(request.writes):
-            if len(w.payload) > _MAX_CHUNK:
-                raise InvalidRequestError(f"more than {_MAX_CHUNK} bytes", field=f"writes[{i}]")
-            if zlib.crc32(w.payload) != w.checksum:
-                raise SharedMemoryError(f"writes[{i}]: checksum mismatch")
-            session.write(w.device_addr, w.payload)
-        values = [_submit(session, m, f"submits[{i}].") for i, m in enumerate(request.submits)]
+        values = await self._run(_write_and_submit, session, request)
         for f in request.waits:
-            self._wait(
-                session, session.ticket(f.stream, f.fence_value), request.timeout_ms, context
-            )
+            ticket = session.ticket(f.stream, f.fence_value)
+            await self._wait(session, ticket, request.timeout_ms, context)
         if any(r.nbytes > _MAX_CHUNK for r in request.reads):
             raise InvalidRequestError(f"a read of more than {_MAX_CHUNK} bytes", field="reads")
-        reads = [session.read_bytes(r.device_addr, r.nbytes) for r in request.reads]
+        reads = await self._run(
+            lambda: [session.read_bytes(r.device_addr, r.nbytes) for r in request.reads]
+        )
         response = pb.ExecuteResponse(fence_values=values, reads=reads)
         if sum(r.nbytes for r in request.reads) <= _REPLAY_READ_BYTES:
             self._remember(session, request.request_id, response)
@@ -246,6 +250,17 @@ class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
 
     def Echo(self, request: pb.EchoRequest, context: Any) -> pb.EchoResponse:
         return pb.EchoResponse(payload=request.payload)
+
+
+def _write_and_submit(session: UmdSession, request: pb.ExecuteRequest) -> list[int]:
+    """Execute's first half: its writes, then its submissions (their fence values)."""
+    for i, w in enumerate(request.writes):
+        if len(w.payload) > _MAX_CHUNK:
+            raise InvalidRequestError(f"more than {_MAX_CHUNK} bytes", field=f"writes[{i}]")
+        if zlib.crc32(w.payload) != w.checksum:
+            raise SharedMemoryError(f"writes[{i}]: checksum mismatch")
+        session.write(w.device_addr, w.payload)
+    return [_submit(session, m, f"submits[{i}].") for i, m in enumerate(request.submits)]
 
 
 def _submit(session: UmdSession, request: pb.SubmitRequest, prefix: str) -> int:
