@@ -1,4 +1,4 @@
-"""Admission on loopback: waits never take every worker, nobody starves, shutdown answers waits."""
+"""Admission on loopback: waits hold no worker thread, nobody starves, shutdown answers waits."""
 
 from __future__ import annotations
 
@@ -132,3 +132,35 @@ def test_admission_counts_return_to_zero() -> None:
     a.leave(first)
     a.leave(second)
     assert (a.inflight, a.waiting, a.busy(7)) == (0, 0, False)
+
+
+def test_waits_hold_no_worker_thread(poll: Callable[..., bool]) -> None:
+    """Twelve waits on a server with two worker threads: other calls are still served, and
+    each wait ends with the fence it waits for."""
+    limits = Limits(max_waits=16, waits_per_client=16, per_client=32, per_session=16)
+    server = UmdServer(
+        ServerConfig(port=0, backend="numpy", max_workers=2, limits=limits, drain_s=0.2)
+    )
+    server.start()
+    chan, stub = _stub(server)
+    try:
+        sid = stub.CreateSession(pb.CreateSessionRequest(), timeout=30).session_id
+        waits = [
+            stub.WaitFence.future(
+                pb.WaitFenceRequest(session_id=sid, fence_value=FAR, timeout_ms=HOUR_MS)
+            )
+            for _ in range(12)
+        ]
+        assert poll(lambda: server.service.admission.waiting == 12)
+        for _ in range(5):  # every one needs a worker thread: both must be free
+            assert stub.Echo(pb.EchoRequest(payload=b"x"), timeout=30).payload == b"x"
+            other = stub.CreateSession(pb.CreateSessionRequest(), timeout=30).session_id
+            assert stub.KeepAlive(pb.KeepAliveRequest(session_id=other), timeout=30).code == 0
+        assert [w.done() for w in waits] == [False] * 12
+        for w in waits:
+            w.cancel()
+        assert poll(lambda: server.service.admission.waiting == 0)
+        assert server.service._waiters == set()
+    finally:
+        chan.close()
+        server.stop()
