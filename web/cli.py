@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -33,7 +34,9 @@ def is_loopback(host: str) -> bool:
 def serve(
     root: Path = typer.Option(Path("."), "--root", "-C", help="Repository root."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback by default)."),
-    port: int = typer.Option(DEFAULT_PORT, "--port", help="TCP port."),
+    port: int = typer.Option(
+        DEFAULT_PORT, "--port", help="TCP port (0: a free one, shown in the URL printed)."
+    ),
     token: str | None = typer.Option(
         None,
         "--token",
@@ -57,8 +60,8 @@ def serve(
     token = token or os.environ.get(TOKEN_ENV) or None
     if not is_loopback(host) and not token:
         fail(f"binding to {host} needs a token: pass --token or set ${TOKEN_ENV}")
-    if not 0 < port < 65536:
-        fail(f"--port must be 1..65535, got {port}")
+    if not 0 <= port < 65536:
+        fail(f"--port must be 0..65535, got {port}")
     try:
         data = MapData(root)
     except (WebError, MapperError) as exc:
@@ -67,7 +70,15 @@ def serve(
     if not is_loopback(host) and host not in ("0.0.0.0", "::"):
         hosts.append(host)
     app = create_app(data, token=token, allowed_hosts=hosts)
+    bare = host.strip("[]")
+    try:  # bound here, so the URL printed names the port served (also for --port 0)
+        sock = socket.create_server(
+            (bare, port), family=socket.AF_INET6 if ":" in bare else socket.AF_INET
+        )
+    except OSError as exc:
+        fail(f"cannot bind {host}:{port}: {os.strerror(exc.errno) if exc.errno else exc}")
+    port = int(sock.getsockname()[1])
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     url = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
     print(f"stackmap: serving {data.root} on {url}", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])

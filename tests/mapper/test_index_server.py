@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from mapper.config import load_config
@@ -27,28 +28,41 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if not CHROMA.exists():
-        pytest.skip("the chroma console script is not installed")
+def _start(data: Path) -> tuple[subprocess.Popen[bytes], int] | None:
+    """``chroma run`` on a port that was free a moment ago; None when chroma exited before it
+    answered (another process took the port in between: the caller picks another)."""
     port = _free_port()
-    data = tmp_path_factory.mktemp("chroma-server")
     proc = subprocess.Popen(
         [str(CHROMA), "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    deadline = time.monotonic() + 120  # chroma's imports alone take long on a loaded machine
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return None
+        try:  # chroma's own heartbeat: not merely something listening on the port
+            if httpx.get(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=5).is_success:
+                return proc, port
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    proc.terminate()
+    proc.wait(timeout=60)
+    pytest.fail("chroma server did not start within 120 s")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A ``chroma run`` server. Chroma cannot bind port 0 and say which port it got, so a
+    start that lost its port to another process is retried on another (three tries)."""
+    if not CHROMA.exists():
+        pytest.skip("the chroma console script is not installed")
+    data = tmp_path_factory.mktemp("chroma-server")
+    started = next((s for s in (_start(data) for _ in range(3)) if s is not None), None)
+    assert started is not None, "chroma server exited three times before answering"
+    proc, port = started
     try:
-        deadline = time.monotonic() + 120  # chroma's imports alone take long on a loaded machine
-        while time.monotonic() < deadline:
-            assert proc.poll() is None, f"chroma server exited with {proc.returncode}"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            pytest.fail("chroma server did not start within 120 s")
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()

@@ -58,12 +58,6 @@ def mini_map(mini_root: Path) -> MapData:
     return map_data(mini_root, mini_root / ".stackmap")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def live_url(repo_map: MapData) -> Iterator[str]:
     """This repository's map served by uvicorn on a loopback port, in a thread."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
@@ -16,14 +17,11 @@ from mapper.cli import app
 from web.cli import is_loopback
 from web.data import MapData
 
-from .conftest import free_port
-
 STACKMAP = Path(sys.executable).parent / "stackmap"
 
 
 @pytest.fixture
 def served(mini_map: MapData) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    port = free_port()
     proc = subprocess.Popen(
         [
             str(STACKMAP),
@@ -31,14 +29,16 @@ def served(mini_map: MapData) -> Iterator[tuple[str, subprocess.Popen[str]]]:
             "--root",
             str(mini_map.root),
             "--port",
-            str(port),
+            "0",
             "--token",
             "tok-123",
         ],
         stderr=subprocess.PIPE,
         text=True,
     )
-    url = f"http://127.0.0.1:{port}"
+    line = proc.stderr.readline() if proc.stderr else ""  # the server bound port 0: which one?
+    assert line.startswith("stackmap: serving "), line
+    url = line.split(" on ", 1)[1].split("/?", 1)[0]
     deadline = time.monotonic() + 90
     while True:
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
@@ -70,11 +70,23 @@ def test_serve_refuses_a_public_address_without_a_token(
     assert "binding to 0.0.0.0 needs a token" in result.output
 
 
+def test_serve_on_a_busy_port_is_one_line(mini_map: MapData) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(
+            app, ["serve", "--root", str(mini_map.root), "--port", str(port)]
+        )
+    assert result.exit_code == 2
+    assert result.output == f"error: cannot bind 127.0.0.1:{port}: Address already in use\n"
+
+
 def test_serve_refuses_a_bad_port_and_a_missing_config(tmp_path: Path) -> None:
     runner = CliRunner()
     port = runner.invoke(app, ["serve", "--root", str(tmp_path), "--port", "70000"])
     assert port.exit_code == 2
-    assert "--port must be 1..65535" in port.output
+    assert "--port must be 0..65535" in port.output
     config = runner.invoke(app, ["serve", "--root", str(tmp_path)])
     assert config.exit_code == 2
     assert "stackmap.toml" in config.output

@@ -113,6 +113,9 @@ class UmdClient:
                 ("grpc.keepalive_timeout_ms", 30_000),
                 ("grpc.initial_reconnect_backoff_ms", 50),
                 ("grpc.max_reconnect_backoff_ms", 500),
+                # a connection of its own: the server's per-client limits count this client
+                # alone (gRPC otherwise shares one connection among a process's channels)
+                ("grpc.use_local_subchannel_pool", 1),
             ],
         )
         self.stub = pb_grpc.InstructionTranslatorStub(self.channel)

@@ -43,9 +43,10 @@ def client(server: UmdServer) -> Iterator[UmdClient]:
 
 
 class ServerProcess:
-    """``python -m stack.umd.service`` in a subprocess on a fixed loopback port."""
+    """``python -m stack.umd.service`` in a subprocess on a loopback port: ``port`` 0 (the
+    default) lets the server bind a free one, which it prints (``port=N``) and ``.port`` is."""
 
-    def __init__(self, port: int, *extra: str) -> None:
+    def __init__(self, port: int = 0, *extra: str) -> None:
         import subprocess
         import sys
 
@@ -69,6 +70,7 @@ class ServerProcess:
         if not line.startswith("port="):
             self.proc.kill()
             raise RuntimeError(f"server did not start: {line!r}")
+        self.port = int(line.strip().removeprefix("port="))
 
     def kill(self) -> None:
         self.proc.kill()
@@ -79,20 +81,12 @@ class ServerProcess:
         return self.proc.wait(20)
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def spawn() -> Iterator[type[ServerProcess]]:
     started: list[ServerProcess] = []
 
     class Tracked(ServerProcess):
-        def __init__(self, port: int, *extra: str) -> None:
+        def __init__(self, port: int = 0, *extra: str) -> None:
             super().__init__(port, *extra)
             started.append(self)
 
@@ -100,9 +94,3 @@ def spawn() -> Iterator[type[ServerProcess]]:
     for p in started:
         if p.proc.poll() is None:
             p.kill()
-
-
-@pytest.fixture
-def port() -> int:
-    """A loopback port that was free a moment ago."""
-    return free_port()

@@ -18,8 +18,8 @@ F = DType.F32
 
 
 @pytest.mark.slow
-def test_eight_clients_five_hundred_calls_each(spawn, port, record_property) -> None:  # type: ignore[no-untyped-def]
-    spawn(port)
+def test_eight_clients_five_hundred_calls_each(spawn, record_property) -> None:  # type: ignore[no-untyped-def]
+    port = spawn().port
     errors: list[BaseException] = []
     latencies: list[float] = []
     lock = threading.Lock()

@@ -81,7 +81,8 @@ def test_a_model_runs_the_same_through_the_service(
     _same(remote, _in_process(exe, feeds))
 
 
-def _serve(port: int) -> subprocess.Popen[str]:
+def _serve(port: int = 0) -> tuple[subprocess.Popen[str], int]:
+    """``refstack umd serve`` on ``port`` (0: a free one it binds); the process and its port."""
     proc = subprocess.Popen(
         [sys.executable, "-c", "from stack.cli import main; main()", "umd", "serve",
          "--port", str(port), "--backend", "numpy"],
@@ -89,23 +90,14 @@ def _serve(port: int) -> subprocess.Popen[str]:
     )  # fmt: skip
     line = proc.stdout.readline() if proc.stdout else ""
     assert line.startswith("port="), line
-    return proc
-
-
-@pytest.fixture
-def port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return proc, int(line.strip().removeprefix("port="))
 
 
 def test_killing_the_service_mid_run_is_a_typed_error_and_a_restart_serves_the_next(
-    exe: Executable, feeds: list[dict[str, np.ndarray]], port: int
+    exe: Executable, feeds: list[dict[str, np.ndarray]]
 ) -> None:
+    proc, port = _serve()
     target = f"127.0.0.1:{port}"
-    proc = _serve(port)
     policy = RetryPolicy(timeout_s=10.0, retry_window_s=1.0)
     try:
         umd = RemoteUmd(target, policy=policy)
@@ -131,7 +123,7 @@ def test_killing_the_service_mid_run_is_a_typed_error_and_a_restart_serves_the_n
         assert not runner.is_alive()
         assert len(errors) == 1 and isinstance(errors[0], ExecutionFaultError)
         assert errors[0].details["fault"] in ("TransportError", "SessionNotFoundError")
-        proc = _serve(port)  # a restarted service serves the next run
+        proc, _ = _serve(port)  # a restarted service serves the next run, on the same port
         again = rt.load(exe)
         _same([again.run(feeds[1])], _in_process(exe, feeds[1:]))
         rt.close()

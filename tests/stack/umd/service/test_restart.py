@@ -15,8 +15,9 @@ F = DType.F32
 
 
 @pytest.mark.slow
-def test_kill_and_restart_mid_run_loses_no_result(spawn, port) -> None:  # type: ignore[no-untyped-def]
-    first = spawn(port)
+def test_kill_and_restart_mid_run_loses_no_result(spawn) -> None:  # type: ignore[no-untyped-def]
+    first = spawn()
+    port = first.port  # the restart binds the port its predecessor held
     rng = np.random.default_rng(5)
     b = rng.standard_normal((8, 4)).astype(np.float32)
     with UmdClient(f"127.0.0.1:{port}", policy=RetryPolicy(timeout_s=30, retry_window_s=120)) as c:
@@ -45,8 +46,8 @@ def test_kill_and_restart_mid_run_loses_no_result(spawn, port) -> None:  # type:
         assert c.resolve(A) >= 0
 
 
-def test_sigterm_shuts_down_cleanly(spawn, port) -> None:  # type: ignore[no-untyped-def]
-    srv = spawn(port)
-    with UmdClient(f"127.0.0.1:{port}") as c:
+def test_sigterm_shuts_down_cleanly(spawn) -> None:  # type: ignore[no-untyped-def]
+    srv = spawn()
+    with UmdClient(f"127.0.0.1:{srv.port}") as c:
         assert c.echo(b"x") == b"x"
     assert srv.terminate() == 0
