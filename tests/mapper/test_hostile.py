@@ -442,3 +442,52 @@ def test_a_yaml_bomb_baseline_is_refused_with_its_line(built: Path) -> None:
         f"error: {baseline}:7: invalid YAML: aliases expand to more than 200000 nodes"
         " (refused unread)"
     )
+
+
+def test_kill_9_inside_the_index_sync_keeps_the_map_and_the_next_ingest_repairs(
+    embedded: Path, tmp_path: Path
+) -> None:
+    """A real SIGKILL, at the moment the ingest has marked the index dirty (polled for)."""
+    repo = tmp_path / "minirepo"
+    shutil.copytree(embedded, repo)
+    store = repo / ".stackmap"
+    version, before = (store / "current").read_text(encoding="utf-8"), node_ids(repo)
+    # Many new definitions: their chunks keep the index sync (and its marker) busy a while.
+    (repo / "compiler" / "tiling.py").write_text(
+        "".join(
+            f'def tile_{i}(x):\n    """Tile the input along axis {i} for blocked kernel {i}."""'
+            "\n    return x\n\n\n"
+            for i in range(400)
+        ),
+        encoding="utf-8",
+    )
+    proc = subprocess.Popen(
+        [str(STACKMAP), "ingest", str(repo)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_limits,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        while not (store / "index-dirty").exists():
+            assert proc.poll() is None, "the ingest ended before it marked the index dirty"
+            assert time.monotonic() < deadline, "no index-dirty marker within 300 s"
+            time.sleep(0.002)
+        proc.kill()
+        assert proc.wait(60) == -9
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(60)
+    assert (store / "current").read_text(encoding="utf-8") == version  # the previous map
+    assert node_ids(repo) == before
+    hits, err = vector_hits(repo, "tile the input along an axis")
+    assert err == (
+        "warning: semantic search is off: an ingest was interrupted while updating the vector"
+        " index; run `stackmap ingest` to bring it up to date\n"
+    )
+    result = stackmap("ingest", str(repo), timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert not (store / "index-dirty").exists()
+    added = node_ids(repo) - before
+    assert len([n for n in added if n.rpartition(".")[2].startswith("tile_")]) == 400
+    hits, err = vector_hits(repo, "tile the input along axis 7 for blocked kernel 7")
+    assert err == "" and hits[0]["match"] == "vector"
