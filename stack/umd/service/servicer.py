@@ -15,7 +15,7 @@ from typing import Any
 
 from stack.errors import UmdError
 from stack.kmd.kernels.ids import KernelId
-from stack.umd.errors import InvalidRequestError, SharedMemoryError
+from stack.umd.errors import InvalidRequestError, SharedMemoryError, UmdTimeoutError
 from stack.umd.pipeline import Translated
 from stack.umd.service import umd_pb2 as pb
 from stack.umd.service import umd_pb2_grpc as pb_grpc
@@ -28,6 +28,7 @@ _OK = pb.Status(code=0)
 _DEFAULT_CHUNK = 1 << 20
 _MAX_CHUNK = 4 << 20
 _MAX_BLOBS = 1 << 16
+_INLINE_WAIT_S = 0.002  # longest an Execute holds a worker thread waiting for its own work
 _REPLAY_READ_BYTES = 64 << 10  # an Execute answer carrying more is not kept for replays
 _Done = tuple[Any, Ticket | None]  # a response, and the ticket to wait for before answering
 
@@ -234,15 +235,14 @@ class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
         cached = self._replayed(session, request.request_id)
         if cached is not None:
             return cached
-        values = await self._run(_write_and_submit, session, request)
-        for f in request.waits:
-            ticket = session.ticket(f.stream, f.fence_value)
-            await self._wait(session, ticket, request.timeout_ms, context)
         if any(r.nbytes > _MAX_CHUNK for r in request.reads):
             raise InvalidRequestError(f"a read of more than {_MAX_CHUNK} bytes", field="reads")
-        reads = await self._run(
-            lambda: [session.read_bytes(r.device_addr, r.nbytes) for r in request.reads]
-        )
+        values, reads = await self._run(_execute_inline, session, request)
+        if reads is None:  # work still running after the inline budget: wait without a thread
+            for f in request.waits:
+                ticket = session.ticket(f.stream, f.fence_value)
+                await self._wait(session, ticket, request.timeout_ms, context)
+            reads = await self._run(_read_all, session, request)
         response = pb.ExecuteResponse(fence_values=values, reads=reads)
         if sum(r.nbytes for r in request.reads) <= _REPLAY_READ_BYTES:
             self._remember(session, request.request_id, response)
@@ -250,6 +250,37 @@ class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
 
     def Echo(self, request: pb.EchoRequest, context: Any) -> pb.EchoResponse:
         return pb.EchoResponse(payload=request.payload)
+
+
+def _execute_inline(
+    session: UmdSession, request: pb.ExecuteRequest
+) -> tuple[list[int], list[bytes] | None]:
+    """Execute on one worker-thread hop when its work is short: writes and submissions, then
+    at most ``_INLINE_WAIT_S`` for its waits, then its reads. A wait that takes longer leaves
+    the reads ``None``: the caller waits on the event loop, so no thread is held for longer
+    than that budget (three thread hops cost a small model more than its own run)."""
+    values = _write_and_submit(session, request)
+    deadline = time.monotonic() + _INLINE_WAIT_S
+    for f in request.waits:
+        ticket = session.ticket(f.stream, f.fence_value)
+        left = deadline - time.monotonic()
+        if left <= 0 or not _reached_within(session, ticket, left):
+            return values, None
+    return values, _read_all(session, request)
+
+
+def _reached_within(session: UmdSession, ticket: Ticket, timeout_s: float) -> bool:
+    """Wait for the ticket at most ``timeout_s``; False when it is still running (a fence
+    fault raises as :meth:`UmdSession.wait` does)."""
+    try:
+        session.wait(ticket, timeout_s)
+    except UmdTimeoutError:
+        return False
+    return True
+
+
+def _read_all(session: UmdSession, request: pb.ExecuteRequest) -> list[bytes]:
+    return [session.read_bytes(r.device_addr, r.nbytes) for r in request.reads]
 
 
 def _write_and_submit(session: UmdSession, request: pb.ExecuteRequest) -> list[int]:
