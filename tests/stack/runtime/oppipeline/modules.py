@@ -6,6 +6,8 @@ registry runs it."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import numpy as np
 
 from stack.kmd import KmdDevice
 from stack.kmd.opmod import ModuleRegistry, OperatorModule, discover, make_module
+from stack.runtime.errors import ModuleError
 from stack.umd import Umd
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -56,3 +59,34 @@ def umd_on(reg: ModuleRegistry) -> tuple[Umd, KmdDevice]:
     """A UMD whose NumPy device selects its kernels from ``reg`` (close both)."""
     device = KmdDevice("numpy", modules=reg)
     return Umd(device=device), device
+
+
+def side_by_side(
+    failing_run: Callable[[], Any],
+    times: int,
+    healthy_run: Callable[[Any], Any],
+    inputs: Iterable[Any],
+) -> tuple[list[ModuleError], list[np.ndarray]]:
+    """Call ``failing_run`` ``times`` times in one thread, collecting its ModuleErrors, while
+    another thread runs ``healthy_run`` on every input; both threads must finish. The errors
+    and the healthy runs' ``y`` outputs, in order."""
+    errors: list[ModuleError] = []
+    outputs: list[np.ndarray] = []
+
+    def fail() -> None:
+        for _ in range(times):
+            try:
+                failing_run()
+            except ModuleError as exc:
+                errors.append(exc)
+
+    def work() -> None:
+        outputs.extend(healthy_run(i).outputs["y"] for i in inputs)
+
+    threads = [threading.Thread(target=fail), threading.Thread(target=work)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert [t.is_alive() for t in threads] == [False, False]
+    return errors, outputs

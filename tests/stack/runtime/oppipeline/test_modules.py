@@ -3,7 +3,6 @@ raises isolated from other pipelines and sessions, and the device's selection ho
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +13,13 @@ from stack.runtime.errors import ModuleError, PipelineConfigError
 from stack.runtime.oppipeline import check_pipeline, open_pipeline
 from stack.umd import Umd
 from tests.stack.runtime.oppipeline.configs import BRANCH_MERGE, cfg
-from tests.stack.runtime.oppipeline.modules import flaky, registry_with, strict, umd_on
+from tests.stack.runtime.oppipeline.modules import (
+    flaky,
+    registry_with,
+    side_by_side,
+    strict,
+    umd_on,
+)
 
 #: x → relu (whichever module's the device runs, asked by kernel name) → y
 RELU: dict[str, Any] = {
@@ -91,25 +96,9 @@ def test_a_raising_module_fails_alone(flaky_umd: Umd) -> None:
          "k": rng.standard_normal((4, 1), dtype=np.float32)}
         for _ in range(6)
     ]  # fmt: skip
-    errors: list[ModuleError] = []
-    outputs: list[np.ndarray] = []
-
-    def fail() -> None:
-        for _ in range(6):
-            try:
-                failing.run({"x": -np.ones((2, 3), np.float32)})
-            except ModuleError as exc:
-                errors.append(exc)
-
-    def work() -> None:
-        outputs.extend(healthy.run(i).outputs["y"] for i in ins)
-
-    threads = [threading.Thread(target=fail), threading.Thread(target=work)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert [t.is_alive() for t in threads] == [False, False]
+    errors, outputs = side_by_side(
+        lambda: failing.run({"x": -np.ones((2, 3), np.float32)}), 6, healthy.run, ins
+    )
     assert len(errors) == 6
     assert {(e.module, e.version, e.cause) for e in errors} == {
         ("flaky", "2.1.0", "DeviceFaultError")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 
 import numpy as np
@@ -13,6 +12,7 @@ from stack.runtime.errors import ModelInputError, ModuleError
 from stack.runtime.oppipeline import BufferAction, PipelineRunner, open_pipeline
 from stack.umd import Umd
 from tests.stack.runtime.oppipeline.configs import BRANCH_MERGE, LINEAR, cfg
+from tests.stack.runtime.oppipeline.modules import side_by_side
 
 rng = np.random.default_rng(0)
 
@@ -154,25 +154,12 @@ def test_a_failing_pipeline_does_not_disturb_another_session(umd: Umd) -> None:
     failing, healthy = open_pipeline(FRAGILE, umd), open_pipeline(BRANCH_MERGE, umd)
     assert failing.session is not healthy.session
     ins = [_bm_inputs() for _ in range(8)]
-    errors: list[ModuleError] = []
-    outputs: list[np.ndarray] = []
-
-    def fail_repeatedly() -> None:
-        for _ in range(8):
-            try:
-                failing.run({"x": np.ones((4, 3), np.float32), "i": np.array([7, 0])})
-            except ModuleError as exc:
-                errors.append(exc)
-
-    def run_healthy() -> None:
-        outputs.extend(healthy.run(i).outputs["y"] for i in ins)
-
-    threads = [threading.Thread(target=fail_repeatedly), threading.Thread(target=run_healthy)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert [t.is_alive() for t in threads] == [False, False]
+    errors, outputs = side_by_side(
+        lambda: failing.run({"x": np.ones((4, 3), np.float32), "i": np.array([7, 0])}),
+        8,
+        healthy.run,
+        ins,
+    )
     assert len(errors) == 8 and {e.stage for e in errors} == {"g"}
     assert len(outputs) == 8
     for i, y in zip(ins, outputs, strict=True):
