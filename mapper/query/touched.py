@@ -3,15 +3,17 @@
 A symbol spans its definition (``line`` to ``end_line``; one line when the parser gave no end).
 Other nodes placed in a file (a test, an interface's contract entry, a doc section, a page's
 text before its first heading) span from their line to the line before the next node of the
-same kind in that file (or the next ``constants`` entry of a contract), the last one to the end
-of the file. Files, layers, components and scenarios are not definitions. Among spans of one
-length, the one starting later is the inner one (a one-line definition ending on the next
-line does not shadow the definition starting there).
+same kind in that file that starts on a later line (or the next ``constants`` entry of a
+contract), the last one to the end of the file: nodes sharing a line (interfaces of several
+layer pairs discovered at one definition) share one span. Files, layers, components and
+scenarios are not definitions. Among spans of one length, the one starting later is the inner
+one (a one-line definition ending on the next line does not shadow the definition starting
+there).
 """
 
 from __future__ import annotations
 
-import itertools
+import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -38,14 +40,16 @@ def spans(m: Map) -> dict[str, list[tuple[int, int, Node]]]:
     out: dict[str, list[tuple[int, int, Node]]] = defaultdict(list)
     for (path, kind), nodes in by_kind.items():
         nodes.sort(key=lambda n: (n.line or 0, n.id))
-        for node, after in itertools.zip_longest(nodes, nodes[1:]):
+        lines = [n.line or 0 for n in nodes]
+        for node in nodes:
             start = node.line or 0
             if kind is NodeKind.SYMBOL:
                 end = int(node.get("end_line") or start)
             else:
                 later = [n for n in stops.get(path, ()) if n > start]
-                if after is not None and (after.line or 0) > start:
-                    later.append(after.line or 0)
+                following = bisect.bisect_right(lines, start)  # the next node on a later line
+                if following < len(lines):
+                    later.append(lines[following])
                 end = min(later) - 1 if later else END
             out[path].append((start, end, node))
     for found in out.values():

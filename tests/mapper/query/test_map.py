@@ -119,6 +119,16 @@ def test_nodes_touched_by_contract_and_doc_lines(m: Map) -> None:
     assert m.nodes_touched("nowhere.py", [(1, 100)]) == []
 
 
+def test_interfaces_on_one_line_share_a_span_not_the_rest_of_the_file(m: Map) -> None:
+    """Interfaces discovered at one definition (one per layer pair) sit on the same line; none
+    of them may reach past the next interface's line."""
+    at_10 = [Node(f"interface:{p}.T", NodeKind.INTERFACE, "T", "low", "h.py", 10) for p in "ab"]
+    at_13 = Node("interface:a.prod", NodeKind.INTERFACE, "prod", "low", "h.py", 13)
+    small = Map(m.config, 1, {n.id: n for n in (*at_10, at_13)}, [])
+    assert {n.id for n in small.nodes_touched("h.py", [(11, 12)])} == {n.id for n in at_10}
+    assert [n.id for n in small.nodes_touched("h.py", [(35, 41)])] == [at_13.id]
+
+
 def test_interfaces_between_and_holes(m: Map) -> None:
     assert [n.id for n in m.interfaces_between("compiler", "runtime")] == [
         "interface:compiler_runtime.launch"
