@@ -1,4 +1,4 @@
-"""The map as it is built: a networkx MultiDiGraph with typed nodes and evidence-keeping edges.
+"""The map as it is built: a directed multigraph with typed nodes and evidence-keeping edges.
 
 Nodes carry ``kind`` (a :class:`~mapper.model.NodeKind` value), ``name``, ``layer``, ``path``,
 ``line`` and kind-specific attributes (all JSON values). Edges are keyed by their kind, so one
@@ -7,6 +7,12 @@ edge keeps **every** claim made for it: its ``evidence`` attribute is a list of
 ``[kind, path, line, confidence, detail]`` items (:class:`~mapper.model.Evidence` fields),
 in the order the claims were made. ``provenance``, ``confidence``, ``path`` and ``line`` give the
 first claim's origin and place and the highest confidence, for readers that want one figure.
+
+Plain dicts hold it (node id → attributes; source → target → key → attributes, and the same
+attribute dicts by target → source), iterated in insertion order: nodes in the order they were
+added, edges by source node, then target, then key, as they were first claimed. Graph algorithms
+run on the query API's views (:mod:`mapper.query`), not here: building the map needs only these
+lookups, and a networkx graph would cost the ingest a third of its graph-building time.
 
 Persistence is :mod:`mapper.mapdb` (SQLite, no pickle). Not thread-safe: build on one thread,
 then share read-only.
@@ -17,8 +23,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
-
-import networkx as nx
 
 from mapper.errors import StoreError
 from mapper.model import EdgeAttrs, EdgeKind, EvidenceKind, NodeKind, Provenance
@@ -51,16 +55,18 @@ def evidence_kind(kind: EdgeKind, provenance: Provenance) -> EvidenceKind:
 
 
 class MapGraph:
-    """Typed view over a MultiDiGraph; ``nx`` exposes the raw graph for algorithms."""
+    """Typed nodes and keyed, evidence-keeping edges (see the module doc)."""
 
-    def __init__(self, graph: nx.MultiDiGraph | None = None) -> None:
-        self.nx: nx.MultiDiGraph = graph if graph is not None else nx.MultiDiGraph()
+    def __init__(self) -> None:
+        self._nodes: dict[str, dict[str, Any]] = {}
+        self._succ: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+        self._pred: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
 
     def __contains__(self, node_id: object) -> bool:
-        return node_id in self.nx
+        return node_id in self._nodes
 
     def __len__(self) -> int:
-        return int(self.nx.number_of_nodes())
+        return len(self._nodes)
 
     def add_node(
         self,
@@ -76,10 +82,17 @@ class MapGraph:
         """Add a node, or update the attributes of an existing one (non-None values win)."""
         record = {"kind": kind.value, "name": name, "layer": layer, "path": path, "line": line}
         record.update(attrs)
-        if node_id in self.nx:
-            self.nx.nodes[node_id].update({k: v for k, v in record.items() if v is not None})
-        else:
-            self.nx.add_node(node_id, **record)
+        self.put_node(node_id, record)
+
+    def put_node(self, node_id: str, record: dict[str, Any]) -> None:
+        """:meth:`add_node` with the attributes as stored (``kind`` as its value)."""
+        data = self._nodes.get(node_id)
+        if data is not None:
+            data.update({k: v for k, v in record.items() if v is not None})
+            return
+        self._nodes[node_id] = record
+        self._succ[node_id] = {}
+        self._pred[node_id] = {}
 
     def add_edge(self, src: str, dst: str, attrs: EdgeAttrs, *, key: str | None = None) -> bool:
         """:meth:`link` with the claim as an :class:`~mapper.model.EdgeAttrs` record."""
@@ -119,7 +132,8 @@ class MapGraph:
         must exist and differ, else nothing happens (False). ``evidence`` defaults from the
         edge kind and the provenance (:func:`evidence_kind`).
         """
-        if src == dst or src not in self.nx or dst not in self.nx:
+        out = self._succ.get(src)
+        if out is None or src == dst or dst not in self._nodes:
             return False
         confidence = 1.0 if confidence == 1.0 else round(float(confidence), 4)
         item = [
@@ -130,7 +144,8 @@ class MapGraph:
             detail,
         ]
         key = key or kind.value
-        data = self.nx.get_edge_data(src, dst, key)
+        keyed = out.get(dst)
+        data = keyed.get(key) if keyed is not None else None
         if data is not None:
             if item not in data["evidence"]:
                 data["evidence"].append(item)
@@ -145,23 +160,36 @@ class MapGraph:
             "evidence": [item],
         }
         record.update(extra)
-        self.nx.add_edge(src, dst, key=key, **record)
+        self.put_edge(src, dst, key, record)
         return True
+
+    def put_edge(self, src: str, dst: str, key: str, record: dict[str, Any]) -> None:
+        """Store an edge's attributes as they are (both nodes must exist; replaces an edge of
+        the same key): what :meth:`link` does for a first claim, and what loading a map does."""
+        keyed = self._succ[src].get(dst)
+        if keyed is None:
+            keyed = self._succ[src][dst] = self._pred[dst][src] = {}
+        keyed[key] = record
+
+    def edge(self, src: str, dst: str, key: str) -> Mapping[str, Any] | None:
+        """The attributes of the edge ``src`` → ``dst`` with this key (its kind), or None."""
+        keyed = self._succ.get(src, {}).get(dst)
+        return keyed.get(key) if keyed is not None else None
 
     def node(self, node_id: str) -> Mapping[str, Any]:
         """The attributes of a node; StoreError naming the id when it is not on the map."""
         try:
-            return self.nx.nodes[node_id]
+            return self._nodes[node_id]
         except KeyError:
             raise StoreError(f"no node {node_id!r} on the map", node=node_id) from None
 
     def get(self, node_id: str) -> Mapping[str, Any] | None:
-        return self.nx.nodes[node_id] if node_id in self.nx else None
+        return self._nodes.get(node_id)
 
     def nodes(
         self, kind: NodeKind | None = None, layer: str | None = None
     ) -> Iterator[tuple[str, Mapping[str, Any]]]:
-        for node_id, data in self.nx.nodes(data=True):
+        for node_id, data in self._nodes.items():
             if kind is not None and data.get("kind") != kind.value:
                 continue
             if layer is not None and data.get("layer") != layer:
@@ -169,7 +197,7 @@ class MapGraph:
             yield node_id, data
 
     def edges(self, kind: EdgeKind | None = None) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
-        for src, dst, data in self.nx.edges(data=True):
+        for src, dst, _key, data in self.raw_edges():
             if kind is None or data["kind"] == kind.value:
                 yield src, dst, data
 
@@ -177,19 +205,20 @@ class MapGraph:
         self, node_id: str, kind: EdgeKind | None = None
     ) -> Iterator[tuple[str, Mapping[str, Any]]]:
         """(target, attributes) of the edges leaving ``node_id`` (of one kind if given)."""
-        return self._adjacent(self.nx.succ, node_id, kind)
+        return self._adjacent(self._succ, node_id, kind)
 
     def in_edges(
         self, node_id: str, kind: EdgeKind | None = None
     ) -> Iterator[tuple[str, Mapping[str, Any]]]:
         """(source, attributes) of the edges entering ``node_id`` (of one kind if given)."""
-        return self._adjacent(self.nx.pred, node_id, kind)
+        return self._adjacent(self._pred, node_id, kind)
 
     @staticmethod
     def _adjacent(
-        side: Any, node_id: str, kind: EdgeKind | None
+        side: dict[str, dict[str, dict[str, dict[str, Any]]]],
+        node_id: str,
+        kind: EdgeKind | None,
     ) -> Iterator[tuple[str, Mapping[str, Any]]]:
-        # the adjacency view directly: an edge view per call costs more than the walk
         for other, keyed in side[node_id].items():
             for data in keyed.values():
                 if kind is None or data["kind"] == kind.value:
@@ -197,18 +226,21 @@ class MapGraph:
 
     def raw_edges(self) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
         """(src, dst, key, attrs) of every edge."""
-        yield from self.nx.edges(keys=True, data=True)
+        for src, out in self._succ.items():
+            for dst, keyed in out.items():
+                for key, data in keyed.items():
+                    yield src, dst, key, data
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Number of nodes per kind and edges per kind."""
-        nodes = Counter(kind for _, kind in self.nx.nodes(data="kind"))
-        edges = Counter(kind for _, _, kind in self.nx.edges(data="kind"))
+        nodes = Counter(data["kind"] for data in self._nodes.values())
+        edges = Counter(
+            data["kind"] for out in self._succ.values() for k in out.values() for data in k.values()
+        )
         return {"nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items()))}
 
     def signature(self) -> tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str, str, str]]]:
         """Comparable content: (node id, attrs) and (src, dst, key, attrs) as sorted reprs."""
-        nodes = frozenset((n, repr(sorted(d.items()))) for n, d in self.nx.nodes(data=True))
-        edges = frozenset(
-            (s, t, k, repr(sorted(d.items()))) for s, t, k, d in self.nx.edges(keys=True, data=True)
-        )
+        nodes = frozenset((n, repr(sorted(d.items()))) for n, d in self._nodes.items())
+        edges = frozenset((s, t, k, repr(sorted(d.items()))) for s, t, k, d in self.raw_edges())
         return nodes, edges

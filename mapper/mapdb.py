@@ -1,12 +1,21 @@
 """The map file: one SQLite database (stdlib ``sqlite3``) per map version, ``map.sqlite``.
 
-Tables (``meta.schema`` is :data:`mapper.model.SCHEMA_VERSION`; JSON columns hold JSON text)::
+Tables (``meta.schema`` is :data:`mapper.model.SCHEMA_VERSION`)::
 
-    meta(key, value)                        format = "stackmap-map", schema, cache_key
-    nodes(id, kind, name, layer, path, line, attrs JSON)
-    edges(source, target, key, kind, attrs JSON, evidence JSON)
-        evidence: [[kind, path, line, confidence, detail], ...] (mapper.model.Evidence)
+    meta(key, value)                  format = "stackmap-map", schema, cache_key
+    graph(part, body)                 two JSON documents, part "nodes" and part "edges":
+        nodes: [[id, kind, name, layer, path, line, {other attributes}], ...]
+        edges: [[source, target, kind, key, provenance, evidence, {other attributes}], ...]
+            source and target are positions in the nodes list; key is null when it is the
+            kind; evidence is [[kind, path, line, confidence, detail], ...]
+            (mapper.model.Evidence) in the order the claims were made
     parsed(path, digest, category, record JSON, reason)      the parse cache (mapper.ingest.codec)
+
+The graph is two documents rather than a row per node and edge because readers always load it
+whole (:mod:`mapper.query.load`): one JSON text per part is encoded and decoded in one call,
+and naming nodes by position keeps the edges a third of the size. An edge's ``confidence``,
+``path`` and ``line`` (:mod:`mapper.graph`) are not stored: they are its highest evidence
+confidence and its first evidence's place.
 
 Reading never executes anything from the file: rows are strings and numbers, decoded by
 ``json`` into the records of :mod:`mapper.model`. A file that is not such a database (a pickle,
@@ -33,21 +42,17 @@ REBUILD = "stackmap ingest --full"
 _HEADER = b"SQLite format 3\x00"
 _TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE nodes (
-    id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL,
-    layer TEXT, path TEXT, line INTEGER, attrs TEXT NOT NULL);
-CREATE TABLE edges (
-    source TEXT NOT NULL, target TEXT NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL,
-    attrs TEXT NOT NULL, evidence TEXT NOT NULL);
+CREATE TABLE graph (part TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE parsed (
     path TEXT PRIMARY KEY, digest TEXT NOT NULL, category TEXT NOT NULL, record TEXT, reason TEXT);
 """
-# No secondary indexes: readers load whole tables (mapper.query.load), and (source, target,
-# key) is unique by construction (mapper.graph keys edges so).
 _NODE_FIELDS = ("kind", "name", "layer", "path", "line")
-_EDGE_FIELDS = ("kind", "evidence")
+# what an edge row holds in columns of its own, or leaves to be derived from its evidence
+_EDGE_FIELDS = frozenset(("kind", "provenance", "confidence", "path", "line", "evidence"))
 
 ParsedRow = tuple[str, str, str, str | None, str | None]  # path, digest, category, record, reason
+NodeRow = tuple[str, str, str, str | None, str | None, int | None, dict[str, Any]]
+EdgeRow = tuple[int, int, str, str | None, str, list[list[Any]], dict[str, Any]]
 
 
 _json = json.JSONEncoder(separators=(",", ":"), default=str).encode
@@ -55,34 +60,31 @@ _json = json.JSONEncoder(separators=(",", ":"), default=str).encode
 
 def write(path: Path, graph: MapGraph, cache_key: str, parsed: Iterator[ParsedRow]) -> None:
     """Write a new map file at ``path`` (which must not exist yet)."""
+    position: dict[str, int] = {}
+    nodes: list[NodeRow] = []
+    for node_id, data in graph.nodes():
+        position[node_id] = len(nodes)
+        extra = {k: v for k, v in data.items() if k not in _NODE_FIELDS}
+        place = (data.get("layer"), data.get("path"), data.get("line"))
+        nodes.append((node_id, data["kind"], data["name"], *place, extra))
+    edges = [
+        (
+            position[src],
+            position[dst],
+            data["kind"],
+            None if key == data["kind"] else key,
+            data["provenance"],
+            data["evidence"],
+            {k: v for k, v in data.items() if k not in _EDGE_FIELDS},
+        )
+        for src, dst, key, data in graph.raw_edges()
+    ]
     with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + _TABLES)
         meta = {"format": FORMAT, "schema": str(SCHEMA_VERSION), "cache_key": cache_key}
         db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
         db.executemany(
-            "INSERT INTO nodes VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                (
-                    node_id,
-                    *(data.get(f) for f in _NODE_FIELDS),
-                    _json({k: v for k, v in data.items() if k not in _NODE_FIELDS}),
-                )
-                for node_id, data in graph.nx.nodes(data=True)
-            ),
-        )
-        db.executemany(
-            "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                (
-                    src,
-                    dst,
-                    key,
-                    data["kind"],
-                    _json({k: v for k, v in data.items() if k not in _EDGE_FIELDS}),
-                    _json(data["evidence"]),
-                )
-                for src, dst, key, data in graph.nx.edges(keys=True, data=True)
-            ),
+            "INSERT INTO graph VALUES (?, ?)", (("nodes", _json(nodes)), ("edges", _json(edges)))
         )
         db.executemany("INSERT INTO parsed VALUES (?, ?, ?, ?, ?)", parsed)
 
@@ -140,24 +142,41 @@ class MapFile:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
+    def documents(self) -> tuple[list[NodeRow], list[EdgeRow]]:
+        """The nodes and edges documents, decoded (rows as the module doc lists them)."""
+        parts = dict(self.rows("SELECT part, body FROM graph"))
+        try:
+            nodes, edges = json.loads(parts["nodes"]), json.loads(parts["edges"])
+        except (KeyError, ValueError, TypeError) as exc:
+            self.close()
+            raise self._corrupt(f"unreadable graph: {exc!r}") from exc
+        if not isinstance(nodes, list) or not isinstance(edges, list):
+            raise self._corrupt("unreadable graph: not lists of rows")
+        return nodes, edges
+
     def graph(self) -> MapGraph:
         """The whole map as a :class:`~mapper.graph.MapGraph`."""
         graph = MapGraph()
+        nodes, edges = self.documents()
         try:
-            for node_id, kind, name, layer, path, line, attrs in self.rows(
-                "SELECT id, kind, name, layer, path, line, attrs FROM nodes ORDER BY rowid"
-            ):
-                record = {"kind": kind, "name": name, "layer": layer, "path": path, "line": line}
-                graph.nx.add_node(node_id, **record, **json.loads(attrs))
-            for src, dst, key, kind, attrs, evidence in self.rows(
-                "SELECT source, target, key, kind, attrs, evidence FROM edges ORDER BY rowid"
-            ):
-                fields = json.loads(attrs)
-                graph.nx.add_edge(
-                    src, dst, key=key, kind=kind, evidence=json.loads(evidence), **fields
-                )
-        except (ValueError, TypeError) as exc:
-            raise self._corrupt(f"unreadable row: {exc}") from exc
+            ids = []
+            for node_id, kind, name, layer, path, line, attrs in nodes:
+                fields = {"kind": kind, "name": name, "layer": layer, "path": path, "line": line}
+                graph.put_node(node_id, {**fields, **attrs})
+                ids.append(node_id)
+            for src, dst, kind, key, provenance, evidence, attrs in edges:
+                first = evidence[0]
+                record: dict[str, Any] = {
+                    "kind": kind,
+                    "provenance": provenance,
+                    "confidence": max(item[3] for item in evidence),
+                    "path": first[1],
+                    "line": first[2],
+                    "evidence": evidence,
+                }
+                graph.put_edge(ids[src], ids[dst], key or kind, {**record, **attrs})
+        except (ValueError, TypeError, IndexError, KeyError) as exc:
+            raise self._corrupt(f"unreadable row: {exc!r}") from exc
         return graph
 
     def parsed(self) -> list[ParsedRow]:

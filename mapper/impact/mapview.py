@@ -139,7 +139,7 @@ def _from_graph(graph: MapGraph, config: StackmapConfig) -> Map:
             data.get("line"),
             {k: v for k, v in data.items() if k not in _NODE_FIELDS},
         )
-        for nid, data in graph.nx.nodes(data=True)
+        for nid, data in graph.nodes()
     }
     edges = []
     for src, dst, key, data in graph.raw_edges():

@@ -226,17 +226,17 @@ def _add_references(
 def _component_dependencies(graph: MapGraph) -> None:
     """Cross-component imports and calls lifted to component → component edges, one evidence
     item per code site under them (in source order)."""
-    lifted: list[tuple[str, str, str, dict[str, Any]]] = []
-    for src, dst, data in graph.nx.edges(data=True):
+    lifted: list[tuple[str, str, str, Mapping[str, Any]]] = []
+    for src, dst, data in graph.edges():
         kind = data["kind"]
         if kind != "imports" and kind != "calls":
             continue
-        a, b = graph.nx.nodes[src], graph.nx.nodes[dst]
-        if a["kind"] == "test" or not a.get("component") or not b.get("component"):
+        user, used = graph.node(src), graph.node(dst)
+        if user["kind"] == "test" or not user.get("component") or not used.get("component"):
             continue
-        if a["component"] != b["component"]:
+        if user["component"] != used["component"]:
             lifted.append(
-                (f"component:{a['component']}", f"component:{b['component']}", kind, data)
+                (f"component:{user['component']}", f"component:{used['component']}", kind, data)
             )
     lifted.sort(key=lambda e: (e[0], e[1], e[2], e[3]["path"] or "", e[3]["line"] or 0))
     for a, b, kind, data in lifted:

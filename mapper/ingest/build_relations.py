@@ -82,7 +82,7 @@ def _reference(
     if sym.location.path == where.path and sym.location.line == where.line:
         return  # the definition itself
     target = sym.node_id
-    if graph.nx.has_edge(source, target, "calls") or graph.nx.has_edge(source, target, "inherits"):
+    if graph.edge(source, target, "calls") or graph.edge(source, target, "inherits"):
         return
     graph.link(source, target, EdgeKind.REFERENCES, TC, 1.0, where.path, where.line)
 

@@ -7,7 +7,6 @@ never writes and never executes anything from the store (see :mod:`mapper.mapdb`
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -53,30 +52,20 @@ def read_map(path: Path, config: StackmapConfig, version: int) -> Map:
 
 def _read(path: Path, config: StackmapConfig, version: int) -> Map:
     with MapFile(path) as mf:
-        node_rows = mf.rows("SELECT id, kind, name, layer, path, line FROM nodes ORDER BY rowid")
-        (node_attrs,) = mf.rows("SELECT '[' || group_concat(attrs) || ']' FROM nodes")[0]
-        edge_rows = mf.rows("SELECT source, target, key, kind FROM edges ORDER BY rowid")
-        (edge_attrs, evidence) = mf.rows(  # an edge's own fields, without the per-claim ones
-            "SELECT '[' || group_concat(json_remove(attrs, '$.provenance', '$.confidence', "
-            "'$.path', '$.line')) || ']', '[' || group_concat(evidence) || ']' "
-            "FROM (SELECT attrs, evidence FROM edges ORDER BY rowid)"
-        )[0]
-    try:  # one JSON document per column: decoding row by row costs most of the opening
+        node_rows, edge_rows = mf.documents()
+    try:
         nodes = {
             nid: Node(nid, _NODE_KIND[kind], name, layer, at, line, attrs)
-            for (nid, kind, name, layer, at, line), attrs in zip(
-                node_rows, json.loads(node_attrs or "[]"), strict=True
-            )
+            for nid, kind, name, layer, at, line, attrs in node_rows
         }
+        ids = [row[0] for row in node_rows]
         edges = [
-            Edge(src, dst, _EDGE_KIND[kind], _evidence(items), key, fields)
-            for (src, dst, key, kind), fields, items in zip(
-                edge_rows, json.loads(edge_attrs or "[]"), json.loads(evidence or "[]"), strict=True
-            )
+            Edge(ids[src], ids[dst], _EDGE_KIND[kind], _evidence(items), key or kind, attrs)
+            for src, dst, kind, key, _provenance, items, attrs in edge_rows
         ]
-    except (ValueError, TypeError, KeyError) as exc:
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise StoreCorrupt(
-            f"corrupt map file: unreadable row ({exc}); run `stackmap ingest --full`",
+            f"corrupt map file: unreadable row ({exc!r}); run `stackmap ingest --full`",
             path=str(path),
             rebuild="stackmap ingest --full",
         ) from exc

@@ -43,7 +43,8 @@ def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, I
 def test_docs_classified_or_holes(embedded: tuple[Path, IngestReport]) -> None:
     root, report = embedded
     graph = load_map(root)
-    edge = graph.nx.get_edge_data("doc:notes/memory-release.md", "layer:runtime")["describes"]
+    edge = graph.edge("doc:notes/memory-release.md", "layer:runtime", "describes")
+    assert edge is not None
     assert edge["provenance"] == "embedding" and edge["confidence"] >= 0.35
     assert graph.node("doc:notes/memory-release.md")["layer"] == "runtime"
     lunch = next(h for h in report.holes if h.node == "doc:notes/lunch.md")
