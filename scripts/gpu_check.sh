@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# On a machine with an NVIDIA GPU: make CuPy importable, run the GPU-marked tests and the KMD
-# benchmark with the CuPy backend. Figures go to stdout and, when $OUT is set, to files there.
+# On a machine with an NVIDIA GPU: make CuPy importable, run the GPU-marked tests, the KMD
+# benchmark with the CuPy backend, and `refstack tune` for the CuPy GEMM and Conv kernels (the
+# tiled kernels' block sizes the GPU can run against the cuBLAS library path). Figures go to stdout and, when $OUT is set, to files there.
 #
 # Uses the CuPy importable by $PYTHON (default python3; the lab's H200 image ships cupy-cuda13x).
 # Offline machines without it: put CuPy (and any other missing) wheels in .whl/ first, e.g.
@@ -52,5 +53,14 @@ print(json.dumps(bench.run(sys.argv[1], size=int(sys.argv[2])), indent=2))' "$ba
 SIZE=4096 bench cupy "$out/bench_kmd_cupy.json" --size 4096
 bench_rc=$?
 bench numpy "$out/bench_kmd_numpy.json" --iters 500
-echo "gpu tests exit $tests_rc, cupy bench exit $bench_rc" | tee "$out/summary.txt"
-exit $(( tests_rc != 0 || bench_rc != 0 ))
+
+# GPU tuning: one table per kernel (block 0 = cuBLAS, the default; T = the T x T tiled kernel),
+# the best kept in a tuning database under $out (the user's own database is left alone).
+tune_rc=0
+for kernel in GEMM Conv; do
+    "$PY" -c 'from stack.cli import main; main()' tune "$kernel" --backend cupy \
+        --db "$out/tuning.json" --warmup 5 --iters "${TUNE_ITERS:-50}" | tee "$out/tune_$kernel.txt"
+    [ "${PIPESTATUS[0]}" = 0 ] || tune_rc=1
+done
+echo "gpu tests exit $tests_rc, cupy bench exit $bench_rc, tune exit $tune_rc" | tee "$out/summary.txt"
+exit $(( tests_rc != 0 || bench_rc != 0 || tune_rc != 0 ))

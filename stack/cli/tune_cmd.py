@@ -21,7 +21,9 @@ def _shape(text: str) -> tuple[int, ...]:
 
 
 def tune(
-    kernel: str = typer.Argument(..., help="GEMM, MATMUL or CONV2D (Conv)."),
+    kernel: str = typer.Argument(
+        ..., help="GEMM, MATMUL or CONV2D (Conv); on a GPU (--backend cupy) GEMM or CONV2D."
+    ),
     shape: list[str] = typer.Option(
         [],
         "--shape",
@@ -67,12 +69,15 @@ def tune(
         f"{report.kernel} {' '.join('x'.join(map(str, s)) for s in report.shapes)} "
         f"on {report.device} (shape class {report.shape_class}, {report.iters} runs each)"
     )
-    typer.echo(f"{'tiles':>6} {'p50 ms':>9} {'p95 ms':>9}  ")
+    param = next(iter(report.default.params))  # tiles (CPU) or block (GPU)
+    typer.echo(f"{param:>6} {'p50 ms':>9} {'p95 ms':>9}  ")
     for c in report.candidates:
         mark = ("best " if c is report.best else "") + ("default" if c.default else "")
-        typer.echo(f"{c.params['tiles']:>6} {c.p50_s * 1e3:>9.3f} {c.p95_s * 1e3:>9.3f}  {mark}")
+        typer.echo(f"{c.params[param]:>6} {c.p50_s * 1e3:>9.3f} {c.p95_s * 1e3:>9.3f}  {mark}")
+    for params, why in report.invalid:
+        typer.echo(f"{params[param]:>6} {'-':>9} {'-':>9}  not run: {why}")
     typer.echo(
-        f"best tiles={report.best.params['tiles']}, gain over default "
+        f"best {param}={report.best.params[param]}, gain over default "
         f"{report.gain:.2f}x (p95); saved to {database.path}"
     )
 

@@ -9,9 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from stack.kmd.blob import LaunchConfig
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
-from stack.kmd.kernels import parallel
+from stack.kmd.kernels import current_launch, parallel
 from stack.kmd.kernels.lane import HOST, Lane
 from stack.kmd.kernels.parallel import WorkerPool
 from stack.kmd.memory import Allocation
@@ -32,6 +33,9 @@ class Launch:
     addrs: tuple[int, ...]
     #: ``grid[0]`` of the blob's launch configuration: the tiles of the kernel's grid axis.
     tiles: int = 1
+    #: The blob's whole launch configuration: GPU kernels read its block
+    #: (:mod:`stack.kmd.kernels.current_launch`, :mod:`stack.kmd.kernels.gpu_tiles`).
+    config: LaunchConfig = current_launch.DEFAULT
     #: ``fn`` with its arguments bound, made once: a launch is cached and replayed per submit.
     call: Callable[[], None] = field(init=False, repr=False)
 
@@ -97,6 +101,7 @@ def execute(
         else:
             with lane:  # this queue's stream on a GPU
                 for launch in cmd.launches:
+                    current_launch.bind(launch.config)
                     launch.call()
             lane.complete()  # waits for this lane's work only, never the whole device
     except Exception as exc:  # noqa: BLE001 - not swallowed: it becomes the fence fault

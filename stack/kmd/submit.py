@@ -37,6 +37,7 @@ class Plan:
     ints: tuple[int, ...]
     floats: tuple[float, ...]
     tiles: int  # grid[0] of the launch configuration (see stack.kmd.kernels.parallel)
+    launch: blobfmt.LaunchConfig  # the whole configuration (GPU kernels read the block)
 
 
 def check_abi(abi: KernelAbi, b: blobfmt.InstructionBlob) -> int:
@@ -99,7 +100,7 @@ class Planner:
             fn = registry.kernel(self.backend.name, b.kernel_id)
         plan = Plan(
             abi.name, fn, params, n_in, abi.int_values(b.ints), abi.float_values(b.floats),
-            b.launch.grid[0],
+            b.launch.grid[0], b.launch,
         )  # fmt: skip
         if len(self._cache) >= CACHE_LIMIT:
             self._cache.clear()
@@ -122,8 +123,9 @@ class Planner:
         n = plan.n_inputs
         addrs = tuple(p[0] for p in plan.params)
         return Launch(
-            plan.kernel, plan.fn, views[:n], views[n:], plan.ints, plan.floats, addrs, plan.tiles
-        )
+            plan.kernel, plan.fn, views[:n], views[n:], plan.ints, plan.floats, addrs, plan.tiles,
+            plan.launch,
+        )  # fmt: skip
 
     def bind_all(
         self, blobs: tuple[bytes, ...], ctx: int, space: AddressSpace

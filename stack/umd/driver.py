@@ -36,7 +36,10 @@ class Umd:
         with kmd_call("open"):
             self.device = device if device is not None else KmdDevice(backend)
         self.pipeline = Pipeline(
-            target=self.device.backend, threads=self.device.threads, tuning=open_default()
+            target=self.device.backend,
+            threads=self.device.threads,
+            tuning=open_default(),
+            capabilities=self.device.capabilities(),
         )
         self.cache: KernelCache[Program] = KernelCache(cache_capacity)
         self.sessions = SessionManager(self._new_session, max_sessions=max_sessions)

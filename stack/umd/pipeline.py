@@ -12,17 +12,18 @@ Stages 2–5 run on a cache miss only; a hit patches the cached :class:`~stack.u
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import NamedTuple
 
 from stack.kmd.errors import BlobFormatError
 from stack.kmd.kernels.ids import KernelId
 from stack.umd.cache import CacheView
 from stack.umd.errors import AddressError, InvalidRequestError, ShapeError
+from stack.umd.operators import DeviceCapabilities
 from stack.umd.ops import OpRequest
 from stack.umd.plan import KernelCall
 from stack.umd.pool import MemoryPool
-from stack.umd.program import Program
+from stack.umd.program import BlobTemplate, Program
 from stack.umd.registry import TranslatorRegistry
 from stack.umd.templates import TemplateRegistry, default_templates
 from stack.umd.translators import default_translators
@@ -74,22 +75,25 @@ class Pipeline:
         target: str = "numpy",
         threads: int = 1,
         tuning: TuningDatabase | None = None,
+        capabilities: DeviceCapabilities | None = None,
     ) -> None:
         """``target``: the device backend blobs are made for; ``threads``: its compute threads
         (CPU launches are cut into tiles for them); ``tuning``: tuned launch parameters the
-        launches take where the database has a record for their (kernel, shape class, device)."""
+        launches take where the database has a record for their (kernel, shape class, device);
+        ``capabilities``: the device's (a GPU's records are kept per GPU model)."""
         self.translators = translators or default_translators()
         self.templates = templates or default_templates()
         self.target = target
         self.threads = threads
         self.tuning = tuning
-        self._device_key = device_key(target, threads)
+        self._device_key = device_key(target, threads, capabilities)
 
-    def tuned_tiles(self, call: KernelCall) -> int | None:
-        """The tile count the tuning database keeps for ``call`` here (None: not tuned)."""
+    def tuned(self, call: KernelCall) -> Mapping[str, int]:
+        """The launch parameters the tuning database keeps for ``call`` here ({}: not tuned;
+        ``tiles`` on the CPU, ``block`` on a GPU)."""
         if self.tuning is None:
-            return None
-        return self.tuning.params_for(call, self._device_key).get("tiles")
+            return {}
+        return self.tuning.params_for(call, self._device_key)
 
     def compile(self, req: OpRequest) -> Program:
         """Stages 1 (structure), 2, 3, 4 and 5 for a request; no session, no device access."""
@@ -106,18 +110,19 @@ class Pipeline:
                     f"{req.op.name} output shape is {want}, request says {got.shape}", field=field
                 )
         try:
-            blobs = tuple(
-                self.templates.get(c.kernel_id).instantiate(
-                    c, self.target, self.threads, self.tuned_tiles(c)
-                )
-                for c in sem.calls
-            )
+            blobs = tuple(self._instantiate(c) for c in sem.calls)
         except BlobFormatError as exc:  # e.g. a grid beyond 3 x u32: a request the device refuses
             raise InvalidRequestError(
                 f"{req.op.name} cannot be launched: {exc.message}", field="inputs"
             ) from None
         nbytes = tuple(d.byte_size for d in (*req.inputs, *req.outputs))
         return Program(blobs, sem.scratch, sem.primary, nbytes)
+
+    def _instantiate(self, call: KernelCall) -> BlobTemplate:
+        tuned = self.tuned(call)
+        return self.templates.get(call.kernel_id).instantiate(
+            call, self.target, self.threads, tuned.get("tiles"), tuned.get("block")
+        )
 
     def infer_shapes(self, req: OpRequest) -> tuple[tuple[int, ...], ...]:
         """The shapes the op's outputs must have, from its inputs and attributes (stages 1–4,

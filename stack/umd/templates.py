@@ -18,6 +18,7 @@ from stack.kmd.kernels.abi import KernelAbi, abi_of
 from stack.kmd.kernels.ids import KernelId
 from stack.umd.errors import InvalidRequestError, UnknownOpError
 from stack.umd.launch_cpu import launch_cpu
+from stack.umd.launch_gpu import TILED, launch_gpu
 from stack.umd.plan import KernelCall
 from stack.umd.program import BlobTemplate, template_from
 
@@ -90,19 +91,30 @@ class KernelTemplate:
         return ints, floats
 
     def instantiate(
-        self, call: KernelCall, target: str = CPU_TARGET, threads: int = 1, tiles: int | None = None
+        self,
+        call: KernelCall,
+        target: str = CPU_TARGET,
+        threads: int = 1,
+        tiles: int | None = None,
+        block: int | None = None,
     ) -> BlobTemplate:
         """Stage 4 (launch) and 5 (encode) for one call; addresses are patched later. On the
         ``numpy`` target the launch is the CPU one (:mod:`stack.umd.launch_cpu`: tiles of the
         kernel's grid axis for ``threads`` compute threads; ``tiles``: a tuned tile count, None for
-        the default), on a GPU this template's."""
+        the default); on a GPU, GEMM and CONV2D take :mod:`stack.umd.launch_gpu`'s (``block``: a
+        tuned tile edge, None for the library path), every other kernel this template's."""
         if self.constraint is not None:
             why = self.constraint(call)
             if why is not None:
                 raise InvalidRequestError(f"{self.kernel_id.name}: {why}", field="inputs")
         ints, floats = self.body(call)
         params = tuple(TensorParam(0, p.nbytes, p.dtype, p.shape) for p in call.params)
-        launch = launch_cpu(call, threads, tiles) if target == CPU_TARGET else self.launch(call)
+        if target == CPU_TARGET:
+            launch = launch_cpu(call, threads, tiles)
+        elif self.kernel_id in TILED:
+            launch = launch_gpu(call, block)
+        else:
+            launch = self.launch(call)
         blob = InstructionBlob(self.kernel_id, params, launch, ints, floats)
         return template_from(blob, tuple(p.ref for p in call.params))
 

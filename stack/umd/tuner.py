@@ -4,8 +4,12 @@
 inputs, builds the kernel call the UMD would make, and for every candidate configuration —
 each value of the descriptor's tunable parameters (clamped to what the launch can use) and the
 UMD's own default — encodes the launch, warms it up, then times submit-to-fence on the device
-``iters`` times. Candidates are timed in interleaved rounds, so a change of machine load during
-the run hits every candidate alike. The best is the lowest p95 (the default wins ties); its
+``iters`` times. On the CPU the parameter is ``tiles`` (grid[0], :mod:`stack.umd.launch_cpu`);
+on a GPU it is ``block``, the tile edge of the hand kernel for GEMM and CONV2D against the
+library path (block 0, the default; :mod:`stack.umd.launch_gpu`), the block sizes the device
+cannot run (threads or shared memory per block) left out with their reason. Candidates are
+timed in interleaved rounds, so a change of machine load during the run hits every candidate
+alike. The best is the lowest p95 (the default wins ties); its
 gain is the default's p95 over the best's. The result is kept in the tuning database under
 (kernel, shape class, device), where the UMD finds it.
 """
@@ -23,6 +27,7 @@ from stack.kmd import DType, KernelId, KmdDevice
 from stack.kmd.blob import InstructionBlob, LaunchConfig, TensorParam, encode
 from stack.umd.errors import InvalidRequestError
 from stack.umd.launch_cpu import launch_cpu
+from stack.umd.launch_gpu import TILED, block_candidates, launch_gpu
 from stack.umd.operators import registry
 from stack.umd.plan import KernelCall, Operand
 from stack.umd.templates import CPU_TARGET, default_templates
@@ -58,6 +63,8 @@ class TuneReport:
     best: Candidate
     default: Candidate
     iters: int
+    #: configurations the device cannot run, each with the reason
+    invalid: tuple[tuple[Mapping[str, int], str], ...] = ()
 
     @property
     def gain(self) -> float:
@@ -84,6 +91,7 @@ class TuneReport:
             "best": dict(self.best.params),
             "default": dict(self.default.params),
             "gain": self.gain,
+            "invalid": [{"params": dict(p), "reason": why} for p, why in self.invalid],
         }
 
 
@@ -132,7 +140,7 @@ def make_call(kid: KernelId, shapes: Sequence[tuple[int, ...]]) -> KernelCall:
 
 
 def candidates_for(call: KernelCall, threads: int) -> tuple[tuple[dict[str, int], bool], ...]:
-    """Every configuration to time: the descriptor's tunable values and the UMD default."""
+    """Every CPU configuration to time: the descriptor's tile counts and the UMD default."""
     desc = registry().descriptor(call.kernel_id.name)
     default = {"tiles": launch_cpu(call, threads).grid[0]}
     seen = {default["tiles"]: True}
@@ -156,15 +164,25 @@ def tune(
 ) -> TuneReport:
     """Tune ``kernel`` on ``device`` (see the module docstring); keep the best in ``db`` (and
     save it) when given."""
-    if device.backend != CPU_TARGET:
-        raise InvalidRequestError(
-            f"refstack tune varies the CPU launch (tiles over worker threads); on {device.backend} "
-            "GEMM and CONV2D are library calls that take no launch parameters to tune",
-            field="backend",
-        )
     kid = kernel_id_of(kernel)
+    caps = device.capabilities()
+    gpu = device.backend != CPU_TARGET
+    if gpu and kid not in TILED:
+        known = ", ".join(k.name for k in TILED)
+        raise InvalidRequestError(
+            f"on {device.backend} {kid.name} is a library call with no launch parameter to tune; "
+            f"tunable there: {known}",
+            field="kernel",
+        )
     call = make_call(kid, tuple(shapes) if shapes else DEFAULT_SHAPES[kid])
-    configs = candidates_for(call, device.threads)
+    invalid: tuple[tuple[dict[str, int], str], ...] = ()
+    if gpu:
+        values = next(
+            p.values for p in registry().descriptor(kid.name).tunable if p.name == "block"
+        )
+        configs, invalid = block_candidates(call, values, caps)
+    else:
+        configs = candidates_for(call, device.threads)
     rng = np.random.default_rng(0)
     ctx = device.create_context()
     try:
@@ -208,11 +226,12 @@ def tune(
         kid.name,
         tuple(p.shape for p in call.ins),
         shape_class(call),
-        device_key(device.backend, device.threads),
+        device_key(device.backend, device.threads, caps),
         cands,
         best,
         default,
         iters,
+        invalid,
     )
     if db is not None:
         db.put(
@@ -232,4 +251,6 @@ def tune(
 
 
 def _launch(call: KernelCall, threads: int, cfg: Mapping[str, int]) -> LaunchConfig:
+    if "block" in cfg:
+        return launch_gpu(call, cfg["block"])
     return launch_cpu(call, threads, tiles=cfg["tiles"])

@@ -11,7 +11,8 @@ another major version is refused, another minor one read with a warning.
 
 A *shape class* groups shapes that tune alike: the dtype and every input dimension rounded up
 to a power of two (``f32:512x512,512x256``). A *device* key names the backend and what the
-launch is cut for (``numpy:threads=2``; a GPU's name and compute capability).
+launch is cut for (``numpy:threads=2``; on a GPU its model and compute capability,
+``cupy:NVIDIA H200:sm90``). Parameters: ``tiles`` on the CPU, ``block`` on a GPU.
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from stack.errors import UmdError
-from stack.umd.operators import DescriptorError, SemVer, VersionMismatchError, check_version
+from stack.umd.operators import (
+    DescriptorError,
+    DeviceCapabilities,
+    SemVer,
+    VersionMismatchError,
+    check_version,
+)
 from stack.umd.plan import KernelCall
 
 log = logging.getLogger("stack.umd.tuning")
@@ -77,9 +84,14 @@ def shape_class(call: KernelCall) -> str:
     return f"{call.ins[0].dtype.name.lower() if call.ins else 'none'}:{dims}"
 
 
-def device_key(target: str, threads: int) -> str:
-    """The device part of a key: the backend and its compute threads."""
-    return f"{target}:threads={threads}"
+def device_key(target: str, threads: int, caps: DeviceCapabilities | None = None) -> str:
+    """The device part of a key: the backend and its compute threads on the CPU; on a GPU
+    (``caps`` of a non-CPU device) the backend, the GPU model and its compute capability."""
+    if caps is None or caps.cpu:
+        return f"{target}:threads={threads}"
+    model = caps.device.split(":", 2)[-1]
+    major, minor = caps.compute_capability or (0, 0)
+    return f"{target}:{model}:sm{major}{minor}"
 
 
 class TuningDatabase:

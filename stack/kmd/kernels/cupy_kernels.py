@@ -1,7 +1,9 @@
 """Hand-written GPU kernels of the CuPy backend, compiled once and cached.
 
 Float32 fast paths (ElementwiseKernel / ReductionKernel / RawKernel from ``cuda/*.cu``); any
-other dtype or layout falls back to the generic kernel bound to CuPy.
+other dtype or layout falls back to the generic kernel bound to CuPy. GEMM and CONV2D read the
+launch's block (:mod:`stack.kmd.kernels.gpu_tiles`): 0 runs the library path, T the tiled
+hand kernel with T x T blocks (:mod:`stack.kmd.kernels.cupy_tiled`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from stack.kmd.kernels import elementwise, linalg, norm, pool, quant
+from stack.kmd.kernels import (
+    conv,
+    cupy_tiled,
+    current_launch,
+    elementwise,
+    linalg,
+    norm,
+    pool,
+    quant,
+)
+from stack.kmd.kernels.gpu_tiles import LIBRARY
 from stack.kmd.kernels.ids import KernelId
 
 CUDA_DIR = Path(__file__).with_name("cuda")
@@ -65,18 +77,40 @@ def _f32(*arrays: Any) -> bool:
 def gemm(
     cp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
-    """cuBLAS matmul into Y, then one fused epilogue kernel (alpha, beta * C, ReLU)."""
+    """cuBLAS matmul (block 0) or the tiled kernel (block T) into Y, then one fused epilogue
+    kernel (alpha, beta * C, ReLU)."""
     if outs[0].dtype != np.float32 or any(a.dtype != np.float32 for a in ins):
         return linalg.gemm(cp, ins, outs, ints, fl)
     trans_a, trans_b, relu = ints[0], ints[1], ints[2]
     y = outs[0]
-    cp.matmul(ins[0].T if trans_a else ins[0], ins[1].T if trans_b else ins[1], out=y)
+    launch = current_launch.current()
+    if launch.block[0] != LIBRARY and y.size:
+        cupy_tiled.gemm_tiled(cp, ins[0], ins[1], y, trans_a, trans_b, launch)
+    else:
+        cp.matmul(ins[0].T if trans_a else ins[0], ins[1].T if trans_b else ins[1], out=y)
     has_c = len(ins) > 2 and fl[1] != 0.0
     if has_c or relu or fl[0] != 1.0:
         c = ins[2] if has_c else cp.zeros((), dtype=y.dtype)
         _elementwise(cp, "epilogue")(
             c, np.float32(fl[0]), np.float32(fl[1] if has_c else 0.0), np.int32(relu), y
         )
+
+
+def conv2d(
+    cp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """The tiled implicit-GEMM kernel when the launch's block is T (float32, no fused pool),
+    else the library path (im2col + cuBLAS)."""
+    launch = current_launch.current()
+    if (
+        launch.block[0] == LIBRARY
+        or conv.pool_ints(ints) is not None
+        or not _f32(*ins, *outs)
+        or outs[0].size == 0
+    ):
+        return conv.conv2d(cp, ins, outs, ints, fl)
+    cupy_tiled.conv2d_tiled(cp, ins, outs[0], ints, launch)
+    return None
 
 
 def relu(
@@ -207,6 +241,7 @@ def quantize(
 
 TABLE = {
     KernelId.GEMM: gemm,
+    KernelId.CONV2D: conv2d,
     KernelId.RELU: relu,
     KernelId.ADD: add,
     KernelId.SOFTMAX: softmax,

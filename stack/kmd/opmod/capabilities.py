@@ -1,9 +1,10 @@
 """Device capabilities as the KMD reports them: hardware features and limits of one device.
 
 The NumPy device (the null device, the host CPU) declares its capabilities. A CuPy device reads
-them from the GPU's attributes (compute capability, multiprocessors, threads per block, warp
-size) and derives the features from the compute capability: fp16 arithmetic from 5.3, double
-atomics from 6.0, int8 dot products (dp4a) from 6.1, tensor cores from 7.0, bf16 from 8.0.
+them from the GPU's attributes (compute capability, multiprocessors, threads per block, shared
+memory per block, warp size) and derives the features from the compute capability: fp16
+arithmetic from 5.3, double atomics from 6.0, int8 dot products (dp4a) from 6.1, tensor cores
+from 7.0, bf16 from 8.0.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class DeviceCapabilities:
     warp_size: int
     memory_bytes: int
     cpu: bool
+    #: Bytes of shared memory one block may use (0 on the CPU: no shared memory).
+    shared_mem_per_block: int = 0
 
     def missing(self, required: Iterable[Feature]) -> frozenset[Feature]:
         """The features of ``required`` this device lacks."""
@@ -62,6 +65,7 @@ class DeviceCapabilities:
             "warp_size": self.warp_size,
             "memory_bytes": self.memory_bytes,
             "cpu": self.cpu,
+            "shared_mem_per_block": self.shared_mem_per_block,
         }
 
 
@@ -85,7 +89,7 @@ def cuda_capabilities_from_attributes(
 ) -> DeviceCapabilities:
     """Capabilities from CUDA device attributes, named as ``cupy.cuda.Device.attributes``
     names them (ComputeCapabilityMajor/Minor, MultiProcessorCount, MaxThreadsPerBlock,
-    WarpSize)."""
+    WarpSize, MaxSharedMemoryPerBlock — 48 KiB, CUDA's static limit, when absent)."""
     cc = (int(attributes["ComputeCapabilityMajor"]), int(attributes["ComputeCapabilityMinor"]))
     return DeviceCapabilities(
         device=f"cupy:{ordinal}:{name}",
@@ -97,6 +101,7 @@ def cuda_capabilities_from_attributes(
         warp_size=int(attributes["WarpSize"]),
         memory_bytes=memory_bytes,
         cpu=False,
+        shared_mem_per_block=int(attributes.get("MaxSharedMemoryPerBlock", 48 * 1024)),
     )
 
 
