@@ -11,6 +11,7 @@ recorded as a :class:`BufferEvent`, so a run's buffer lifetimes can be read back
 from __future__ import annotations
 
 import enum
+import threading
 from collections.abc import Hashable
 from dataclasses import dataclass
 
@@ -36,28 +37,36 @@ class BufferEvent:
 
 
 class BufferTable:
-    """The live buffers of one run on one session (used by one thread at a time)."""
+    """The live buffers of one run on one session; thread-safe (the stages of independent
+    branches acquire and drop at once)."""
 
     def __init__(self, session: UmdSession) -> None:
         self._session = session
         self._va: dict[str, int] = {}
         self._refs: dict[str, int] = {}
         self.events: list[BufferEvent] = []
+        self._lock = threading.Lock()
 
     def acquire(
         self, tensor: str, nbytes: int, *, refs: int, at: str, stage: Hashable, align: int
     ) -> int:
         """A block for ``tensor`` with ``refs`` holders, tagged ``stage`` in the pool."""
         va = self._session.acquire_block(nbytes, stage=stage, align=align)
-        self._va[tensor], self._refs[tensor] = va, refs
-        self.events.append(BufferEvent(tensor, BufferAction.ACQUIRED, at, refs))
+        with self._lock:
+            self._va[tensor], self._refs[tensor] = va, refs
+            self.events.append(BufferEvent(tensor, BufferAction.ACQUIRED, at, refs))
         return va
 
     def va(self, tensor: str) -> int:
-        return self._va[tensor]
+        with self._lock:
+            return self._va[tensor]
 
     def drop(self, tensor: str, *, at: str) -> None:
         """One holder is done with ``tensor`` (its work completed); the last one releases it."""
+        with self._lock:
+            self._drop(tensor, at)
+
+    def _drop(self, tensor: str, at: str) -> None:
         refs = self._refs[tensor] - 1
         self._refs[tensor] = refs
         if refs == 0:
@@ -69,10 +78,15 @@ class BufferTable:
 
     @property
     def live(self) -> tuple[str, ...]:
-        return tuple(self._va)
+        with self._lock:
+            return tuple(self._va)
 
     def abort(self) -> None:
         """Release every buffer still held (a failed run, after its work stopped)."""
+        with self._lock:
+            self._abort()
+
+    def _abort(self) -> None:
         for tensor in list(self._va):
             try:
                 self._session.release_block(self._va.pop(tensor))

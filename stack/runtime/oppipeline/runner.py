@@ -1,10 +1,12 @@
 """Running a linked operator pipeline through the UMD on one session, with error isolation.
 
-A run uploads the supplied tensors, then for each stage in order: acquires its outputs' blocks
-from the session's binned pool (tagged with the stage, aligned as its constraints say),
-translates the op (preceded by CASTs into stage scratch when its precision policy computes in
-another dtype than an input's), submits it on its stream — the previous stage's, or its own
-for ``async_preload``, waiting on the producers' tickets — and waits for it. Then it checks the
+A run uploads the supplied tensors, then runs each stage once the stages it depends on have
+completed — stages of independent branches at once, on the runner's worker threads
+(:mod:`stack.runtime.oppipeline.schedule`). A stage acquires its outputs' blocks from the
+session's binned pool (tagged with the stage, aligned as its constraints say), translates the
+op (preceded by CASTs into stage scratch when its precision policy computes in another dtype
+than an input's), submits it on its stream — the previous stage's, or its own for
+``async_preload``, waiting on the producers' tickets — and waits for it. Then it checks the
 outputs for NaN/Inf where the descriptor (or the config) forbids them, releases the stage's
 scratch and drops one reference on each input: a buffer returns to its bin when its last
 holder is done. The run's pool window ends with it (the 1.5 × peak warning, see
@@ -24,42 +26,21 @@ import logging
 import math
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from stack.errors import UmdError
 from stack.runtime.errors import ModelInputError, ModuleError
-from stack.runtime.oppipeline.buffers import BufferEvent, BufferTable
+from stack.runtime.oppipeline.buffers import BufferTable
 from stack.runtime.oppipeline.link import LinkedPipeline, LinkedStage
-from stack.umd import DType, OpKind, OpRequest, PoolStats, TensorDesc, Ticket, UmdSession
+from stack.runtime.oppipeline.report import PipelineResult, RunReport, StageOutcome
+from stack.runtime.oppipeline.schedule import Mark, Timeline, dependencies, run_stages, width
+from stack.umd import DType, OpKind, OpRequest, TensorDesc, Ticket, UmdSession
 
 log = logging.getLogger("stack.runtime.oppipeline")
+__all__ = ["PipelineResult", "PipelineRunner", "RunReport", "StageOutcome"]
 _FLOATS = (DType.F16, DType.F32, DType.F64)
-
-
-@dataclass(frozen=True, slots=True)
-class StageOutcome:
-    stage: str
-    operator: str
-    status: str  # "ok" | "fallback"
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RunReport:
-    """What one run did: each stage's outcome, every buffer event, the pool after the run."""
-
-    stages: tuple[StageOutcome, ...]
-    buffers: tuple[BufferEvent, ...]
-    fallbacks: int
-    pool: PoolStats
-
-
-@dataclass(frozen=True, slots=True)
-class PipelineResult:
-    outputs: dict[str, np.ndarray]
-    report: RunReport
 
 
 class _StageFailed(Exception):
@@ -74,7 +55,10 @@ class PipelineRunner:
     Contract: :meth:`run` is synchronous and runs one run at a time (a lock serialises callers);
     it returns every output or raises — ModelInputError (bad inputs), ModuleError (a stage
     failed without a declared fallback), or the UMD's errors for a broken session. Nothing a
-    failed run held stays allocated. ``fallbacks`` counts identity fallbacks over all runs.
+    failed run held stays allocated. ``fallbacks`` counts identity fallbacks over all runs;
+    ``last_report`` is the report of the last run, failed ones included (the failed stage's
+    status ``failed``). A pipeline with several streams runs its independent stages on
+    ``width`` worker threads the runner owns (joined by :meth:`close`).
     """
 
     def __init__(self, linked: LinkedPipeline, session: UmdSession) -> None:
@@ -84,6 +68,15 @@ class PipelineRunner:
         self._streams: dict[int, int] = {}
         self._constants: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
+        self._shared = threading.Lock()  # stage threads: fallbacks, streams, outcomes
+        self.last_report: RunReport | None = None
+        self._deps = dependencies(linked.stages, linked.tensors)
+        self.width = width(linked.stages)
+        self._pool = (
+            ThreadPoolExecutor(self.width, thread_name_prefix="pipeline-stage")
+            if self.width > 1
+            else None
+        )
         for sup in linked.config.inputs:
             if sup.file is not None:
                 self._constants[sup.name] = self._check(sup.name, np.load(sup.file))
@@ -121,7 +114,8 @@ class PipelineRunner:
     def _run(self, arrays: dict[str, np.ndarray], timeout_s: float) -> PipelineResult:
         s, tensors = self.session, self.linked.tensors
         table = BufferTable(s)
-        outcomes: list[StageOutcome] = []
+        outcomes: dict[str, StageOutcome] = {}
+        timeline = Timeline()
         s.begin_pool_window()
         try:
             for name, array in arrays.items():
@@ -134,8 +128,13 @@ class PipelineRunner:
                 if info.refs == 0:
                     table.drop(name, at="(inputs)")
             tickets: dict[str, Ticket] = {}
-            for stage in self.linked.stages:
-                outcomes.append(self._stage(stage, table, tickets, timeout_s))
+
+            def run_one(st: LinkedStage) -> None:
+                outcome = self._stage(st, table, tickets, timeout_s, timeline, outcomes)
+                with self._shared:
+                    outcomes[st.spec.name] = outcome
+
+            run_stages(self.linked.stages, self._deps, run_one, self._pool)
             outputs = {}
             for name in self.linked.config.outputs:
                 info = tensors[name]
@@ -146,16 +145,28 @@ class PipelineRunner:
             raise
         finally:
             s.end_pool_window()
-        report = RunReport(tuple(outcomes), tuple(table.events), self.fallbacks, s.pool_stats())
-        return PipelineResult(outputs, report)
+            ran = tuple(
+                outcomes[st.spec.name] for st in self.linked.stages if st.spec.name in outcomes
+            )
+            self.last_report = RunReport(
+                ran, tuple(table.events), self.fallbacks, s.pool_stats(), tuple(timeline.events)
+            )
+        return PipelineResult(outputs, self.last_report)
 
     def _stream(self, logical: int) -> int:
-        if logical not in self._streams:
-            self._streams[logical] = self.session.create_stream()
-        return self._streams[logical]
+        with self._shared:
+            if logical not in self._streams:
+                self._streams[logical] = self.session.create_stream()
+            return self._streams[logical]
 
     def _stage(
-        self, st: LinkedStage, table: BufferTable, tickets: dict[str, Ticket], timeout_s: float
+        self,
+        st: LinkedStage,
+        table: BufferTable,
+        tickets: dict[str, Ticket],
+        timeout_s: float,
+        timeline: Timeline,
+        outcomes: dict[str, StageOutcome],
     ) -> StageOutcome:
         s, tensors, name = self.session, self.linked.tensors, st.spec.name
         scratch = (name, "scratch")
@@ -164,8 +175,10 @@ class PipelineRunner:
             table.acquire(out, info.nbytes, refs=info.refs or 1, at=name, stage=name,
                           align=st.spec.constraints.memory_alignment)  # fmt: skip
         stream = self._stream(st.stream)
-        waits = [tickets[p] for p in {tensors[i].producer for i in st.inputs} if p in tickets]
+        with self._shared:
+            waits = [tickets[p] for p in {tensors[i].producer for i in st.inputs} if p in tickets]
         outcome = StageOutcome(name, st.operator.qualified_name, "ok")
+        timeline.mark(name, Mark.STARTED)
         try:
             ticket = self._launch(st, table, stream, waits, scratch, timeout_s)
         except _StageFailed as failed:
@@ -174,12 +187,17 @@ class PipelineRunner:
             s.release_stage(scratch)
             error = self._module_error(st, failed)
             if st.spec.fallback is None:
+                with self._shared:
+                    outcomes[name] = StageOutcome(name, outcome.operator, "failed", error.message)
                 raise error from None
-            self.fallbacks += 1
+            with self._shared:
+                self.fallbacks += 1
             log.warning("stage %r fell back to identity: %s", name, error.message)
             ticket = self._identity(st, table, stream, timeout_s)
             outcome = StageOutcome(name, st.operator.qualified_name, "fallback", error.message)
-        tickets[name] = ticket
+        timeline.mark(name, Mark.COMPLETED)
+        with self._shared:
+            tickets[name] = ticket
         s.release_stage(scratch)
         for tensor in (*st.inputs, *(o for o in st.outputs if not tensors[o].refs)):
             table.drop(tensor, at=name)
@@ -254,5 +272,8 @@ class PipelineRunner:
         )  # fmt: skip
 
     def close(self) -> None:
-        """Close the session: every block, stream and cached bin goes with its context."""
+        """Close the session: every block, stream and cached bin goes with its context; join
+        the stage threads."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
         self.session.close()

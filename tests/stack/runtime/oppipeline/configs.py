@@ -51,6 +51,26 @@ BRANCH_MERGE: dict[str, Any] = {
 }
 
 
+#: {x → relu (b1), z → relu (b2, own stream)} → add (merge): two independent branches.
+TWO_BRANCHES: dict[str, Any] = {
+    "schema": "refstack.pipeline/1",
+    "name": "two_branches",
+    "inputs": {"x": {"shape": [4, 3], "dtype": "f32"}, "z": {"shape": [4, 3], "dtype": "f32"}},
+    "pipeline": [
+        {"name": "b1", "operator": "relu", "inputs": ["x"], "outputs": ["u"]},
+        {
+            "name": "b2",
+            "operator": "relu",
+            "inputs": ["z"],
+            "outputs": ["v"],
+            "constraints": {"stream_affinity": "async_preload"},
+        },
+        {"name": "m", "operator": "add", "inputs": ["u", "v"], "outputs": ["y"]},
+    ],
+    "outputs": ["y"],
+}
+
+
 def cfg(base: dict[str, Any], **patch: Any) -> dict[str, Any]:
     """A deep copy of ``base`` with top-level keys replaced."""
     out = copy.deepcopy(base)

@@ -1,7 +1,8 @@
 """Two third-party operator modules for the pipeline tests, built from descriptor files in
 ``fixtures/`` and registered explicitly next to the built-in module: ``strict`` (a ReLU whose
 descriptor forbids NaN/Inf) and ``flaky`` (a ReLU whose kernel raises on negative input, as a
-crashing native library would). Each outranks the built-in ReLU, so a device given the
+crashing native library would), and ``meet`` (a ReLU whose launches wait for each other, to
+show that two stages run at once). Each outranks the built-in ReLU, so a device given the
 registry runs it."""
 
 from __future__ import annotations
@@ -31,6 +32,23 @@ def _relu_flaky(
     if (ins[0] < 0).any():
         raise RuntimeError("relu_flaky: native library crashed on a negative input")
     np.copyto(outs[0], ins[0])
+
+
+def meet(barrier: threading.Barrier) -> OperatorModule:
+    """A ReLU whose kernel returns only once ``barrier``'s parties all run it at the same time:
+    two launches meet only if they overlap; run one after the other, the first one's wait ends
+    in BrokenBarrierError after the barrier's timeout (a KERNEL fault)."""
+
+    def relu_meet(
+        ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+    ) -> None:
+        barrier.wait()
+        np.maximum(ins[0], 0, out=outs[0])
+
+    return make_module(
+        "meet", "1.0.0", "1.0.0", [FIXTURES / "relu_meet.opdesc.json"],
+        {("relu_meet", "numpy"): relu_meet},
+    )  # fmt: skip
 
 
 def strict() -> OperatorModule:
