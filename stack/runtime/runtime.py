@@ -15,6 +15,14 @@ from stack.runtime.recovery import DEFAULT_POLICY, RecoveryPolicy
 from stack.umd import Umd
 from stack.umd.protocol import UmdApi
 
+#: Why a pipeline is refused on a UMD service: what linking and running one uses that the UMD
+#: protocol (contracts/umd.proto) does not carry.
+REMOTE_PIPELINES = (
+    "operator pipelines run on an in-process UMD, not a service: the UMD protocol "
+    "(contracts/umd.proto) carries no device capabilities or operator selection (linking), no "
+    "shape inference, and no per-stage pool blocks, pool windows or pool statistics (running)"
+)
+
 
 class Runtime:
     """Loads Executables and runs them through the UMD on one device.
@@ -84,13 +92,13 @@ class Runtime:
         :class:`~stack.runtime.oppipeline.PipelineConfig`) on a new session of this runtime's
         UMD (sync; see :mod:`stack.runtime.oppipeline`). The runner owns the session until
         ``runner.close()`` (or this runtime's close). Errors: PipelineConfigError /
-        ShapeMismatchError naming the field, ModelLoadError on a UMD service (pipelines need
-        the in-process UMD's pool and shape inference), ModelClosedError."""
+        ShapeMismatchError naming the field, ModelLoadError on a UMD service
+        (:data:`REMOTE_PIPELINES` says why), ModelClosedError."""
         with self._lock:
             if self._closed:
                 raise ModelClosedError("the runtime is closed")
         if not isinstance(self.umd, Umd):
-            raise ModelLoadError("operator pipelines run on an in-process UMD, not a service")
+            raise ModelLoadError(REMOTE_PIPELINES)
         return open_pipeline(config, self.umd)
 
     def _forget(self, model: LoadedModel) -> None:
