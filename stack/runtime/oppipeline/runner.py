@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from stack.errors import UmdError
+from stack.errors import StackError, UmdError
 from stack.runtime.errors import ModelInputError, ModuleError
 from stack.runtime.oppipeline.buffers import BufferTable
 from stack.runtime.oppipeline.link import LinkedPipeline, LinkedStage
@@ -142,16 +142,33 @@ class PipelineRunner:
                 table.drop(name, at="(outputs)")
         except BaseException:
             table.abort()
+            self.last_report = self._report(outcomes, table, timeline, failed=True)
             raise
         finally:
             s.end_pool_window()
+        self.last_report = self._report(outcomes, table, timeline)
+        assert self.last_report is not None
+        return PipelineResult(outputs, self.last_report)
+
+    def _report(
+        self,
+        outcomes: dict[str, StageOutcome],
+        table: BufferTable,
+        timeline: Timeline,
+        failed: bool = False,
+    ) -> RunReport | None:
+        """The run's report; for a failed run None when the session itself went away."""
+        try:
+            pool = self.session.pool_stats()
+        except StackError:
+            if not failed:
+                raise
+            return None
+        with self._shared:
             ran = tuple(
                 outcomes[st.spec.name] for st in self.linked.stages if st.spec.name in outcomes
             )
-            self.last_report = RunReport(
-                ran, tuple(table.events), self.fallbacks, s.pool_stats(), tuple(timeline.events)
-            )
-        return PipelineResult(outputs, self.last_report)
+        return RunReport(ran, tuple(table.events), self.fallbacks, pool, tuple(timeline.events))
 
     def _stream(self, logical: int) -> int:
         with self._shared:
