@@ -60,7 +60,8 @@ KERNEL_STRIP_CALLS = _words(
     "__aligned __printf __scanf __acquires __releases __must_hold __section __cond_lock "
     "__alloc_size __assume_aligned __malloc_like __diagnose_as __attribute_format "
     "__declspec __free __cleanup __counted_by_ptr __compiletime_error __no_sanitize __GGML_ATTR "
-    "GGML_ATTRIBUTE_FORMAT GGML_BACKEND_DL_IMPL __launch_bounds__ __align__ alignas _Alignas"
+    "GGML_ATTRIBUTE_FORMAT GGML_BACKEND_DL_IMPL __launch_bounds__ __align__ alignas _Alignas "
+    "__attribute__ __attribute _Pragma __builtin_align__"
 )
 KERNEL_TYPE_ARGS: Mapping[str, int] = {
     "container_of": 1,
@@ -89,7 +90,10 @@ KERNEL_DECLARATORS = _words(
     "INTERVAL_TREE_DEFINE MODULE_DEVICE_TABLE"
 )
 
-_EXPORT_LIKE = r"[A-Z][A-Z0-9]*_(?:API|EXPORT|EXPORTS|CALL|PUBLIC|DLL|EXTERN|INLINE|DEPRECATED_API)"
+_EXPORT_LIKE = (
+    r"[A-Z][A-Z0-9]*_(?:API|EXPORT|EXPORTS|CALL|PUBLIC|DLL|EXTERN|INLINE|DEPRECATED_API)"
+    r"|[A-Z][A-Z0-9_]*_(?:API|EXPORT|EXPORTS|DLL)"
+)
 _LOOP_LIKE = r"[A-Za-z0-9_]*for_each[A-Za-z0-9_]*"
 _DECL_LIKE = r"(?:DECLARE|DEFINE)_[A-Z0-9_]+"
 _BITFIELD = re.compile(
@@ -102,6 +106,7 @@ _TYPE_OPERATOR = re.compile(
     r"\b(?:sizeof|typeof|__typeof__|__typeof|alignof|_Alignof|__alignof__|__alignof)$"
 )
 _RENAMED = {"offsetof": "offsetof_"}
+_CALLEE_END = re.compile(r"(?<!\breturn)(?<=\w)$")  # a name (not ``return``) right before ``(``
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -206,10 +211,16 @@ def rewrite(source: bytes, macros: MacroSet = BUILTIN) -> bytes:
 
 def _struct_arg(match: re.Match[str]) -> str:
     """A whole call argument ``struct T`` names a type: the macro's business, a ``0`` here
-    (``virtio_cread_le(dev, struct virtio_gpu_config, …)``); ``sizeof(struct T)`` stays."""
+    (``virtio_cread_le(dev, struct virtio_gpu_config, …)``); ``sizeof(struct T)``, a cast and
+    a compound literal ``(struct T) { … }`` (no callee before the parenthesis) stay."""
     before = match.string[max(0, match.start() - 24) : match.start()].rstrip()
     if _in_directive(match.string, match.start()) or (
-        match.group(1) == "(" and _TYPE_OPERATOR.search(before)
+        match.group(1) == "("
+        and (
+            _TYPE_OPERATOR.search(before)
+            or not re.search(r"\w$", before)
+            or before.endswith("return")
+        )
     ):
         return match.group(0)
     return match.group(1) + match.group(2) + "0" + _newlines(match.group(3)) + match.group(4)

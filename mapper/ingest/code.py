@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from mapper.errors import IngestError, UnknownNameError
-from mapper.ingest import cmacros, treesitter
+from mapper.ingest import cbranches, cmacros, cshapes, treesitter
 from mapper.ingest.cmacros import MacroSet
 from mapper.model import Language, Reference, Symbol
 
@@ -57,7 +57,13 @@ _EXTENSIONS: dict[str, Language] = {
 #: Operator descriptors: the one kind of JSON file the map reads (as code of its layer).
 DESCRIPTOR_SUFFIX = ".opdesc.json"
 
-_CPP_HINT = re.compile(rb"^\s*(namespace\s+\w+|class\s+\w+[^;]*$|template\s*<)", re.MULTILINE)
+# a header is C++ when it declares C++ (a namespace, a class, a template, an alias, a member
+# default) or includes a C++ standard header (no ``.h``); ``std::`` in code says so too
+_CPP_HINT = re.compile(
+    rb"^\s*(?:namespace\s+\w+|class\s+\w+[^;]*$|template\s*<|using\s+\w+\s*=|"
+    rb"#\s*include\s*<[a-z_]+>|(?:static\s+)?(?:constexpr|virtual)\s)|\bstd::\w|=\s*default\s*;",
+    re.MULTILINE,
+)
 
 CODE_LANGUAGES = (Language.PYTHON, Language.C, Language.CPP, Language.CUDA)
 
@@ -144,15 +150,13 @@ def parse_source(
         raise UnknownNameError("code language", str(language), [str(x) for x in CODE_LANGUAGES])
     if language is not Language.PYTHON:
         source = cmacros.rewrite(source, macros if macros is not None else cmacros.BUILTIN)
-    tree = treesitter.parse(language, source)
+        source = cshapes.rewrite(source)
+    if language is Language.PYTHON:
+        tree = treesitter.parse(language, source)
+    else:  # conditionals cutting through an expression: their first branch where they break it
+        tree = cbranches.parse_resolving_branches(language, source)
     warnings: list[str] = []
     bad = treesitter.error_lines(tree.root_node)
-    if bad and language is not Language.PYTHON:
-        # conditionals cutting through an expression: retry with the first branches only
-        pruned = treesitter.parse(language, cmacros.first_branches(source))
-        pruned_bad = treesitter.error_lines(pruned.root_node)
-        if len(pruned_bad) < len(bad) or (len(pruned_bad) == len(bad) < 5 and pruned_bad > bad):
-            tree, bad = pruned, pruned_bad
     if bad:
         lines = ", ".join(str(n) for n in bad)
         warnings.append(f"{path}: syntax errors near line(s) {lines}; symbols are partial")
