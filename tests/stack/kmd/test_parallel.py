@@ -99,7 +99,8 @@ def test_a_failing_tile_raises_after_every_tile_finished(pool3: WorkerPool) -> N
     [
         (64, 1, 1, 0, conv_np.Method.POINTWISE),
         (32, 3, 1, 1, conv_np.Method.WIDE),
-        (32, 3, 2, 1, conv_np.Method.GATHER),
+        (32, 3, 2, 1, conv_np.Method.STRIDED),
+        (32, 1, 2, 0, conv_np.Method.STRIDED),
     ],
 )
 @pytest.mark.parametrize("tiles", [2, 7])
