@@ -3,7 +3,8 @@
 Backing storage is one zero-filled ``uint8`` array per allocation; kernels see typed views of
 it (no copies on the hot path) and are the generic kernels bound to ``numpy``, except those in
 ``SPECIFIC`` (Conv2D: :mod:`stack.kmd.kernels.conv_np`; GEMM and MatMul, tiled over Y's rows:
-:mod:`stack.kmd.kernels.linalg_np`).
+:mod:`stack.kmd.kernels.linalg_np`; LayerNorm and Softmax with row sums as BLAS products:
+:mod:`stack.kmd.kernels.norm_np`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from stack.kmd.kernels import (
     linalg,
     linalg_np,
     norm,
+    norm_np,
     pool,
     quant,
     reduce,
@@ -53,7 +55,7 @@ GENERIC = (
     index,
 )
 #: NumPy-specific kernels replacing generic ones (planned, with per-thread scratch).
-SPECIFIC = {ids.KernelId.CONV2D: conv_np.conv2d, **linalg_np.TABLE}
+SPECIFIC = {ids.KernelId.CONV2D: conv_np.conv2d, **linalg_np.TABLE, **norm_np.TABLE}
 
 
 class NumpyBackend(registry.KernelBackend):
