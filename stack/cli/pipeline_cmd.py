@@ -77,6 +77,10 @@ def run(
         fail(err, as_json=as_json)
     records = save_outputs(result.outputs, output_dir, as_json=as_json)
     report = result.report
+    names = [o.stage for o in report.stages]
+    overlapping = [
+        (a, b) for i, a in enumerate(names) for b in names[i + 1 :] if report.overlapped(a, b)
+    ]
     summary = {
         "pipeline": cfg.name,
         "outputs": records,
@@ -86,6 +90,10 @@ def run(
         ],
         "fallbacks": report.fallbacks,
         "pool": report.pool.to_dict(),
+        "timeline": [
+            {"stage": e.stage, "mark": e.mark.value, "seq": e.seq} for e in report.timeline
+        ],
+        "overlapped": [[a, b] for a, b in overlapping],
     }
     if as_json:
         emit_json(summary)
@@ -96,3 +104,6 @@ def run(
         f"# {len(report.stages)} stages, {report.fallbacks} fallbacks, pool peak "
         f"{pool.peak_bytes} B, allocated {pool.allocated_bytes} B, bin hits {pool.hits}"
     )
+    if overlapping:
+        pairs = ", ".join(f"{a} with {b}" for a, b in overlapping)
+        typer.echo(f"# ran at once: {pairs}")

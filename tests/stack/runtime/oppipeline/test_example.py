@@ -45,6 +45,13 @@ def test_the_example_runs_from_the_command_line(tmp_path: Path) -> None:
     assert run.exit_code == 0, run.output
     summary = json.loads(run.stdout)
     assert [s["status"] for s in summary["stages"]] == ["ok"] * 4
+    # every stage started and completed once; whether side overlapped stem/act is up to timing
+    marks = sorted((e["stage"], e["mark"]) for e in summary["timeline"])
+    assert marks == sorted(
+        (s, m) for s in ("stem", "act", "side", "join") for m in ("started", "completed")
+    )
+    assert [e["seq"] for e in summary["timeline"]] == list(range(8))
+    assert all(pair in (["stem", "side"], ["act", "side"]) for pair in summary["overlapped"])
     x, w3, w1 = (np.load(EXAMPLE / f"{n}.npy") for n in ("x", "w3", "w1"))
     want = np.maximum(_conv_same(x, w3), 0) + _conv_same(x, w1)
     np.testing.assert_allclose(np.load(out / "y.npy"), want, rtol=1e-4, atol=1e-5)
