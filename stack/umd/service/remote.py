@@ -4,9 +4,10 @@
 :class:`~stack.umd.service.client.UmdClient` (one channel, one server session). Memory and data
 go through AllocMemory / StreamTensorData / ReadTensorData (shared memory at or above the
 client's ``shm_threshold``), translations are ``translate_only`` batches whose blobs come back,
-and a run's writes, submissions (cross-stream waits as fence references), waits and reads —
-the same calls, in the same order, as in process — travel in one Execute call (see
-:class:`RemoteSession`).
+recorded command buffers are recorded on the service once (RecordCommands: the KMD checks and
+binds their blobs there, so a run sends a handle, not the blobs), and a run's writes,
+submissions (cross-stream waits as fence references), waits and reads — the same calls, in the
+same order, as in process — travel in one Execute call (see :class:`RemoteSession`).
 
 Errors are UMD errors: a request the server refuses raises what the in-process UMD raises; a
 server that went away is a TransportError (after the client's retry window); a server that
@@ -119,18 +120,32 @@ class RemoteSession:
         """Held until the next wait (or flush); the ticket carries the predicted fence value."""
         blobs, _ = flatten(ops)
         waits = [pb.FenceRef(stream=t.stream, fence_value=t.value) for t in wait]
+        return self._hold(stream, pb.SubmitRequest(stream=stream, blobs=blobs, waits=waits))
+
+    def _hold(self, stream: int, request: pb.SubmitRequest) -> Ticket:
+        """Hold a submission until the next wait; its ticket (the predicted fence value)."""
         with self._lock:
             if stream not in self._next:
                 raise StreamNotFoundError(f"no stream {stream} in this session")
             value = self._next[stream]
             self._next[stream] = value + 1
             self._prefetched.clear()
-            self._submits.append(pb.SubmitRequest(stream=stream, blobs=blobs, waits=waits))
+            self._submits.append(request)
         return Ticket(stream, 0, value)
 
-    def record(self, ops: Sequence[Translated]) -> int | None:
-        """None: the service keeps no command buffers for its clients (submit each run)."""
-        return None
+    def record(self, ops: Sequence[Translated]) -> int:
+        """Record the ops' blobs on the service (RecordCommands: checked and bound there once);
+        runs then send the handle instead of the blobs. Lives until release or close."""
+        blobs, scratch = flatten(ops)
+        if scratch:
+            raise InvalidRequestError(
+                "a translation with conversion scratch cannot be recorded", field="ops"
+            )
+        rid = next(self.client._ids)
+        r = self.client._call(
+            "RecordCommands", lambda s: pb.RecordRequest(session_id=s, request_id=rid, blobs=blobs)
+        )
+        return int(r.cmdbuf)
 
     def execute(
         self,
@@ -141,10 +156,21 @@ class RemoteSession:
         rebind: Sequence[tuple[int, int]] = (),
         inline: bool = False,
     ) -> Ticket:
-        raise InvalidRequestError("a remote session records no command buffers", field="cmdbuf")
+        """As :meth:`submit`, for a recorded buffer (held until the next wait). ``inline`` is a
+        hint the service does not take: its KMD queue runs the buffer, so no serving thread is
+        held for a run's length. ``rebind`` is not offered remotely: InvalidRequestError."""
+        if rebind:
+            raise InvalidRequestError("a remote session does not rebind buffers", field="rebind")
+        waits = [pb.FenceRef(stream=t.stream, fence_value=t.value) for t in wait]
+        return self._hold(stream, pb.SubmitRequest(stream=stream, cmdbuf=cmdbuf, waits=waits))
 
     def release(self, cmdbuf: int) -> None:
-        raise InvalidRequestError("a remote session records no command buffers", field="cmdbuf")
+        """Destroy a recorded buffer; held executions of it are sent first (they still run)."""
+        with self._lock:
+            self._flush()
+            self.client._call(
+                "ReleaseCommands", lambda s: pb.ReleaseRequest(session_id=s, cmdbuf=cmdbuf)
+            )
 
     def map(self, addr: int, shape: tuple[int, ...], dtype: DType) -> np.ndarray | None:
         """None: remote memory has no host mapping here (write/read go through the service)."""

@@ -14,21 +14,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from stack.errors import UmdError
-from stack.kmd.kernels.ids import KernelId
-from stack.umd.errors import InvalidRequestError, SharedMemoryError, UmdTimeoutError
-from stack.umd.pipeline import Translated
+from stack.umd.errors import InvalidRequestError, SharedMemoryError
 from stack.umd.service import umd_pb2 as pb
 from stack.umd.service import umd_pb2_grpc as pb_grpc
 from stack.umd.service.calls import ServiceBase, arpc, rpc
 from stack.umd.service.convert import fill_response, response_for
+from stack.umd.service.execute import MAX_CHUNK, execute_inline, read_all, record, submit
 from stack.umd.service.status import abort
 from stack.umd.session import Ticket, UmdSession
 
 _OK = pb.Status(code=0)
 _DEFAULT_CHUNK = 1 << 20
-_MAX_CHUNK = 4 << 20
-_MAX_BLOBS = 1 << 16
-_INLINE_WAIT_S = 0.002  # longest an Execute holds a worker thread waiting for its own work
 _REPLAY_READ_BYTES = 64 << 10  # an Execute answer carrying more is not kept for replays
 _Done = tuple[Any, Ticket | None]  # a response, and the ticket to wait for before answering
 
@@ -164,7 +160,7 @@ class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
         ticket = self._enter(context, request.session_id, False)
         try:
             session = self._session(request.session_id)
-            step = min(request.chunk_size or _DEFAULT_CHUNK, _MAX_CHUNK)
+            step = min(request.chunk_size or _DEFAULT_CHUNK, MAX_CHUNK)
             data = session.read_bytes(request.device_addr, request.nbytes)
         except UmdError as exc:
             abort(context, exc)
@@ -224,7 +220,7 @@ class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
         if cached is not None:
             return cached
         response = pb.SubmitResponse(
-            stream=request.stream, fence_value=_submit(session, request, "")
+            stream=request.stream, fence_value=submit(session, request, "")
         )
         self._remember(session, request.request_id, response)
         return response
@@ -235,72 +231,33 @@ class TranslatorService(ServiceBase, pb_grpc.InstructionTranslatorServicer):
         cached = self._replayed(session, request.request_id)
         if cached is not None:
             return cached
-        if any(r.nbytes > _MAX_CHUNK for r in request.reads):
-            raise InvalidRequestError(f"a read of more than {_MAX_CHUNK} bytes", field="reads")
-        values, reads = await self._run(_execute_inline, session, request)
+        if any(r.nbytes > MAX_CHUNK for r in request.reads):
+            raise InvalidRequestError(f"a read of more than {MAX_CHUNK} bytes", field="reads")
+        values, reads = await self._run(execute_inline, session, request)
         if reads is None:  # work still running after the inline budget: wait without a thread
             for f in request.waits:
                 ticket = session.ticket(f.stream, f.fence_value)
                 await self._wait(session, ticket, request.timeout_ms, context)
-            reads = await self._run(_read_all, session, request)
+            reads = await self._run(read_all, session, request)
         response = pb.ExecuteResponse(fence_values=values, reads=reads)
         if sum(r.nbytes for r in request.reads) <= _REPLAY_READ_BYTES:
             self._remember(session, request.request_id, response)
         return response
 
+    @rpc
+    def RecordCommands(self, request: pb.RecordRequest, context: Any) -> pb.RecordResponse:
+        session = self._session(request.session_id)
+        cached = self._replayed(session, request.request_id)
+        if cached is not None:
+            return cached
+        response = pb.RecordResponse(cmdbuf=record(session, request))
+        self._remember(session, request.request_id, response)
+        return response
+
+    @rpc
+    def ReleaseCommands(self, request: pb.ReleaseRequest, context: Any) -> pb.Status:
+        self._session(request.session_id).release(request.cmdbuf)
+        return _OK
+
     def Echo(self, request: pb.EchoRequest, context: Any) -> pb.EchoResponse:
         return pb.EchoResponse(payload=request.payload)
-
-
-def _execute_inline(
-    session: UmdSession, request: pb.ExecuteRequest
-) -> tuple[list[int], list[bytes] | None]:
-    """Execute on one worker-thread hop when its work is short: writes and submissions, then
-    at most ``_INLINE_WAIT_S`` for its waits, then its reads. A wait that takes longer leaves
-    the reads ``None``: the caller waits on the event loop, so no thread is held for longer
-    than that budget (three thread hops cost a small model more than its own run)."""
-    values = _write_and_submit(session, request)
-    deadline = time.monotonic() + _INLINE_WAIT_S
-    for f in request.waits:
-        ticket = session.ticket(f.stream, f.fence_value)
-        left = deadline - time.monotonic()
-        if left <= 0 or not _reached_within(session, ticket, left):
-            return values, None
-    return values, _read_all(session, request)
-
-
-def _reached_within(session: UmdSession, ticket: Ticket, timeout_s: float) -> bool:
-    """Wait for the ticket at most ``timeout_s``; False when it is still running (a fence
-    fault raises as :meth:`UmdSession.wait` does)."""
-    try:
-        session.wait(ticket, timeout_s)
-    except UmdTimeoutError:
-        return False
-    return True
-
-
-def _read_all(session: UmdSession, request: pb.ExecuteRequest) -> list[bytes]:
-    return [session.read_bytes(r.device_addr, r.nbytes) for r in request.reads]
-
-
-def _write_and_submit(session: UmdSession, request: pb.ExecuteRequest) -> list[int]:
-    """Execute's first half: its writes, then its submissions (their fence values)."""
-    for i, w in enumerate(request.writes):
-        if len(w.payload) > _MAX_CHUNK:
-            raise InvalidRequestError(f"more than {_MAX_CHUNK} bytes", field=f"writes[{i}]")
-        if zlib.crc32(w.payload) != w.checksum:
-            raise SharedMemoryError(f"writes[{i}]: checksum mismatch")
-        session.write(w.device_addr, w.payload)
-    return [_submit(session, m, f"submits[{i}].") for i, m in enumerate(request.submits)]
-
-
-def _submit(session: UmdSession, request: pb.SubmitRequest, prefix: str) -> int:
-    """Submit a request's blobs as one command buffer after its fences; the fence value."""
-    if not request.blobs:
-        raise InvalidRequestError("a submission needs at least one blob", field=f"{prefix}blobs")
-    if len(request.blobs) > _MAX_BLOBS:
-        raise InvalidRequestError(f"more than {_MAX_BLOBS} blobs", field=f"{prefix}blobs")
-    waits = [session.ticket(w.stream, w.fence_value) for w in request.waits]
-    # one command buffer; the KMD decodes and checks every blob (format, CRC, addresses)
-    buffer = Translated(tuple(request.blobs), KernelId.GEMM, False)  # kernel id: unused
-    return session.submit(request.stream, (buffer,), waits).value

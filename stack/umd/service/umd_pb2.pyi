@@ -400,18 +400,44 @@ class FenceRef(_message.Message):
     def __init__(self, stream: _Optional[int] = ..., fence_value: _Optional[int] = ...) -> None: ...
 
 class SubmitRequest(_message.Message):
-    __slots__ = ("session_id", "request_id", "stream", "blobs", "waits")
+    __slots__ = ("session_id", "request_id", "stream", "blobs", "waits", "cmdbuf")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     STREAM_FIELD_NUMBER: _ClassVar[int]
     BLOBS_FIELD_NUMBER: _ClassVar[int]
     WAITS_FIELD_NUMBER: _ClassVar[int]
+    CMDBUF_FIELD_NUMBER: _ClassVar[int]
     session_id: int
     request_id: int
     stream: int
     blobs: _containers.RepeatedScalarFieldContainer[bytes]
     waits: _containers.RepeatedCompositeFieldContainer[FenceRef]
-    def __init__(self, session_id: _Optional[int] = ..., request_id: _Optional[int] = ..., stream: _Optional[int] = ..., blobs: _Optional[_Iterable[bytes]] = ..., waits: _Optional[_Iterable[_Union[FenceRef, _Mapping]]] = ...) -> None: ...
+    cmdbuf: int
+    def __init__(self, session_id: _Optional[int] = ..., request_id: _Optional[int] = ..., stream: _Optional[int] = ..., blobs: _Optional[_Iterable[bytes]] = ..., waits: _Optional[_Iterable[_Union[FenceRef, _Mapping]]] = ..., cmdbuf: _Optional[int] = ...) -> None: ...
+
+class RecordRequest(_message.Message):
+    __slots__ = ("session_id", "request_id", "blobs")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    BLOBS_FIELD_NUMBER: _ClassVar[int]
+    session_id: int
+    request_id: int
+    blobs: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, session_id: _Optional[int] = ..., request_id: _Optional[int] = ..., blobs: _Optional[_Iterable[bytes]] = ...) -> None: ...
+
+class RecordResponse(_message.Message):
+    __slots__ = ("cmdbuf",)
+    CMDBUF_FIELD_NUMBER: _ClassVar[int]
+    cmdbuf: int
+    def __init__(self, cmdbuf: _Optional[int] = ...) -> None: ...
+
+class ReleaseRequest(_message.Message):
+    __slots__ = ("session_id", "cmdbuf")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    CMDBUF_FIELD_NUMBER: _ClassVar[int]
+    session_id: int
+    cmdbuf: int
+    def __init__(self, session_id: _Optional[int] = ..., cmdbuf: _Optional[int] = ...) -> None: ...
 
 class TensorWrite(_message.Message):
     __slots__ = ("device_addr", "payload", "checksum")

@@ -129,6 +129,16 @@ class InstructionTranslatorStub:
                 request_serializer=stack_dot_umd_dot_service_dot_umd__pb2.ExecuteRequest.SerializeToString,
                 response_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.ExecuteResponse.FromString,
                 _registered_method=True)
+        self.RecordCommands = channel.unary_unary(
+                '/refstack.umd.v1.InstructionTranslator/RecordCommands',
+                request_serializer=stack_dot_umd_dot_service_dot_umd__pb2.RecordRequest.SerializeToString,
+                response_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.RecordResponse.FromString,
+                _registered_method=True)
+        self.ReleaseCommands = channel.unary_unary(
+                '/refstack.umd.v1.InstructionTranslator/ReleaseCommands',
+                request_serializer=stack_dot_umd_dot_service_dot_umd__pb2.ReleaseRequest.SerializeToString,
+                response_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.Status.FromString,
+                _registered_method=True)
 
 
 class InstructionTranslatorServicer:
@@ -278,6 +288,26 @@ class InstructionTranslatorServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RecordCommands(self, request, context):
+        """Record instruction blobs once as a reusable command buffer of the session (sync: the KMD
+        checks and binds every blob here, with SubmitCommands' errors). A submission naming its
+        handle (SubmitRequest.cmdbuf, in SubmitCommands or Execute) runs it without re-checking or
+        re-sending the blobs; it lives until ReleaseCommands or the session's end. A handle the
+        session does not hold is FAILED_PRECONDITION.
+        Idempotent per (session_id, request_id) when request_id != 0.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReleaseCommands(self, request, context):
+        """Forget a recorded buffer (executions already queued still run); FAILED_PRECONDITION for a
+        handle the session does not hold.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_InstructionTranslatorServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -375,6 +405,16 @@ def add_InstructionTranslatorServicer_to_server(servicer, server):
                     servicer.Execute,
                     request_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.ExecuteRequest.FromString,
                     response_serializer=stack_dot_umd_dot_service_dot_umd__pb2.ExecuteResponse.SerializeToString,
+            ),
+            'RecordCommands': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordCommands,
+                    request_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.RecordRequest.FromString,
+                    response_serializer=stack_dot_umd_dot_service_dot_umd__pb2.RecordResponse.SerializeToString,
+            ),
+            'ReleaseCommands': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReleaseCommands,
+                    request_deserializer=stack_dot_umd_dot_service_dot_umd__pb2.ReleaseRequest.FromString,
+                    response_serializer=stack_dot_umd_dot_service_dot_umd__pb2.Status.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -890,6 +930,60 @@ class InstructionTranslator:
             '/refstack.umd.v1.InstructionTranslator/Execute',
             stack_dot_umd_dot_service_dot_umd__pb2.ExecuteRequest.SerializeToString,
             stack_dot_umd_dot_service_dot_umd__pb2.ExecuteResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordCommands(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/refstack.umd.v1.InstructionTranslator/RecordCommands',
+            stack_dot_umd_dot_service_dot_umd__pb2.RecordRequest.SerializeToString,
+            stack_dot_umd_dot_service_dot_umd__pb2.RecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReleaseCommands(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/refstack.umd.v1.InstructionTranslator/ReleaseCommands',
+            stack_dot_umd_dot_service_dot_umd__pb2.ReleaseRequest.SerializeToString,
+            stack_dot_umd_dot_service_dot_umd__pb2.Status.FromString,
             options,
             channel_credentials,
             insecure,

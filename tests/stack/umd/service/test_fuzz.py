@@ -124,6 +124,15 @@ def _valid_messages(stub: pb_grpc.InstructionTranslatorStub) -> list[tuple[str, 
             pb.SubmitRequest(session_id=sid, stream=0, blobs=[b"\x5a" * 64]).SerializeToString(),
         ),
         (
+            "RecordCommands",
+            pb.RecordRequest(session_id=sid, blobs=[b"\x5a" * 64]).SerializeToString(),
+        ),
+        ("ReleaseCommands", pb.ReleaseRequest(session_id=sid, cmdbuf=1).SerializeToString()),
+        (
+            "SubmitCommands",
+            pb.SubmitRequest(session_id=sid, stream=0, cmdbuf=1).SerializeToString(),
+        ),
+        (
             "Execute",
             pb.ExecuteRequest(
                 session_id=sid,

@@ -163,11 +163,15 @@ def test_a_steady_run_is_one_round_trip(
 ) -> None:
     with Runtime(streams=2, umd=f"127.0.0.1:{server.port}") as rt:
         model = rt.load(exe)
+        groups = len(model.image.schedule.groups)
+        assert groups == 5 and all(b is not None for b in model.image.cmdbufs)
+        assert server.service.calls["RecordCommands"] == groups  # each group recorded at load
         model.run(feeds[0])  # learns which reads follow a run
         before = server.service.calls.copy()
         outputs = [model.run(f) for f in feeds * 2]
         delta = server.service.calls - before
     assert dict(delta) == {"Execute": 4}  # writes, submits, waits and reads: one call per run
+    assert server.service.calls["SubmitCommands"] == 0  # runs name the recorded buffers
     _same(outputs, _in_process(exe, feeds * 2))
 
 
