@@ -1,5 +1,5 @@
-"""Importers of the convolution family: Conv, ConvTranspose, MaxPool, AveragePool,
-GlobalAveragePool, BatchNormalization and Dropout (inference).
+"""Importers of the convolution family: Conv, ConvTranspose, GlobalAveragePool,
+BatchNormalization and Dropout (inference); the pools are in :mod:`stack.adapter.ops_pool`.
 
 The kernels are 2-D NCHW: 1-D ops are promoted to 2-D with a unit height through Reshape
 views; 3-D ones are refused with a typed error. ``auto_pad`` and ``ceil_mode`` are resolved to
@@ -18,7 +18,7 @@ import onnx
 from stack.adapter.context import ImportContext, attributes
 from stack.adapter.errors import ModelFormatError
 from stack.adapter.registry import register
-from stack.compiler import OpType, conv_out
+from stack.compiler import OpType
 
 SPATIAL_LAYERS = ("compiler", "umd", "kmd")
 Seq = Sequence[int]
@@ -172,55 +172,6 @@ def conv_transpose(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None
         ins.append(proto.input[2])
     group = int(a.get("group", 1))
     _finish(ctx, name, OpType.CONV_TRANSPOSE, ins, proto.output[0], rank, group=group, **win)
-
-
-@register("MaxPool", "AveragePool")
-def pool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
-    if len([o for o in proto.output if o]) > 1:
-        raise ctx.unsupported(
-            proto, name, "the Indices output: the pooling kernel computes values only"
-        )
-    rank = _spatial(ctx, proto, name)
-    a = attributes(proto)
-    x = proto.input[0]
-    sizes = ctx.type_of(x).shape[2:]
-    kernel = list(a["kernel_shape"])
-    win = _to2d(_window(ctx, proto, name, sizes, kernel), rank)
-    kernel2 = kernel if rank == 2 else [1, *kernel]
-    sizes2 = sizes if rank == 2 else (1, *sizes)
-    if win["ceil_mode"]:
-        win["ceil_mode"] = _ceil_still_needed(sizes2, kernel2, win)
-    attrs = {"kernel_shape": kernel2, **win}
-    op = OpType.MAXPOOL
-    if proto.op_type == "AveragePool":
-        op = OpType.AVGPOOL
-        attrs["count_include_pad"] = int(a.get("count_include_pad", 0))
-    ins = [x] if rank == 2 else [_promote(ctx, name, x, "x")]
-    _finish(ctx, name, op, ins, proto.output[0], rank, **attrs)
-
-
-def _ceil_still_needed(sizes: Seq, kernel: Seq, win: dict) -> int:
-    """0 when floor mode yields the ONNX ceil-mode size (the last window would start in padding)."""
-    for i in range(2):
-        args = (
-            sizes[i],
-            kernel[i],
-            win["strides"][i],
-            win["pads"][i],
-            win["pads"][i + 2],
-            win["dilations"][i],
-        )
-        span = (
-            sizes[i]
-            + win["pads"][i]
-            + win["pads"][i + 2]
-            - win["dilations"][i] * (kernel[i] - 1)
-            - 1
-        )
-        naive_ceil = -(-span // win["strides"][i]) + 1
-        if conv_out(*args, 1) != naive_ceil:
-            return 0
-    return 1
 
 
 @register("GlobalAveragePool")

@@ -53,6 +53,7 @@ def _load() -> None:
         ops_math,
         ops_nn,
         ops_pointwise,
+        ops_pool,
         ops_quant,
         ops_resize,
         ops_shape,

@@ -63,10 +63,12 @@ def test_unsupported_op_names_op_node_and_layers() -> None:
 
 
 def test_feature_refusals_are_typed() -> None:
+    w = numpy_helper.from_array(np.ones((1, 1, 2, 2, 2), np.float32), "w")
     m = _model(
-        [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2, 2], name="p3")],
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="c3")],
         [("x", [1, 1, 4, 4, 4])],
         [("y", None)],
+        [w],
     )
     with pytest.raises(UnsupportedOpError, match="3-D") as err:
         import_model(m)

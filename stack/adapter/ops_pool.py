@@ -1,0 +1,188 @@
+"""Importers of the pooling family: MaxPool, AveragePool (1-D, 2-D, 3-D), GlobalMaxPool, LpPool.
+
+The pooling kernels are 2-D NCHW. 1-D pools are promoted to 2-D with a unit height (Reshape
+views). A 3-D pool is separable — a window is a box, its max is the max over depth of the
+maxima over height and width, and its average the average over depth of the averages over
+height and width (with or without padding in the divisor, the count of a box is the product of
+its per-axis counts) — so it is two 2-D pools on Reshape views: over (H, W) with depth folded
+into the channels, then over (D, H'·W') with a (kd, 1) window. ``ceil_mode`` is resolved per
+2-D pool. GlobalMaxPool is a ReduceMax over the spatial axes. LpPool is (Σ|x|^p)^(1/p) over
+each window: an average pool counting padding (zeros add nothing) times the window size, the
+ceil-mode tail made explicit end padding so every window has the full divisor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+
+from stack.adapter.context import ImportContext, attributes
+from stack.adapter.errors import ModelFormatError
+from stack.adapter.ops_composite import EmitChain
+from stack.adapter.ops_nn import _window
+from stack.adapter.registry import register
+from stack.compiler import OpType, conv_out
+
+Seq = Sequence[int]
+
+
+def _ceil_still_needed(sizes: Seq, kernel: Seq, win: dict) -> int:
+    """0 when floor mode yields the ONNX ceil-mode size (the last window would start in padding)."""
+    for i in range(2):
+        args = (
+            sizes[i],
+            kernel[i],
+            win["strides"][i],
+            win["pads"][i],
+            win["pads"][i + 2],
+            win["dilations"][i],
+        )
+        span = (
+            sizes[i]
+            + win["pads"][i]
+            + win["pads"][i + 2]
+            - win["dilations"][i] * (kernel[i] - 1)
+            - 1
+        )
+        naive_ceil = -(-span // win["strides"][i]) + 1
+        if conv_out(*args, 1) != naive_ceil:
+            return 0
+    return 1
+
+
+def _pool2d(
+    c: EmitChain,
+    op: OpType,
+    x: str,
+    sizes: Seq,
+    kernel: Seq,
+    win: dict,
+    include_pad: int,
+    out: str | None = None,
+) -> str:
+    """One 2-D pool of ``x`` (N, C, H, W) with the window ``win`` (2-D strides, pads as top,
+    left, bottom, right, dilations, ceil_mode), into ``out`` (None: a fresh value)."""
+    attrs = {"kernel_shape": list(kernel), **win}
+    if attrs["ceil_mode"]:
+        attrs["ceil_mode"] = _ceil_still_needed(sizes, kernel, win)
+    if op is OpType.AVGPOOL:
+        attrs["count_include_pad"] = include_pad
+    return c.op(op, [x], out, **attrs)
+
+
+def pool_nd(
+    c: EmitChain,
+    op: OpType,
+    x: str,
+    shape: Seq,
+    kernel: Seq,
+    win: dict,
+    include_pad: int,
+    out: str | None = None,
+) -> str:
+    """A MaxPool/AveragePool of ``x`` (shape N, C, spatial…; 1 to 3 spatial axes) with the ONNX
+    window ``win`` (strides, pads begin… end…, dilations, ceil_mode), into ``out`` (None: a
+    fresh value); the pooled value's name."""
+    n, ch, sizes, rank = shape[0], shape[1], list(shape[2:]), len(shape) - 2
+    st, pads, dil, ceil = win["strides"], win["pads"], win["dilations"], win["ceil_mode"]
+    if rank == 2:
+        return _pool2d(c, op, x, sizes, kernel, win, include_pad, out)
+    if rank == 1:
+        view = c.op(OpType.RESHAPE, [x], shape=(n, ch, 1, sizes[0]))
+        w2 = {"strides": [1, st[0]], "pads": [0, pads[0], 0, pads[1]],
+              "dilations": [1, dil[0]], "ceil_mode": ceil}  # fmt: skip
+        flat = _pool2d(c, op, view, (1, sizes[0]), (1, kernel[0]), w2, include_pad)
+        return c.op(OpType.RESHAPE, [flat], out, shape=(n, ch, c.ctx.type_of(flat).shape[3]))
+    d, h, w = sizes
+    plane = c.op(OpType.RESHAPE, [x], shape=(n, ch * d, h, w))
+    w_hw = {"strides": st[1:], "pads": [pads[1], pads[2], pads[4], pads[5]],
+            "dilations": dil[1:], "ceil_mode": ceil}  # fmt: skip
+    hw = _pool2d(c, op, plane, (h, w), kernel[1:], w_hw, include_pad)
+    ht, wt = c.ctx.type_of(hw).shape[2:]
+    deep = c.op(OpType.RESHAPE, [hw], shape=(n, ch, d, ht * wt))
+    w_d = {"strides": [st[0], 1], "pads": [pads[0], 0, pads[3], 0],
+           "dilations": [dil[0], 1], "ceil_mode": ceil}  # fmt: skip
+    pooled = _pool2d(c, op, deep, (d, ht * wt), (kernel[0], 1), w_d, include_pad)
+    depth = c.ctx.type_of(pooled).shape[2]
+    return c.op(OpType.RESHAPE, [pooled], out, shape=(n, ch, depth, ht, wt))
+
+
+def _checked(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> tuple[Seq, list[int]]:
+    """The input shape and ``kernel_shape`` of a windowed pool, checked (ModelFormatError)."""
+    shape = ctx.type_of(proto.input[0]).shape
+    rank = len(shape) - 2
+    if rank not in (1, 2, 3):
+        raise ctx.unsupported(proto, name, f"{rank}-D spatial input: pools are 1-D to 3-D")
+    kernel = [int(k) for k in attributes(proto).get("kernel_shape", [])]
+    if len(kernel) != rank or min(kernel) < 1:
+        raise ModelFormatError(
+            f"{proto.op_type} kernel_shape {kernel} needs {rank} values >= 1 for input "
+            f"{ctx.type_of(proto.input[0])}",
+            op=proto.op_type,
+            node=name,
+        )
+    return shape, kernel
+
+
+@register("MaxPool", "AveragePool")
+def pool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    if len([o for o in proto.output if o]) > 1:
+        raise ctx.unsupported(
+            proto, name, "the Indices output: the pooling kernel computes values only"
+        )
+    shape, kernel = _checked(ctx, proto, name)
+    win = _window(ctx, proto, name, shape[2:], kernel)
+    op = OpType.MAXPOOL if proto.op_type == "MaxPool" else OpType.AVGPOOL
+    include = int(attributes(proto).get("count_include_pad", 0))
+    pool_nd(EmitChain(ctx, name), op, proto.input[0], shape, kernel, win, include, proto.output[0])
+
+
+@register("GlobalMaxPool")
+def global_max_pool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    x = proto.input[0]
+    rank = len(ctx.type_of(x).shape)
+    if rank < 3:
+        raise ModelFormatError(
+            f"GlobalMaxPool needs an N, C, spatial… input, got {ctx.type_of(x)}",
+            op=proto.op_type,
+            node=name,
+        )
+    ctx.emit(name, OpType.REDUCE, [x], [proto.output[0]], fn="ReduceMax",
+             axes=list(range(2, rank)), keepdims=1)  # fmt: skip
+
+
+@register("LpPool")
+def lp_pool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    shape, kernel = _checked(ctx, proto, name)
+    t = ctx.type_of(proto.input[0])
+    if not t.dtype.is_float:
+        raise ModelFormatError(f"LpPool needs a float input, got {t}", op="LpPool", node=name)
+    p = int(attributes(proto).get("p", 2))
+    if p < 1:
+        raise ModelFormatError(f"LpPool p = {p} must be >= 1", op="LpPool", node=name)
+    win = _window(ctx, proto, name, shape[2:], kernel)
+    if win["ceil_mode"]:  # the ceil-mode tail as zero padding: every window then counts in full
+        rank = len(kernel)
+        for i in range(rank):
+            args = (shape[2 + i], kernel[i], win["strides"][i], win["pads"][i],
+                    win["pads"][rank + i], win["dilations"][i])  # fmt: skip
+            out = conv_out(*args, 1)
+            span = win["dilations"][i] * (kernel[i] - 1) + 1
+            reach = (out - 1) * win["strides"][i] + span
+            win["pads"][rank + i] += max(0, reach - (shape[2 + i] + win["pads"][i]
+                                                     + win["pads"][rank + i]))  # fmt: skip
+        win["ceil_mode"] = 0
+    c = EmitChain(ctx, name)
+    dt = t.dtype.numpy
+    mag = c.op(OpType.UNARY, [proto.input[0]], fn="Abs")
+    powered = mag if p == 1 else c.op(OpType.BINARY, [mag, c.const(np.asarray(p, dt))], fn="Pow")
+    mean = pool_nd(c, OpType.AVGPOOL, powered, shape, kernel, win, 1)
+    size = c.const(np.asarray(math.prod(kernel), dt))
+    if p == 1:
+        c.op(OpType.MUL, [mean, size], proto.output[0])
+        return
+    total = c.op(OpType.MUL, [mean, size])
+    c.op(OpType.BINARY, [total, c.const(np.asarray(1.0 / p, dt))], proto.output[0], fn="Pow")
