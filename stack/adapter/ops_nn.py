@@ -2,7 +2,8 @@
 BatchNormalization and Dropout (inference); the pools are in :mod:`stack.adapter.ops_pool`.
 
 The kernels are 2-D NCHW: 1-D ops are promoted to 2-D with a unit height through Reshape
-views; 3-D ones are refused with a typed error. ``auto_pad`` and ``ceil_mode`` are resolved to
+views; a 3-D ConvTranspose is two 2-D ones (:mod:`stack.adapter.ops_conv3d`), other 3-D ops
+are refused with a typed error. ``auto_pad`` and ``ceil_mode`` are resolved to
 explicit pads here, so the IR carries only ``pads`` (top, left, bottom, right); ConvTranspose's
 ``output_padding`` and ``output_shape`` become its end pads (negative ones extend with zeros).
 """
@@ -17,6 +18,7 @@ import onnx
 
 from stack.adapter.context import ImportContext, attributes
 from stack.adapter.errors import ModelFormatError
+from stack.adapter.ops_conv3d import conv_transpose_3d
 from stack.adapter.registry import register
 from stack.compiler import OpType
 
@@ -129,7 +131,9 @@ def _ints(proto: onnx.NodeProto, name: str, key: str, n: int, default: int, low:
 
 @register("ConvTranspose")
 def conv_transpose(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
-    rank = _spatial(ctx, proto, name)
+    rank = len(ctx.type_of(proto.input[0]).shape) - 2
+    if rank != 3:  # 3-D: two 2-D ConvTransposes (stack.adapter.ops_conv3d)
+        _spatial(ctx, proto, name)
     x, w = proto.input[0], proto.input[1]
     xt, wt = ctx.type_of(x), ctx.type_of(w)
     if len(wt.shape) != rank + 2:
@@ -166,6 +170,11 @@ def conv_transpose(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None
         ]
     # the kernel's end pads: what is cut from (negative: added to) the uncropped result
     end = [f - b - t for f, b, t in zip(full, begin, target, strict=True)]
+    if rank == 3:
+        ins3 = [i for i in proto.input[:3] if i]
+        group3 = int(a.get("group", 1))
+        conv_transpose_3d(ctx, name, ins3, proto.output[0], begin, end, strides, dil, group3)
+        return
     win = _to2d({"strides": strides, "pads": begin + end, "dilations": dil}, rank)
     ins = [x, w] if rank == 2 else [_promote(ctx, name, x, "x"), _promote(ctx, name, w, "w")]
     if len(proto.input) > 2 and proto.input[2]:

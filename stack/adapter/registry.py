@@ -55,6 +55,7 @@ def _load() -> None:
         ops_pointwise,
         ops_pool,
         ops_quant,
+        ops_rearrange,
         ops_resize,
         ops_shape,
     )

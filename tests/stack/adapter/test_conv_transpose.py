@@ -57,6 +57,33 @@ CASES: dict[str, tuple[list[int], list[int], dict[str, Any]]] = {
         {"group": 3, "strides": [2, 2], "pads": [1, 1, 1, 1]},
     ),
     "1-D": ([2, 2, 7], [2, 3, 4], {"strides": [3], "pads": [1, 2], "output_padding": [1]}),
+    "3-D": ([1, 2, 3, 4, 4], [2, 3, 2, 3, 3], {}),
+    "3-D strided with pads": (
+        [2, 3, 3, 4, 3],
+        [3, 2, 3, 2, 3],
+        {"strides": [2, 2, 1], "pads": [1, 0, 1, 1, 0, 2]},
+    ),
+    "3-D dilated": (
+        [1, 2, 3, 3, 4],
+        [2, 2, 2, 2, 3],
+        {"dilations": [2, 1, 2], "strides": [1, 2, 1]},
+    ),
+    "3-D grouped": ([1, 4, 2, 3, 3], [4, 3, 2, 2, 2], {"group": 2, "strides": [2, 1, 2]}),
+    "3-D output padding": (
+        [1, 2, 3, 3, 3],
+        [2, 2, 3, 3, 3],
+        {"strides": [3, 2, 2], "output_padding": [2, 1, 0]},
+    ),
+    "3-D output shape": (
+        [1, 1, 2, 3, 3],
+        [1, 2, 2, 3, 3],
+        {"strides": [3, 2, 2], "output_shape": [6, 8, 8]},
+    ),
+    "3-D same lower": (
+        [1, 2, 3, 3, 2],
+        [2, 2, 3, 2, 3],
+        {"strides": [2, 2, 2], "auto_pad": "SAME_LOWER"},
+    ),
 }
 
 
@@ -80,6 +107,7 @@ def test_conv_transpose_matches_onnxruntime(case: str, bias: bool) -> None:
 
 
 W = np.ones((2, 3, 3, 3), np.float32)
+W3 = np.ones((2, 1, 2, 2, 2), np.float32)
 BAD: dict[str, tuple[Any, type[Exception]]] = {
     "W of another rank": (_model([1, 2, 4, 4], np.ones((2, 3, 3), np.float32)), ModelFormatError),
     "channels mismatch": (_model([1, 4, 4, 4], W), ShapeInferenceError),
@@ -94,9 +122,24 @@ BAD: dict[str, tuple[Any, type[Exception]]] = {
     "negative pads": (_model([1, 2, 4, 4], W, pads=[-1, 0, 0, 0]), ModelFormatError),
     "kernel_shape disagrees": (_model([1, 2, 4, 4], W, kernel_shape=[2, 2]), ModelFormatError),
     "pads leave nothing": (_model([1, 2, 1, 1], W, pads=[2, 0, 2, 0]), ShapeInferenceError),
-    "3-D input": (
-        _model([1, 2, 3, 3, 3], np.ones((2, 1, 2, 2, 2), np.float32)),
+    "4-D input": (
+        _model([1, 2, 2, 2, 2, 2], np.ones((2, 1, 2, 2, 2, 2), np.float32)),
         UnsupportedOpError,
+    ),
+    "3-D channels mismatch": (_model([1, 3, 2, 2, 2], W3), ShapeInferenceError),
+    "3-D groups do not divide": (_model([1, 2, 2, 2, 2], W3, group=3), ShapeInferenceError),
+    "3-D dtypes differ": (_model([1, 2, 2, 2, 2], W3.astype(np.float64)), ShapeInferenceError),
+    "3-D bias of the wrong size": (
+        _model([1, 2, 2, 2, 2], W3, np.ones(3, np.float32)),
+        ShapeInferenceError,
+    ),
+    "3-D pads leave nothing": (
+        _model([1, 2, 1, 1, 1], W3, pads=[2, 0, 0, 1, 0, 0]),
+        ShapeInferenceError,
+    ),
+    "3-D strides of the wrong length": (
+        _model([1, 2, 2, 2, 2], W3, strides=[1, 1]),
+        ModelFormatError,
     ),
 }
 

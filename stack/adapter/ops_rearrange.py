@@ -1,0 +1,108 @@
+"""Importers of ops that move or select elements, expressed with other IR ops: SpaceToDepth,
+DepthToSpace (Reshape → Transpose → Reshape), Hardmax (ArgMax compared with a constant range,
+cast back) and EyeLike (a constant: shapes are static)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import onnx
+
+from stack.adapter.context import ImportContext, attributes, elem_type
+from stack.adapter.errors import ModelFormatError
+from stack.adapter.ops_composite import EmitChain
+from stack.adapter.ops_index import _axis
+from stack.adapter.registry import register
+from stack.compiler import OpType
+
+
+def _blocked(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> tuple[int, ...]:
+    """N, C, H, W and the block size of a SpaceToDepth / DepthToSpace, checked."""
+    t = ctx.type_of(proto.input[0])
+    b = int(attributes(proto).get("blocksize", 0))
+    if len(t.shape) != 4 or b < 1:
+        raise ModelFormatError(
+            f"{proto.op_type} needs a 4-D input and a blocksize >= 1, got {t} and {b}",
+            op=proto.op_type,
+            node=name,
+        )
+    n, c, h, w = t.shape
+    fits = c % (b * b) == 0 if proto.op_type == "DepthToSpace" else h % b == 0 == w % b
+    if not fits:
+        what = "channels" if proto.op_type == "DepthToSpace" else "height and width"
+        raise ModelFormatError(
+            f"{proto.op_type}: the {what} of {t} are not divisible by blocksize {b}",
+            op=proto.op_type,
+            node=name,
+        )
+    return n, c, h, w, b
+
+
+def _mode(proto: onnx.NodeProto, name: str) -> str:
+    mode = attributes(proto).get("mode", "DCR")
+    if mode not in ("DCR", "CRD"):
+        raise ModelFormatError(f"{proto.op_type} mode {mode!r}", op=proto.op_type, node=name)
+    return str(mode)
+
+
+@register("SpaceToDepth")
+def space_to_depth(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """DCR (the default): output channel (bh·b + bw)·C + c; CRD (opset 28): c·b² + bh·b + bw."""
+    n, c, h, w, b = _blocked(ctx, proto, name)
+    perm = [0, 3, 5, 1, 2, 4] if _mode(proto, name) == "DCR" else [0, 1, 3, 5, 2, 4]
+    e = EmitChain(ctx, name)
+    blocks = e.op(OpType.RESHAPE, [proto.input[0]], shape=(n, c, h // b, b, w // b, b))
+    moved = e.op(OpType.TRANSPOSE, [blocks], perm=perm)
+    e.op(OpType.RESHAPE, [moved], proto.output[0], shape=(n, c * b * b, h // b, w // b))
+
+
+@register("DepthToSpace")
+def depth_to_space(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    n, c, h, w, b = _blocked(ctx, proto, name)
+    mode = _mode(proto, name)
+    e = EmitChain(ctx, name)
+    if mode == "DCR":
+        view, perm = (n, b, b, c // (b * b), h, w), [0, 3, 4, 1, 5, 2]
+    else:
+        view, perm = (n, c // (b * b), b, b, h, w), [0, 1, 4, 2, 5, 3]
+    moved = e.op(OpType.TRANSPOSE, [e.op(OpType.RESHAPE, [proto.input[0]], shape=view)], perm=perm)
+    e.op(OpType.RESHAPE, [moved], proto.output[0], shape=(n, c // (b * b), h * b, w * b))
+
+
+@register("Hardmax")
+def hardmax(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """1 at the first maximum along ``axis``, 0 elsewhere. Before opset 13 the input is seen
+    as 2-D (the axes before ``axis`` flattened, and those from it), default axis 1."""
+    x = proto.input[0]
+    t = ctx.type_of(x)
+    legacy = ctx.opset < 13
+    axis = _axis(ctx, proto, name, int(attributes(proto).get("axis", 1 if legacy else -1)),
+                 len(t.shape))  # fmt: skip
+    e = EmitChain(ctx, name)
+    work, shape = x, t.shape
+    if legacy:
+        shape = (math.prod(t.shape[:axis]), math.prod(t.shape[axis:]))
+        work, axis = e.op(OpType.RESHAPE, [x], shape=shape), 1
+    best = e.op(OpType.ARG_REDUCE, [work], fn="ArgMax", axis=axis, keepdims=1,
+                select_last_index=0)  # fmt: skip
+    positions = np.arange(shape[axis], dtype=np.int64).reshape(
+        [-1 if i == axis else 1 for i in range(len(shape))]
+    )
+    mask = e.op(OpType.BINARY, [best, e.const(positions)], fn="Equal")
+    if not legacy:
+        e.op(OpType.CAST, [mask], proto.output[0], to=t.dtype.value)
+        return
+    flat = e.op(OpType.CAST, [mask], to=t.dtype.value)
+    e.op(OpType.RESHAPE, [flat], proto.output[0], shape=t.shape)
+
+
+@register("EyeLike")
+def eye_like(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    t = ctx.type_of(proto.input[0])
+    if len(t.shape) != 2:
+        raise ModelFormatError(f"EyeLike needs a 2-D input, got {t}", op="EyeLike", node=name)
+    a = attributes(proto)
+    dtype = elem_type(int(a["dtype"]), name) if "dtype" in a else t.dtype
+    eye = np.eye(t.shape[0], t.shape[1], int(a.get("k", 0)), dtype=dtype.numpy)
+    ctx.add_const(proto.output[0], eye)
