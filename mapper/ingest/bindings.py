@@ -18,71 +18,27 @@ node id → target node id with the location that shows it. Pure and determinist
   member (``ops->submit(…)``, ``backend->iface.graph_compute(…)``) calls the slot when exactly
   one struct in the repository has a function-pointer field of that name.
 - An **override** is a C++ method of a class whose (transitive) base defines a method of the
-  same name.
+  same name (:mod:`mapper.ingest.overrides`).
+
+The records and the edge each kind becomes are in :mod:`mapper.ingest.binding_kinds`.
 """
 
 from __future__ import annotations
 
-import enum
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 
 from mapper.graph import MapGraph
+from mapper.ingest.binding_kinds import EDGES, Binding, BindingKind
 from mapper.ingest.code import ParsedFile
+from mapper.ingest.overrides import cpp_inheritance
 from mapper.ingest.resolve import Resolver
-from mapper.model import (
-    EdgeKind,
-    EvidenceKind,
-    Language,
-    Location,
-    Provenance,
-    Reference,
-    Symbol,
-    SymbolKind,
-)
+from mapper.model import Language, Provenance, Reference, Symbol, SymbolKind
 
 _NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 _ARG_STRUCT = re.compile(r",\s*(?:(?:struct|union)\s+)?(\w+)\s*\)\s*$")
 _NOT_ALIASES = frozenset({"DRM_COMMAND_BASE", "DRM_IOCTL_BASE"})
-
-
-class BindingKind(enum.StrEnum):
-    IOCTL_USE = "ioctl_use"  # using function → ioctl
-    IOCTL_DISPATCH = "ioctl_dispatch"  # dispatching function or handler → ioctl
-    IOCTL_MIRROR = "ioctl_mirror"  # Python mirror constant → C ioctl
-    SLOT_BIND = "slot_bind"  # function → the slot it fills
-    SLOT_CALL = "slot_call"  # caller → the slot it calls through
-    OVERRIDE = "override"  # derived method → base method
-    IOCTL_ROUTE = "ioctl_route"  # using function → a function the kernel dispatches it to
-    SLOT_ROUTE = "slot_route"  # caller through a slot → a function bound to that slot
-    IOCTL_ARG = "ioctl_arg"  # ioctl → its argument struct
-    INHERIT = "inherit"  # C++ class → its base class
-
-
-@dataclass(frozen=True, slots=True)
-class Binding:
-    kind: BindingKind
-    source: str  # node id
-    target: str  # node id
-    location: Location
-    name: str  # the ioctl, slot or method name as written at the location
-
-
-#: the edge each binding becomes, how sure, and what kind of evidence it is
-EDGES: Mapping[BindingKind, tuple[EdgeKind, float, EvidenceKind]] = {
-    BindingKind.IOCTL_USE: (EdgeKind.CALLS, 1.0, EvidenceKind.CODE_REFERENCE),
-    BindingKind.IOCTL_DISPATCH: (EdgeKind.IMPLEMENTS, 1.0, EvidenceKind.REGISTRATION),
-    BindingKind.IOCTL_MIRROR: (EdgeKind.REFERENCES, 0.9, EvidenceKind.CODE_REFERENCE),
-    BindingKind.IOCTL_ARG: (EdgeKind.REFERENCES, 1.0, EvidenceKind.CODE_REFERENCE),
-    BindingKind.SLOT_BIND: (EdgeKind.OVERRIDES, 1.0, EvidenceKind.REGISTRATION),
-    BindingKind.SLOT_CALL: (EdgeKind.CALLS, 0.8, EvidenceKind.CODE_REFERENCE),
-    BindingKind.OVERRIDE: (EdgeKind.OVERRIDES, 1.0, EvidenceKind.INHERITANCE),
-    BindingKind.INHERIT: (EdgeKind.INHERITS, 1.0, EvidenceKind.INHERITANCE),
-    BindingKind.IOCTL_ROUTE: (EdgeKind.CALLS, 0.9, EvidenceKind.CODE_REFERENCE),
-    BindingKind.SLOT_ROUTE: (EdgeKind.CALLS, 0.7, EvidenceKind.CODE_REFERENCE),
-}
 
 
 def add_bindings(graph: MapGraph, resolver: Resolver, parsed: Iterable[ParsedFile]) -> int:
@@ -126,7 +82,7 @@ def resolve(parsed: Iterable[ParsedFile], resolver: Resolver) -> list[Binding]:
         out.extend(index.file_bindings(pf))
     out.extend(index.mirrors())
     out.extend(index.arg_structs())
-    out.extend(index.overrides(files))
+    out.extend(cpp_inheritance(files))
     out.extend(_routes(out))
     return sorted(set(out), key=lambda b: (b.location.path, b.location.line or 0, b.kind, b.target))
 
@@ -277,47 +233,6 @@ class _Index:
                         BindingKind.IOCTL_ARG, sym.node_id, target.node_id, sym.location, name
                     )
 
-    def overrides(self, files: list[ParsedFile]) -> Iterable[Binding]:
-        methods: dict[str, dict[str, Symbol]] = defaultdict(dict)  # class → name → method
-        classes: dict[str, list[str]] = defaultdict(list)  # last name → class qualnames
-        class_syms: dict[str, Symbol] = {}
-        for pf in files:
-            for sym in pf.symbols:
-                if sym.language is Language.PYTHON or sym.language is Language.PROTO:
-                    continue
-                if sym.kind is SymbolKind.METHOD and "::" in sym.qualname:
-                    owner, _, name = sym.qualname.rpartition("::")
-                    methods[owner].setdefault(name, sym)
-                elif sym.kind in (SymbolKind.CLASS, SymbolKind.STRUCT):
-                    classes[sym.qualname.rpartition("::")[2]].append(sym.qualname)
-                    class_syms.setdefault(sym.qualname, sym)
-        bases: dict[str, list[str]] = defaultdict(list)
-        for pf in files:
-            for ref in pf.references:
-                if ref.kind == "inherit" and ref.scope:
-                    base = _base_class(ref.scope, ref.target, classes)
-                    if base is not None:
-                        bases[ref.scope].append(base)
-                        if ref.scope in class_syms:
-                            yield Binding(
-                                BindingKind.INHERIT,
-                                class_syms[ref.scope].node_id,
-                                class_syms[base].node_id,
-                                ref.location,
-                                ref.target,
-                            )
-        for derived in sorted(bases):
-            for name, method in sorted(methods.get(derived, {}).items()):
-                base_method = _inherited(derived, name, bases, methods)
-                if base_method is not None:
-                    yield Binding(
-                        BindingKind.OVERRIDE,
-                        method.node_id,
-                        base_method.node_id,
-                        method.location,
-                        method.qualname,
-                    )
-
 
 def _routes(found: list[Binding]) -> list[Binding]:
     """Through an ioctl or a slot: each use → each function that provides it, at the use."""
@@ -337,36 +252,3 @@ def _routes(found: list[Binding]) -> list[Binding]:
             for target in sorted(providers.get(b.target, ())):
                 routes.append(Binding(kind, b.source, target, b.location, b.name))
     return routes
-
-
-def _base_class(derived: str, written: str, classes: Mapping[str, list[str]]) -> str | None:
-    """The class a base name written in ``derived``'s declaration refers to."""
-    candidates = classes.get(written.rpartition("::")[2], [])
-    if written in candidates:
-        return written
-    outer = derived.split("::")[:-1]
-    for cut in range(len(outer), -1, -1):
-        full = "::".join([*outer[:cut], written])
-        if full in candidates and full != derived:
-            return full
-    suffix = [c for c in candidates if c.endswith("::" + written) and c != derived]
-    return suffix[0] if len(suffix) == 1 else None
-
-
-def _inherited(
-    cls: str,
-    name: str,
-    bases: Mapping[str, list[str]],
-    methods: Mapping[str, Mapping[str, Symbol]],
-) -> Symbol | None:
-    queue, seen = list(bases.get(cls, [])), {cls}
-    while queue:
-        current = queue.pop(0)
-        if current in seen:
-            continue
-        seen.add(current)
-        found = methods.get(current, {}).get(name)
-        if found is not None:
-            return found
-        queue.extend(bases.get(current, []))
-    return None

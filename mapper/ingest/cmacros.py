@@ -7,7 +7,8 @@ an export macro reads as a call. :func:`rewrite` turns such macro uses into plai
 meaning for the map, **keeping every line where it is** (a rewrite never adds or removes a
 newline; columns may move), so every location the parser reports is the original's.
 
-The rules (built-in sets below, extended per repository from ``[c]`` in ``stackmap.toml``):
+The rules (built-in sets in :mod:`mapper.ingest.cmacro_names`, extended per repository
+from ``[c]`` in ``stackmap.toml``):
 
 - ``strip``: annotation identifiers removed (``__user``, ``__iomem``, ``GGML_API``; any
   ``UPPER_API``/``_EXPORT``/``_CALL``-style name is an export macro too);
@@ -33,62 +34,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from mapper.config import CConfig
-
-
-def _words(names: str) -> tuple[str, ...]:
-    return tuple(names.split())
-
-
-KERNEL_STRIP = _words(
-    "__user __iomem __rcu __percpu __force __bitwise __kernel __safe __nocast __must_check "
-    "__init __exit __initdata __exitdata __initconst __devinit __devexit __read_mostly "
-    "__ro_after_init __always_inline __maybe_unused __always_unused __cold __hot __weak "
-    "__pure __noreturn __packed __used __visible __latent_entropy __randomize_layout "
-    "__noclone __flatten __attribute_const__ __cacheline_aligned __cacheline_aligned_in_smp "
-    "__must_hold_rcu noinline noinline_for_stack asmlinkage __sched __iomem_ptr __user_ptr "
-    "__deprecated __malloc __noinline __nocfi __naked __ref __refdata __meminit __cpuinit "
-    "__private __counted_by __nonstring __free_pages_ok __lockfunc __fastcall __stdcall "
-    "__cdecl __declspec_dllexport __restrict __restrict__ __inline __inline__ __extension__"
+from mapper.ingest.cmacro_names import (
+    KERNEL_DECLARATORS,
+    KERNEL_STRIP,
+    KERNEL_STRIP_CALLS,
+    KERNEL_TYPE_ARGS,
+    LIBRARY_STRIP,
 )
-LIBRARY_STRIP = _words(
-    "GGML_API GGML_CALL GGML_BACKEND_API LLAMA_API GGML_RESTRICT GGML_UNUSED_VAR "
-    "CUDA_CALLABLE __host__ __device__ __forceinline__ __noinline__ __managed__ __constant__ "
-    "__shared__ GGML_NORETURN RESTRICT GGML_CUDA_RESTRICT EXTERN_C WINAPI APIENTRY CALLBACK "
-    "DLLEXPORT DLLIMPORT"
-)
-KERNEL_STRIP_CALLS = _words(
-    "__aligned __printf __scanf __acquires __releases __must_hold __section __cond_lock "
-    "__alloc_size __assume_aligned __malloc_like __diagnose_as __attribute_format "
-    "__declspec __free __cleanup __counted_by_ptr __compiletime_error __no_sanitize __GGML_ATTR "
-    "GGML_ATTRIBUTE_FORMAT GGML_BACKEND_DL_IMPL __launch_bounds__ __align__ alignas _Alignas "
-    "__attribute__ __attribute _Pragma __builtin_align__"
-)
-KERNEL_TYPE_ARGS: Mapping[str, int] = {
-    "container_of": 1,
-    "container_of_const": 1,
-    "list_entry": 1,
-    "list_first_entry": 1,
-    "list_last_entry": 1,
-    "list_first_entry_or_null": 1,
-    "list_next_entry": -1,
-    "hlist_entry": 1,
-    "rb_entry": 1,
-    "min_t": 0,
-    "max_t": 0,
-    "clamp_t": 0,
-    "clamp_val": -1,
-    "sizeof_field": 0,
-    "typeof_member": 0,
-    "kmalloc_obj": 0,
-    "va_arg": 1,
-    "offsetof": 0,
-    "__same_type": -1,
-    "READ_ONCE": -1,
-}
-KERNEL_DECLARATORS = _words(
-    "LIST_HEAD HLIST_HEAD LLIST_HEAD DEVICE_ATTR DEVICE_ATTR_RO DEVICE_ATTR_RW DEVICE_ATTR_WO "
-    "INTERVAL_TREE_DEFINE MODULE_DEVICE_TABLE"
-)
+from mapper.ingest.ctext import call_args, in_directive, newlines
 
 _EXPORT_LIKE = (
     r"[A-Z][A-Z0-9]*_(?:API|EXPORT|EXPORTS|CALL|PUBLIC|DLL|EXTERN|INLINE|DEPRECATED_API)"
@@ -197,7 +150,7 @@ def rewrite(source: bytes, macros: MacroSet = BUILTIN) -> bytes:
     pos = 0
     for match in pattern.finditer(text):
         start, end = match.span()
-        if start < pos or _in_directive(text, start):
+        if start < pos or in_directive(text, start):
             continue
         name = match.group(0)
         out.append(text[pos:start])
@@ -214,7 +167,7 @@ def _struct_arg(match: re.Match[str]) -> str:
     (``virtio_cread_le(dev, struct virtio_gpu_config, …)``); ``sizeof(struct T)``, a cast and
     a compound literal ``(struct T) { … }`` (no callee before the parenthesis) stay."""
     before = match.string[max(0, match.start() - 24) : match.start()].rstrip()
-    if _in_directive(match.string, match.start()) or (
+    if in_directive(match.string, match.start()) or (
         match.group(1) == "("
         and (
             _TYPE_OPERATOR.search(before)
@@ -223,12 +176,12 @@ def _struct_arg(match: re.Match[str]) -> str:
         )
     ):
         return match.group(0)
-    return match.group(1) + match.group(2) + "0" + _newlines(match.group(3)) + match.group(4)
+    return match.group(1) + match.group(2) + "0" + newlines(match.group(3)) + match.group(4)
 
 
 def _caps_loop(match: re.Match[str]) -> str:
     """An indented ``UPPER_CASE(args) {`` is an iteration macro: a ``while`` over its args."""
-    args = _call_args(match.string, match.end(2))
+    args = call_args(match.string, match.end(2))
     if args is None:
         return match.group(0)
     close, _ = args
@@ -247,7 +200,7 @@ def _apply(
     """(where the untouched text resumes, what replaces ``text[start:that]``)."""
     if name in defines:
         return end, defines[name]
-    args = _call_args(text, end)
+    args = call_args(text, end)
     if name in macros.strip or (args is None and _is_export_like(name)):
         return end, ""
     if args is None:
@@ -255,19 +208,19 @@ def _apply(
     close, parts = args
     raw = text[end : close + 1]
     if name in macros.strip_calls:
-        return close + 1, _newlines(raw)
+        return close + 1, newlines(raw)
     if name in type_args:
         index = type_args[name]
         if -len(parts) <= index < len(parts):
             parts = list(parts)
-            parts[index] = "0" + _newlines(parts[index])
+            parts[index] = "0" + newlines(parts[index])
         # the grammar reads offsetof's first argument as a type: renamed, it is a plain call
         return close + 1, f"{_RENAMED.get(name, name)}({','.join(parts)})"
     if name in macros.loops or re.fullmatch(_LOOP_LIKE, name):
         return close + 1, f"while ({','.join(parts)})"
     if name in macros.declarators or re.fullmatch(_DECL_LIKE, name):
         names = [p for p in parts if _IDENT.fullmatch(p.strip())]
-        return close + 1, "int " + ",".join(names or ["_"]) + _newlines(raw)
+        return close + 1, "int " + ",".join(names or ["_"]) + newlines(raw)
     return end, name
 
 
@@ -275,88 +228,6 @@ def _is_export_like(name: str) -> bool:
     return re.fullmatch(_EXPORT_LIKE, name) is not None
 
 
-def _in_directive(text: str, start: int) -> bool:
-    """Whether ``start`` lies in a ``#`` directive, continuation lines included (macro
-    definitions keep their text)."""
-    line_start = text.rfind("\n", 0, start) + 1
-    while line_start > 1 and text[line_start - 2] == "\\":
-        line_start = text.rfind("\n", 0, line_start - 1) + 1
-    return text[line_start:start].lstrip().startswith("#")
-
-
-def _call_args(text: str, end: int) -> tuple[int, list[str]] | None:
-    """(index of the closing paren, the top-level arguments) when ``(`` follows ``end``."""
-    i = end
-    while i < len(text) and text[i] in " \t":
-        i += 1
-    if i >= len(text) or text[i] != "(":
-        return None
-    depth, parts, current_start = 0, [], i + 1
-    j = i
-    while j < len(text):
-        ch = text[j]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                parts.append(text[current_start:j])
-                return j, parts
-        elif ch == "," and depth == 1:
-            parts.append(text[current_start:j])
-            current_start = j + 1
-        elif ch in "\"'":
-            j = _skip_literal(text, j)
-        j += 1
-    return None
-
-
-def _skip_literal(text: str, i: int) -> int:
-    quote, j = text[i], i + 1
-    while j < len(text) and text[j] != quote and text[j] != "\n":
-        j += 2 if text[j] == "\\" else 1
-    return j
-
-
-def _newlines(raw: str) -> str:
-    return "\n" * raw.count("\n")
-
-
 def _name_bitfield(match: re.Match[str]) -> str:
     indent, typ, rest = match.groups()
     return f"{indent}{typ} _{rest}"
-
-
-_DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
-
-
-def first_branches(source: bytes) -> bytes:
-    """``source`` with only the first branch of each ``#if``/``#ifdef`` kept (``#if 0`` blocks
-    and every ``#elif``/``#else`` branch become blank lines, as do the directives themselves).
-
-    For code whose conditionals cut through an expression or an initializer, which
-    tree-sitter cannot parse with both branches present; lines stay where they are.
-    """
-    lines = source.decode("utf-8", errors="replace").split("\n")
-    out: list[str] = []
-    stack: list[bool] = []  # per open conditional: is the current branch kept?
-    continued = False
-    for raw in lines:
-        if continued:  # a continuation line of a directive
-            continued = raw.rstrip().endswith("\\")
-            out.append("")
-            continue
-        match = _DIRECTIVE.match(raw)
-        if match is None:
-            out.append(raw if all(stack) else "")
-            continue
-        continued = raw.rstrip().endswith("\\")
-        word, rest = match.groups()
-        if word in ("if", "ifdef", "ifndef"):
-            stack.append(not (word == "if" and rest.strip() in ("0", "(0)")))
-        elif word in ("elif", "else") and stack:
-            stack[-1] = False
-        elif word == "endif" and stack:
-            stack.pop()
-        out.append("")
-    return "\n".join(out).encode("utf-8")

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from mapper.ingest import cmacros
+from mapper.ingest import ctext
 
 
 def _words(names: str) -> frozenset[str]:
@@ -77,8 +77,8 @@ def rewrite(source: bytes) -> bytes:
     """``source`` with the shapes above rewritten; every newline stays where it was."""
     text = source.decode("utf-8", errors="replace")
     text = _STRING_MACRO.sub(_empty_string, text)
-    text = _INSTANTIATION.sub(lambda m: cmacros._newlines(m.group(0)), text)
-    text = _BRACE_DEFAULT.sub(lambda m: "= 0" + cmacros._newlines(m.group(0)), text)
+    text = _INSTANTIATION.sub(lambda m: ctext.newlines(m.group(0)), text)
+    text = _BRACE_DEFAULT.sub(lambda m: "= 0" + ctext.newlines(m.group(0)), text)
     text = _ANNOTATION_BEFORE.sub(_annotation, text)
     text = _ANNOTATION_BETWEEN.sub(_between, text)
     text = _DUNDER.sub(_dunder, text)
@@ -89,24 +89,24 @@ def rewrite(source: bytes) -> bytes:
 
 
 def _annotation(match: re.Match[str]) -> str:
-    return match.group(0) if cmacros._in_directive(match.string, match.start()) else ""
+    return match.group(0) if ctext.in_directive(match.string, match.start()) else ""
 
 
 def _between(match: re.Match[str]) -> str:
     first = match.group(1).split()[0]
-    if first in _DECL_KEYWORDS or cmacros._in_directive(match.string, match.start()):
+    if first in _DECL_KEYWORDS or ctext.in_directive(match.string, match.start()):
         return match.group(0)
     return match.group(1) + match.group(3)
 
 
 def _dunder(match: re.Match[str]) -> str:
-    if match.group(1) in _DUNDER_KEEP or cmacros._in_directive(match.string, match.start()):
+    if match.group(1) in _DUNDER_KEEP or ctext.in_directive(match.string, match.start()):
         return match.group(0)
     return ""
 
 
 def _empty_string(match: re.Match[str]) -> str:
-    if cmacros._in_directive(match.string, match.start()):
+    if ctext.in_directive(match.string, match.start()):
         return match.group(0)
     return match.group(1) + '""'
 
@@ -116,9 +116,9 @@ def _line_calls(text: str) -> str:
     pos = 0
     for match in _LINE_CALL.finditer(text):
         start = match.start(1) if match.group(1).strip() else match.start(2)
-        if start < pos or cmacros._in_directive(text, start):
+        if start < pos or ctext.in_directive(text, start):
             continue
-        args = cmacros._call_args(text, match.end(2))
+        args = ctext.call_args(text, match.end(2))
         if args is None:
             continue
         close, parts = args
@@ -126,7 +126,7 @@ def _line_calls(text: str) -> str:
             continue
         if match.group(1).strip():  # ``extern NAME(…);`` declares what the macro expands to
             following = _next_char(text, close + 1)
-            replacement = cmacros._newlines(text[start : close + 1]) if following == ";" else None
+            replacement = ctext.newlines(text[start : close + 1]) if following == ";" else None
         else:
             replacement = _line_call(text, match.group(2), match.end(2), close, parts)
         if replacement is None:
@@ -144,12 +144,12 @@ def _line_call(text: str, name: str, name_end: int, close: int, parts: list[str]
     following = _next_char(text, close + 1)
     wrapper = len(parts) >= 2 and _is_declaration(parts[0]) and _is_string(parts[-1])
     if wrapper and following == ";":
-        return parts[0] + cmacros._newlines("".join(parts[1:]))
+        return parts[0] + ctext.newlines("".join(parts[1:]))
     line_end = text.find("\n", close)
     rest = text[close + 1 : line_end if line_end >= 0 else len(text)]
     if _COMMENT.fullmatch(rest) and following not in _OPERATOR_NEXT:
-        return cmacros._newlines(name + raw)
-    typed = [("0" + cmacros._newlines(p)) if _BUILTIN_TYPE.fullmatch(p) else p for p in parts]
+        return ctext.newlines(name + raw)
+    typed = [("0" + ctext.newlines(p)) if _BUILTIN_TYPE.fullmatch(p) else p for p in parts]
     if typed != parts:
         return f"{name}({','.join(typed)})"
     return None
@@ -157,7 +157,7 @@ def _line_call(text: str, name: str, name_end: int, close: int, parts: list[str]
 
 def _statement_macro(match: re.Match[str]) -> str:
     text, start = match.string, match.start(2)
-    if cmacros._in_directive(text, start):
+    if ctext.in_directive(text, start):
         return match.group(0)
     before = _previous_char(text, match.start())
     after = _next_char(text, match.end())

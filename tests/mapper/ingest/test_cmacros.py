@@ -8,7 +8,7 @@ import pytest
 
 from mapper.config import CConfig, load_config
 from mapper.errors import ConfigError
-from mapper.ingest import cmacros
+from mapper.ingest import cmacros, ctext
 from mapper.ingest.code import parse_source
 from mapper.model import Language
 
@@ -64,7 +64,7 @@ def test_export_macros_and_attribute_calls_are_stripped() -> None:
 
 def test_first_branches_blanks_other_branches_and_if_zero() -> None:
     src = b"int a = f(x,\n#ifdef BIG\n  1);\n#else\n  2);\n#endif\n#if 0\nbroken(\n#endif\n"
-    assert cmacros.first_branches(src) == b"int a = f(x,\n\n  1);\n\n\n\n\n\n\n"
+    assert ctext.first_branches(src) == b"int a = f(x,\n\n  1);\n\n\n\n\n\n\n"
 
 
 def test_configured_macros_extend_the_built_in_set(tmp_path: Path) -> None:
