@@ -4,26 +4,25 @@ The config names the stack's layers top to bottom (each with path globs and a on
 description used to classify unplaced docs), the roles that read the map, where the docs,
 contracts and tests live, what to ignore, and where the map is stored.
 
-Globs are matched against repository-relative POSIX paths: ``*`` and ``?`` stay inside one
-path segment, ``**`` spans segments (``a/**`` matches everything under ``a``). A layer path
-without a wildcard that names a folder means the whole folder (``stack/umd`` is read as
-``stack/umd/**``).
+Globs (:mod:`mapper.globs`) are matched against repository-relative POSIX paths: ``*`` and
+``?`` stay inside one path segment, ``**`` spans segments (``a/**`` matches everything under
+``a``). A layer path without a wildcard that names a folder means the whole folder
+(``stack/umd`` is read as ``stack/umd/**``).
 
 Validation is strict: an unknown key (with the closest known one suggested), a value of the
-wrong type or an empty file is a :class:`~mapper.errors.ConfigError` naming the line.
+wrong type or an empty file is a :class:`~mapper.errors.ConfigError` naming the line
+(:mod:`mapper.tomlconfig`).
 """
 
 from __future__ import annotations
 
-import difflib
-import functools
-import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mapper.errors import ConfigError
+from mapper.globs import glob_regex
+from mapper.tomlconfig import known_keys, line_of_key, read_toml, strs, text_value
 
 CONFIG_FILE = "stackmap.toml"
 MAX_CONFIG_BYTES = 1 << 20
@@ -134,30 +133,6 @@ class StackmapConfig:
         return self.root / self.store
 
 
-@functools.lru_cache(maxsize=4096)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a path glob (``*``, ``?``, ``**``) into an anchored regular expression."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
 def matches_any(path: str, patterns: tuple[str, ...] | list[str]) -> bool:
     return any(glob_regex(p).match(path) for p in patterns)
 
@@ -170,19 +145,19 @@ def load_config(root: Path) -> StackmapConfig:
     root = root.resolve()
     toml_path = root / CONFIG_FILE
     if toml_path.is_file():
-        data, text = _read_toml(toml_path)
+        data, text = read_toml(toml_path, MAX_CONFIG_BYTES)
         if not data:
             raise ConfigError(
                 f"{CONFIG_FILE} is empty: it needs a [stackmap] table and [[layers]] entries "
                 "(id, paths); run `stackmap init .` to propose one",
                 path=CONFIG_FILE,
             )
-        _known_keys(data, TOP_KEYS, "top-level", text)
+        known_keys(data, TOP_KEYS, "top-level", text, CONFIG_FILE)
         table = data.get("stackmap", {})
         return _build(root, CONFIG_FILE, table, data.get("layers", []), data.get("roles", []), text)
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        data, text = _read_toml(pyproject)
+        data, text = read_toml(pyproject, MAX_CONFIG_BYTES)
         tool = data.get("tool", {}).get("stackmap")
         if isinstance(tool, dict):
             layers = tool.get("layers", [])
@@ -193,53 +168,6 @@ def load_config(root: Path) -> StackmapConfig:
         "run `stackmap init PATH` to propose one",
         path=str(toml_path),
     )
-
-
-def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
-    """The parsed file and its text (for the line of a bad key)."""
-    try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise ConfigError(f"config larger than {MAX_CONFIG_BYTES} bytes", path=path.name)
-        text = path.read_text(encoding="utf-8")
-        return tomllib.loads(text), text
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read config: {exc}", path=path.name) from exc
-
-
-def _line_of_key(text: str, key: str) -> int | None:
-    """The first line assigning ``key`` (or opening a table named ``key``), 1-based."""
-    quoted = re.escape(key)
-    pattern = re.compile(rf"""^\s*(?:\[+\s*[\w."]*?)?["']?{quoted}["']?\s*(?:=|\]|\.)""")
-    for number, line in enumerate(text.splitlines(), 1):
-        if pattern.match(line):
-            return number
-    return None
-
-
-def _known_keys(
-    table: dict[str, Any], known: tuple[str, ...], where: str, text: str, file: str = CONFIG_FILE
-) -> None:
-    """ConfigError for the first key of ``table`` not in ``known``, with a suggestion."""
-    for key in table:
-        if key in known:
-            continue
-        close = difflib.get_close_matches(key, known, n=1)
-        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(known)}"
-        raise ConfigError(
-            f"unknown {where} key {key!r}; {hint}", path=file, line=_line_of_key(text, key)
-        )
-
-
-def _text(value: Any, key: str, default: str, text: str) -> str:
-    if value is None:
-        return default
-    if not isinstance(value, str):
-        raise ConfigError(
-            f"{key} must be a string, not {type(value).__name__}",
-            path=CONFIG_FILE,
-            line=_line_of_key(text, key.rsplit(".", 1)[-1].split("]")[-1]),
-        )
-    return value
 
 
 def _folder_paths(root: Path, paths: tuple[str, ...]) -> tuple[str, ...]:
@@ -253,34 +181,26 @@ def _folder_paths(root: Path, paths: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _strs(value: Any, where: str, file: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where} must be a list of strings", path=file)
-    return tuple(value)
-
-
 def _build(
     root: Path, file: str, table: Any, layers_raw: Any, roles_raw: Any, text: str = ""
 ) -> StackmapConfig:
     if not isinstance(table, dict) or not isinstance(layers_raw, list):
         raise ConfigError("expected a [stackmap] table and [[layers]] entries", path=file)
-    _known_keys(table, STACKMAP_KEYS, "[stackmap]", text, file)
+    known_keys(table, STACKMAP_KEYS, "[stackmap]", text, file)
     layers: list[LayerConfig] = []
     for i, entry in enumerate(layers_raw):
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
             raise ConfigError(f"layers[{i}] needs an id", path=file)
-        _known_keys(entry, LAYER_KEYS, f"[[layers]] {entry['id']!r}", text, file)
-        paths = _strs(entry.get("paths"), f"layers[{i}].paths", file)
+        known_keys(entry, LAYER_KEYS, f"[[layers]] {entry['id']!r}", text, file)
+        paths = strs(entry.get("paths"), f"layers[{i}].paths", file)
         layers.append(
             LayerConfig(
                 id=entry["id"],
-                name=_text(entry.get("name"), "name", entry["id"], text),
+                name=text_value(entry.get("name"), "name", entry["id"], text, CONFIG_FILE),
                 paths=_folder_paths(root, paths),
-                description=_text(entry.get("description"), "description", "", text),
+                description=text_value(
+                    entry.get("description"), "description", "", text, CONFIG_FILE
+                ),
             )
         )
     ids = [layer.id for layer in layers]
@@ -290,8 +210,8 @@ def _build(
     for i, entry in enumerate(roles_raw if isinstance(roles_raw, list) else []):
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
             raise ConfigError(f"roles[{i}] needs an id", path=file)
-        _known_keys(entry, ROLE_KEYS, f"[[roles]] {entry['id']!r}", text, file)
-        role_layers = _strs(entry.get("layers"), f"roles[{i}].layers", file)
+        known_keys(entry, ROLE_KEYS, f"[[roles]] {entry['id']!r}", text, file)
+        role_layers = strs(entry.get("layers"), f"roles[{i}].layers", file)
         unknown = [lid for lid in role_layers if lid not in ids]
         if unknown:
             raise ConfigError(f"role {entry['id']!r} names unknown layers {unknown}", path=file)
@@ -300,7 +220,7 @@ def _build(
                 id=entry["id"],
                 name=str(entry.get("name", entry["id"])),
                 layers=role_layers,
-                interests=_strs(entry.get("interests"), f"roles[{i}].interests", file),
+                interests=strs(entry.get("interests"), f"roles[{i}].interests", file),
             )
         )
     threshold = table.get("classify_threshold", 0.35)
@@ -308,26 +228,28 @@ def _build(
         raise ConfigError(
             "classify_threshold must be a number",
             path=file,
-            line=_line_of_key(text, "classify_threshold"),
+            line=line_of_key(text, "classify_threshold"),
         )
-    ignore = _strs(table.get("ignore"), "ignore", file)
+    ignore = strs(table.get("ignore"), "ignore", file)
     c_table = table.get("c", {})
     if not isinstance(c_table, dict):
         raise ConfigError("[stackmap.c] must be a table", path=file)
     return StackmapConfig(
         root=root,
-        name=_text(table.get("name"), "name", root.name, text),
+        name=text_value(table.get("name"), "name", root.name, text, CONFIG_FILE),
         layers=tuple(layers),
         roles=tuple(roles),
-        contracts=_text(table.get("contracts"), "contracts", "contracts", text),
-        docs=_strs(table.get("docs", ["docs"]), "docs", file),
-        tests=_strs(table.get("tests", ["tests/**"]), "tests", file),
+        contracts=text_value(table.get("contracts"), "contracts", "contracts", text, CONFIG_FILE),
+        docs=strs(table.get("docs", ["docs"]), "docs", file),
+        tests=strs(table.get("tests", ["tests/**"]), "tests", file),
         ignore=tuple(dict.fromkeys(DEFAULT_IGNORE + ignore)),
-        store=_text(table.get("store"), "store", ".stackmap", text),
-        vector_store=_text(table.get("vector_store"), "vector_store", "embedded", text),
+        store=text_value(table.get("store"), "store", ".stackmap", text, CONFIG_FILE),
+        vector_store=text_value(
+            table.get("vector_store"), "vector_store", "embedded", text, CONFIG_FILE
+        ),
         classify_threshold=float(threshold),
-        python_roots=_strs(table.get("python_roots"), "python_roots", file),
-        generated=_strs(table.get("generated"), "generated", file),
+        python_roots=strs(table.get("python_roots"), "python_roots", file),
+        generated=strs(table.get("generated"), "generated", file),
         c=_c_config(c_table, file),
     )
 
@@ -349,7 +271,7 @@ def _c_config(table: dict[str, Any], file: str) -> CConfig:
         raise ConfigError("[stackmap.c] define replacements must fit on one line", path=file)
 
     def words(key: str) -> tuple[str, ...]:
-        return _strs(table.get(key), f"c.{key}", file)
+        return strs(table.get(key), f"c.{key}", file)
 
     return CConfig(
         strip=words("strip"),
