@@ -4,11 +4,17 @@
 (``parse_markdown``), protos (``parse_proto``) and the code files inside the configured
 layers (``parse_file``). Code outside the layers (the map tool itself, tests, scripts) is
 parsed lazily, only when a doc or contract names it. Synchronous; one pass per check run.
+(On a current map, :mod:`mapper.check.onmap` fills the same record from the stored parse.)
+
+Names are answered by the ingest resolver over these files (:meth:`Facts.resolver`,
+:meth:`Facts.definition`): the resolver that made the map's edges, so the check and the map
+agree on what a name is.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -18,9 +24,13 @@ from mapper.config import StackmapConfig, load_config
 from mapper.errors import IngestError
 from mapper.ingest.code import CODE_LANGUAGES, ParsedFile, language_for, parse_file, python_module
 from mapper.ingest.contracts import ContractFile, load_contracts
+from mapper.ingest.definitions import Definition, definition
 from mapper.ingest.docs import DocPage, parse_markdown
+from mapper.ingest.resolve import Resolver
 from mapper.material import InterfaceSpec
 from mapper.model import Language, Symbol, SymbolKind
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 @dataclass(slots=True)
@@ -83,17 +93,28 @@ class Facts:
             return None
         return next((s for s in parsed.symbols if s.qualname == qualname), None)
 
-    def c_symbols(self, name: str) -> list[Symbol]:
-        """C/C++/CUDA definitions of ``name`` in layer files (a body wins over a prototype);
-        ``path:NAME`` (as drafted contracts write it) names the one in that file."""
-        path, ident = split_c_name(name)
-        return [
-            s
-            for where, _, parsed in self.layer_files(Language.C, Language.CPP, Language.CUDA)
-            if not path or where == path
-            for s in parsed.symbols
-            if s.qualname == ident or s.qualname.endswith("::" + ident)
-        ]
+    # ---------------------------------------------------------------- names
+    def resolver(self) -> Resolver:
+        """The ingest resolver over the layers' code, as parsed once (one per check run)."""
+        if "resolver" not in self.cache:
+            self.cache["resolver"] = Resolver(pf for _, _, pf in self.layer_files())
+        resolver: Resolver = self.cache["resolver"]
+        return resolver
+
+    def definition(self, dotted: str) -> Definition | None:
+        """Where a dotted Python name is defined (:func:`mapper.ingest.definitions.definition`
+        over :meth:`resolver`); a module outside the layers is parsed when the name leads
+        into it."""
+        return definition(self.resolver(), dotted, modules=self.modules, fetch=self.parsed)
+
+    def is_python_name(self, name: str) -> bool:
+        """A dotted name whose first part is a top-level module or package of the repository."""
+        parts = name.split(".")
+        return (
+            len(parts) > 1
+            and all(_IDENT.match(p) for p in parts)
+            and any(m == parts[0] or m.startswith(parts[0] + ".") for m in self.modules)
+        )
 
     def proto_symbols(self) -> Iterator[Symbol]:
         for parsed in self.protos():

@@ -51,13 +51,18 @@ class Resolver(PythonNames):
     def import_file(self, pf: ParsedFile, ref: Reference) -> str | None:
         """The repository file an import/include names, or None (external or unknown)."""
         if ref.kind == "import" and pf.language is Language.PYTHON:
-            parts = ref.target.split(".")
-            for cut in range(len(parts), 0, -1):
-                path = self.modules.get(".".join(parts[:cut]))
-                if path is not None:
-                    return path if path != pf.path else None
-            return None
+            path = self.module_file(ref.target)
+            return path if path != pf.path else None
         return self._include(pf.path, ref.target)
+
+    def module_file(self, dotted: str) -> str | None:
+        """The file of the longest module prefix of a dotted Python name, or None."""
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            path = self.modules.get(".".join(parts[:cut]))
+            if path is not None:
+                return path
+        return None
 
     def _include(self, including: str, target: str) -> str | None:
         """An ``#include``: relative to the including file's folder, then to each include

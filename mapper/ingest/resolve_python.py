@@ -31,32 +31,55 @@ class PythonNames:
         self.methods: dict[str, list[tuple[Symbol, str]]] = defaultdict(list)  # name → (m, module)
         # name → (method, module, class qualname): methods with their owner precomputed
         self._method_owners: dict[str, list[tuple[Symbol, str, str]]] = defaultdict(list)
-        for pf in files:
-            module = pf.module or ""
-            if pf.language is Language.PYTHON and pf.module is not None:
-                self.modules.setdefault(pf.module, pf.path)
-            for sym in pf.symbols:
-                if sym.language is not Language.PYTHON:
-                    continue
-                self.py.setdefault(sym.qualname, sym)
-                if sym.kind is SymbolKind.METHOD:
-                    owner, _, name = sym.qualname.rpartition(".")
-                    self.methods[name].append((sym, module))
-                    self._method_owners[name].append((sym, module, owner))
-        self._files = {pf.path: pf for pf in reversed(files)}  # the first of a path wins
+        self._files: dict[str, ParsedFile] = {}  # the first of a path wins
         self._imports: dict[str, tuple[ParsedFile, dict[str, str], set[str], set[str]]] = {}
         self._classes: dict[str, str | None] = {}  # scope → enclosing class (memo)
         self._reexports: dict[str, Symbol | None] = {}  # name through a package → symbol
         self.bases: dict[str, list[str]] = {}  # class qualname → resolved base qualnames
         self.attr_types: dict[tuple[str, str], str] = {}  # (class, attribute) → class
+        self.attributes: set[tuple[str, str]] = set()  # (class, attribute) its methods assign
         for pf in files:
-            for cls, written in pf.bases:
-                found = [self.python_name(pf, name) for name in written]
-                self.bases[cls] = [b.qualname for b in found if b is not None]
-            for cls, attr, annotation in pf.attributes:
-                typ = self.python_name(pf, annotation)
-                if typ is not None and typ.kind is SymbolKind.CLASS:
-                    self.attr_types.setdefault((cls, attr), typ.qualname)
+            self._index(pf)
+        for pf in files:
+            self._classify(pf)
+
+    def add(self, pf: ParsedFile) -> None:
+        """Index one more file (a file outside the map that a contract or page names)."""
+        if pf.path in self._files:
+            return
+        self._index(pf)
+        self._classify(pf)
+        self._classes.clear()
+        self._reexports.clear()
+
+    def file(self, path: str) -> ParsedFile | None:
+        """The indexed file at ``path``, or None."""
+        return self._files.get(path)
+
+    def _index(self, pf: ParsedFile) -> None:
+        module = pf.module or ""
+        if pf.language is Language.PYTHON and pf.module is not None:
+            self.modules.setdefault(pf.module, pf.path)
+        self._files.setdefault(pf.path, pf)
+        for sym in pf.symbols:
+            if sym.language is not Language.PYTHON:
+                continue
+            self.py.setdefault(sym.qualname, sym)
+            if sym.kind is SymbolKind.METHOD:
+                owner, _, name = sym.qualname.rpartition(".")
+                self.methods[name].append((sym, module))
+                self._method_owners[name].append((sym, module, owner))
+
+    def _classify(self, pf: ParsedFile) -> None:
+        """Class bases and attribute types of ``pf``, once every file's names are indexed."""
+        for cls, written in pf.bases:
+            found = [self.python_name(pf, name) for name in written]
+            self.bases[cls] = [b.qualname for b in found if b is not None]
+        for cls, attr, annotation in pf.attributes:
+            self.attributes.add((cls, attr))
+            typ = self.python_name(pf, annotation)
+            if typ is not None and typ.kind is SymbolKind.CLASS:
+                self.attr_types.setdefault((cls, attr), typ.qualname)
 
     def _bindings(self, pf: ParsedFile) -> tuple[dict[str, str], set[str], set[str]]:
         """``pf``'s imports as a dict, the targets they bind, and the modules those targets

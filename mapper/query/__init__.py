@@ -64,7 +64,7 @@ from __future__ import annotations
 
 from mapper.errors import MapNotIngested, StoreCorrupt, StoreOutdated
 from mapper.model import Edge, EdgeKind, Evidence, EvidenceKind, Hole, Node, NodeKind
-from mapper.query.load import open_map, read_map
+from mapper.query.load import open_edges, open_map, read_map
 from mapper.query.map import Direction, Map
 from mapper.query.paths import ExplanationPath, Hop
 
@@ -83,6 +83,7 @@ __all__ = [
     "NodeKind",
     "StoreCorrupt",
     "StoreOutdated",
+    "open_edges",
     "open_map",
     "read_map",
 ]

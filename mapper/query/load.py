@@ -8,6 +8,7 @@ never writes and never executes anything from the store (see :mod:`mapper.mapdb`
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -50,15 +51,45 @@ def read_map(path: Path, config: StackmapConfig, version: int) -> Map:
         return _read(path, config, version)
 
 
+def open_edges(config: StackmapConfig, kinds: Collection[EdgeKind]) -> Map:
+    """A map of the current version holding only the edges of ``kinds`` and the nodes they
+    join (not cached): what a question about those relations needs, without making records
+    of the rest (the check asks it of ``implements`` edges). Raises as :func:`open_map` does.
+    """
+    store = Store(config.store_path)
+    path = store.map_path()
+    wanted = {k.value for k in kinds}
+    with collector.paused():
+        with MapFile(path) as mf:
+            node_rows, edge_rows = mf.documents()
+        edge_rows = [row for row in edge_rows if row[2] in wanted]
+        return _records(path, config, store.current_version() or 0, node_rows, edge_rows, True)
+
+
 def _read(path: Path, config: StackmapConfig, version: int) -> Map:
     with MapFile(path) as mf:
         node_rows, edge_rows = mf.documents()
+    return _records(path, config, version, node_rows, edge_rows, False)
+
+
+def _records(
+    path: Path,
+    config: StackmapConfig,
+    version: int,
+    node_rows: list[Any],
+    edge_rows: list[Any],
+    joined_only: bool,
+) -> Map:
+    """The map of the decoded rows; with ``joined_only``, only the nodes the edges join."""
     try:
+        ids = [row[0] for row in node_rows]
+        if joined_only:
+            joined = {row[0] for row in edge_rows} | {row[1] for row in edge_rows}
+            node_rows = [node_rows[i] for i in sorted(joined)]
         nodes = {
             nid: Node(nid, _NODE_KIND[kind], name, layer, at, line, attrs)
             for nid, kind, name, layer, at, line, attrs in node_rows
         }
-        ids = [row[0] for row in node_rows]
         edges = [
             Edge(ids[src], ids[dst], _EDGE_KIND[kind], _evidence(items), key or kind, attrs)
             for src, dst, kind, key, _provenance, items, attrs in edge_rows

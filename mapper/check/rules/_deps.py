@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from posixpath import dirname, join, normpath
 
-from mapper.check.facts import Facts, module_path, split_c_name
-from mapper.check.resolve import resolve_python
+from mapper.check.facts import Facts, split_c_name
 from mapper.ingest.code import ParsedFile
-from mapper.model import Language, SymbolKind
+from mapper.model import Language
 
 _ERROR_NAME = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Fault|Timeout))\b")
 _C_LANGS = (Language.C, Language.CPP, Language.CUDA)
@@ -70,6 +68,9 @@ def _collect(facts: Facts) -> list[Dependency]:
 
 
 def _python(facts: Facts, path: str, layer: str, parsed: ParsedFile) -> list[Dependency]:
+    """Imports, and calls through an imported module, landing in another layer's file (the
+    file as the ingest resolver finds it for the map's ``imports`` edges)."""
+    resolver = facts.resolver()
     bound = dict(parsed.imports)
     out: list[Dependency] = []
     refs = sorted(parsed.references, key=lambda r: (r.kind != "import", r.location.line or 0))
@@ -78,24 +79,18 @@ def _python(facts: Facts, path: str, layer: str, parsed: ParsedFile) -> list[Dep
             target = ref.target
         elif ref.kind == "call":
             head, _, rest = ref.target.partition(".")
-            module = module_path(facts.modules, bound.get(head, ""))
-            if not rest or module is None or module[2]:
+            if not rest or bound.get(head) not in resolver.modules:
                 continue  # only calls through an imported module add to what imports show
             target = f"{bound[head]}.{rest}"
         else:
             continue
-        split = module_path(facts.modules, target)
-        if split is None or split[1] == path:
-            continue
-        dst_layer = facts.config.layer_of(split[1])
-        if dst_layer is None or dst_layer == layer:
+        dst_path = resolver.module_file(target)
+        dst_layer = facts.config.layer_of(dst_path) if dst_path else None
+        if dst_path is None or dst_path == path or dst_layer is None or dst_layer == layer:
             continue
         declared = _declared_python(facts, layer, dst_layer, target)
-        out.append(
-            Dependency(
-                ref.kind, path, layer, ref.location.line, target, split[1], dst_layer, declared
-            )
-        )
+        line = ref.location.line
+        out.append(Dependency(ref.kind, path, layer, line, target, dst_path, dst_layer, declared))
     return out
 
 
@@ -118,7 +113,7 @@ def _declared_names(facts: Facts, upper: str, lower: str) -> tuple[set[str], set
 def _declared_python(facts: Facts, upper: str, lower: str, target: str) -> bool:
     symbols, errors = _declared_names(facts, upper, lower)
     names = {target}
-    res = resolve_python(facts, target)
+    res = facts.definition(target)
     if res is not None:
         names.add(res.name)
     if target.rsplit(".", 1)[-1] in errors:
@@ -130,69 +125,29 @@ def _declared_python(facts: Facts, upper: str, lower: str, target: str) -> bool:
     return False
 
 
-def _header(facts: Facts, src: str, include: str) -> str | None:
-    local = normpath(join(dirname(src), include))
-    if local in facts.paths:
-        return local
-    hits = [p for p in facts.paths if p == include or p.endswith("/" + include)]
-    layers = {facts.config.layer_of(p) for p in hits}
-    return hits[0] if len(layers) == 1 and hits else None
-
-
-def _c_definitions(facts: Facts) -> dict[str, set[tuple[str, str]]]:
-    """C function name → {(layer, path)} of the files defining it (bodies, not prototypes)."""
-    if "cdefs" not in facts.cache:
-        defs: dict[str, set[tuple[str, str]]] = {}
-        for path, layer, parsed in facts.layer_files(*_C_LANGS):
-            for sym in parsed.symbols:
-                if sym.kind in (SymbolKind.FUNCTION, SymbolKind.KERNEL) and (
-                    (sym.end_line or 0) > (sym.location.line or 0)
-                ):
-                    defs.setdefault(sym.qualname, set()).add((layer, path))
-        facts.cache["cdefs"] = defs
-    return facts.cache["cdefs"]
-
-
 def _cfamily(facts: Facts, path: str, layer: str, parsed: ParsedFile) -> list[Dependency]:
+    """Includes and calls, resolved by the ingest resolver as the map's ``imports`` and
+    ``calls`` edges are; a call counts when it lands in a definition with a body."""
+    resolver = facts.resolver()
     out: list[Dependency] = []
     for ref in parsed.references:
         if ref.kind == "include":
-            header = _header(facts, path, ref.target)
-            dst = facts.config.layer_of(header) if header else None
-            if header is None or dst is None or dst == layer:
-                continue
-            symbols, _ = _declared_names(facts, layer, dst)
-            hparsed = facts.parsed(header)
+            dst_path = resolver.import_file(parsed, ref)
+            hparsed = facts.parsed(dst_path) if dst_path else None
             defined = {s.qualname for s in hparsed.symbols} if hparsed else set()
-            out.append(
-                Dependency(
-                    "include",
-                    path,
-                    layer,
-                    ref.location.line,
-                    ref.target,
-                    header,
-                    dst,
-                    bool(symbols & defined),
-                )
-            )
         elif ref.kind == "call":
-            homes = _c_definitions(facts).get(ref.target, set())
-            layers = {lay for lay, _ in homes}
-            if len(layers) != 1 or layer in layers:
+            found = resolver.call(parsed, ref)
+            sym = found[0] if found else None
+            if sym is None or (sym.end_line or 0) <= (sym.location.line or 0):
                 continue
-            dst, dst_path = next(iter(homes))
-            symbols, _ = _declared_names(facts, layer, dst)
-            out.append(
-                Dependency(
-                    "call",
-                    path,
-                    layer,
-                    ref.location.line,
-                    ref.target,
-                    dst_path,
-                    dst,
-                    ref.target in symbols,
-                )
-            )
+            dst_path, defined = sym.location.path, {ref.target}
+        else:
+            continue
+        dst = facts.config.layer_of(dst_path) if dst_path else None
+        if dst_path is None or dst is None or dst == layer:
+            continue
+        symbols, _ = _declared_names(facts, layer, dst)
+        line = ref.location.line
+        declared = bool(symbols & defined)
+        out.append(Dependency(ref.kind, path, layer, line, ref.target, dst_path, dst, declared))
     return out

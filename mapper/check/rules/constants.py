@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from mapper.check.facts import Facts
 from mapper.check.finding import Finding, Policy, RuleInfo, Severity
 from mapper.check.registry import Rule
-from mapper.check.resolve import resolve_python
 from mapper.material import ConstantSpec
 from mapper.model import Location, SymbolKind
 
@@ -50,7 +49,7 @@ def _snake(name: str) -> str:
 
 
 def _python(facts: Facts, name: str) -> Side | None:
-    res = resolve_python(facts, name)
+    res = facts.definition(name)
     if res is None or res.symbol is None:
         return None
     parsed = facts.parsed(res.path)
@@ -59,7 +58,7 @@ def _python(facts: Facts, name: str) -> Side | None:
         head, _, member = sym.qualname.rpartition(".")
         if head == res.name and sym.kind is SymbolKind.CONSTANT and _int(sym.value) is not None:
             values[member.upper()] = (_int(sym.value) or 0, sym.location)
-    return Side("python", Location(res.path, res.line), values)
+    return Side("python", Location(res.path, res.symbol.location.line), values)
 
 
 def _proto(facts: Facts, ref: str) -> Side | None:

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from mapper.check.facts import Facts, module_path
 from mapper.check.finding import Classification, Finding, Policy, RuleInfo, Severity
 from mapper.check.registry import Rule
-from mapper.check.resolve import is_python_name, resolve_python
 from mapper.config import glob_regex
 from mapper.ingest.docs import DocPage
 from mapper.model import Location, SymbolKind
@@ -94,8 +93,8 @@ def _check_name(facts: Facts, name: str) -> Location | bool | None:
     if service is not None and "/" not in text:  # `Service.Rpc`
         rpc = facts.proto_symbol(text, SymbolKind.RPC)
         return True if rpc is not None else Location(service.location.path, service.location.line)
-    if is_python_name(facts, text):
-        if resolve_python(facts, text) is not None or _on_disk(facts, text):
+    if facts.is_python_name(text):
+        if facts.definition(text) is not None or _on_disk(facts, text):
             return True
         split = module_path(facts.modules, text)
         return Location(split[1]) if split else None

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from mapper.check.facts import Facts, module_path
 from mapper.check.finding import Finding, Policy, RuleInfo, Severity
 from mapper.check.registry import Rule
-from mapper.check.resolve import header_end, is_python_name, resolve_python
 from mapper.check.rules._common import layer_home, norm_literal, norm_type
 from mapper.material import InterfaceSpec
-from mapper.model import Location, Signature, Symbol, SymbolKind
+from mapper.model import EdgeKind, Location, Signature, Symbol, SymbolKind
+from mapper.query import Map, open_edges
 
 _SIGNED = ("function", "method", "rpc")
 
@@ -21,31 +21,27 @@ class Located:
     path: str
     symbol: Symbol | None
     line: int | None
-    end_line: int | None
+
+
+def implementations(facts: Facts) -> Map:
+    """The map's ``implements`` edges (and the nodes they join), read once per check run."""
+    if "implements" not in facts.cache:
+        facts.cache["implements"] = open_edges(facts.config, (EdgeKind.IMPLEMENTS,))
+    found: Map = facts.cache["implements"]
+    return found
 
 
 def locate(facts: Facts, spec: InterfaceSpec) -> Located | None:
-    """Where the interface's symbol is defined: Python, proto (rpc/message/enum) or C."""
-    name = spec.symbol or ""
-    if spec.kind == "rpc" or (spec.kind in ("message", "enum") and "::" not in name):
-        kinds = {
-            "rpc": (SymbolKind.RPC,),
-            "message": (SymbolKind.MESSAGE,),
-            "enum": (SymbolKind.ENUM,),
-        }[spec.kind]
-        sym = facts.proto_symbol(name, *kinds)
-        if sym is not None:
-            return Located(sym.location.path, sym, sym.location.line, sym.end_line)
-        if spec.kind == "rpc":
-            return None
-    if is_python_name(facts, name):
-        res = resolve_python(facts, name)
-        return None if res is None else Located(res.path, res.symbol, res.line, res.end_line)
-    found = facts.c_symbols(name)
-    if found:
-        best = max(found, key=lambda s: (s.end_line or 0) - (s.location.line or 0))
-        return Located(best.location.path, best, best.location.line, best.end_line)
-    return None
+    """Where the interface is implemented: the node of its ``implements`` edge on the map
+    (ingest resolved the entry's ``symbol``; see :mod:`mapper.ingest.build_contracts`), with
+    the symbol as ingest parsed it; a module (a file node) has none. None when unimplemented."""
+    edges = implementations(facts).implementations(f"interface:{spec.id}")
+    node = implementations(facts).node(edges[0].source) if edges else None
+    if node is None or node.path is None:
+        return None
+    qualname = node.get("qualname")
+    sym = facts.symbol_in(node.path, qualname) if isinstance(qualname, str) else None
+    return Located(node.path, sym, node.line)
 
 
 def _expected_home(facts: Facts, spec: InterfaceSpec) -> Location | None:
@@ -53,7 +49,7 @@ def _expected_home(facts: Facts, spec: InterfaceSpec) -> Location | None:
     if spec.kind == "rpc":
         proto = next(iter(facts.protos()), None)
         return Location(proto.path) if proto else None
-    split = module_path(facts.modules, name) if is_python_name(facts, name) else None
+    split = module_path(facts.modules, name) if facts.is_python_name(name) else None
     return Location(split[1]) if split else layer_home(facts, spec.lower)
 
 
@@ -146,7 +142,7 @@ def _drift(facts: Facts) -> Iterator[Finding]:
         diffs = compare(spec.signature, found.symbol.signature, rpc=rpc)
         if not diffs:
             continue
-        end = found.line if rpc else header_end(facts, found.path, found.line)
+        end = found.line if rpc else _header_end(facts, found.path, found.line)
         yield SM102.finding(
             f"{spec.id} ({spec.symbol}): " + "; ".join(diffs),
             subject=spec.id,
@@ -184,3 +180,21 @@ SM102 = Rule(
     _drift,
 )
 RULES = (SM101, SM102)
+
+
+def _header_end(facts: Facts, path: str, line: int | None) -> int | None:
+    """Last line of a ``def`` header starting at ``line`` (parentheses balanced, ends in ':');
+    read from the file only for a finding being reported."""
+    if line is None:
+        return None
+    try:
+        lines = (facts.root / path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return line
+    depth = 0
+    for i in range(line - 1, min(len(lines), line + 60)):
+        text = lines[i].split("#", 1)[0]
+        depth += text.count("(") + text.count("[") - text.count(")") - text.count("]")
+        if depth <= 0 and text.rstrip().endswith(":"):
+            return i + 1
+    return line

@@ -1,5 +1,5 @@
-"""Graph and check agree: every contract interface is resolved on the graph (an ``implements``
-edge) or reported by the check on its node, never neither."""
+"""Graph and check agree: a contract interface without an ``implements`` edge on the graph is
+exactly one SM101 reports (the check asks the graph), and every other one has exactly one."""
 
 from __future__ import annotations
 
@@ -11,39 +11,49 @@ import pytest
 from mapper.check import run_check
 from mapper.config import StackmapConfig, load_config
 from mapper.ingest.contracts import load_contracts
+from mapper.model import NodeKind
 from mapper.query import open_map
 
 REPO = Path(__file__).resolve().parents[3]
 
 
-def _unaccounted(root: Path, config: StackmapConfig) -> tuple[int, list[str]]:
-    """(interfaces in the contracts, those neither implemented on the graph nor reported)."""
+def _accounts(root: Path, config: StackmapConfig) -> tuple[list[str], list[str], list[str]]:
+    """(the contract interfaces, those without exactly one ``implements`` edge on the graph,
+    those SM101 reports unimplemented), each by node id."""
     report = run_check(root, config=config, history=False)
-    reported = {node for f in report.findings for node in f.nodes}
     m = open_map(root, config)
     ids = [f"interface:{spec.id}" for c in load_contracts(root, config) for spec in c.interfaces]
-    missing = [i for i in ids if not m.implementations(i) and i not in reported]
-    return len(ids), missing
+    declared = [n.id for n in m.nodes(NodeKind.INTERFACE) if n.get("source") != "discovered"]
+    assert sorted(ids) == sorted(declared)  # one node per contract entry, and no other
+    unimplemented = [i for i in ids if len(m.implementations(i)) != 1]
+    reported = [i for f in report.findings if f.rule == "SM101" for i in f.nodes if i in ids]
+    return ids, unimplemented, reported
 
 
-def test_every_interface_of_this_repository_is_implemented_or_reported(tmp_path: Path) -> None:
+def test_every_interface_of_this_repository_is_implemented(tmp_path: Path) -> None:
     config = dataclasses.replace(load_config(REPO), store=str(tmp_path / "store"))
-    count, missing = _unaccounted(REPO, config)
-    assert count  # the repository has contracts
-    assert missing == []
+    ids, unimplemented, reported = _accounts(REPO, config)
+    assert len(ids) == len(set(ids))  # one contract entry per interface id
+    assert (unimplemented, reported) == ([], [])
 
 
 @pytest.mark.parametrize(
-    "edit",
+    ("edit", "gone"),
     [
-        None,
-        ("fx/kmd/device.py", "    def free(self, va: int) -> None:\n        return None\n", ""),
-        ("contracts/umd_kmd.yaml", "symbol: kmd_ring", "symbol: kmd_ring_gone"),
+        (None, []),
+        (
+            ("fx/kmd/device.py", "    def free(self, va: int) -> None:\n        return None\n", ""),
+            ["interface:umd_kmd.free"],
+        ),
+        (
+            ("contracts/umd_kmd.yaml", "symbol: kmd_ring", "symbol: kmd_ring_gone"),
+            ["interface:umd_kmd.ring"],
+        ),
     ],
     ids=["clean", "implementation-deleted", "contract-names-a-missing-symbol"],
 )
-def test_every_fixture_interface_is_implemented_or_reported(
-    clean_copy: Path, edit: tuple[str, str, str] | None
+def test_the_graph_and_the_check_agree_on_every_fixture_interface(
+    clean_copy: Path, edit: tuple[str, str, str] | None, gone: list[str]
 ) -> None:
     if edit is not None:
         path, old, new = edit
@@ -51,10 +61,9 @@ def test_every_fixture_interface_is_implemented_or_reported(
         assert old in text
         (clean_copy / path).write_text(text.replace(old, new), encoding="utf-8")
     config = load_config(clean_copy)
-    count, missing = _unaccounted(clean_copy, config)
-    assert (count, missing) == (9, [])
-    if edit is not None:  # the drifted interface is on the graph without an implementation
+    ids, unimplemented, reported = _accounts(clean_copy, config)
+    assert (len(ids), unimplemented, reported) == (9, gone, gone)
+    for interface in gone:  # on the graph, without an implementation, carrying the finding
         m = open_map(clean_copy, config)
-        gone = "interface:umd_kmd.free" if "free" in edit[1] else "interface:umd_kmd.ring"
-        assert m.implementations(gone) == []
-        assert gone in {n for f in m.findings(gone) for n in f.nodes}
+        assert m.implementations(interface) == []
+        assert [f.rule for f in m.findings(interface) if f.rule == "SM101"] == ["SM101"]
