@@ -67,3 +67,36 @@ def test_the_graph_and_the_check_agree_on_every_fixture_interface(
         m = open_map(clean_copy, config)
         assert m.implementations(interface) == []
         assert [f.rule for f in m.findings(interface) if f.rule == "SM101"] == ["SM101"]
+
+
+@pytest.mark.parametrize(
+    ("symbol", "implementer"),
+    [
+        ("fx.kmd.Device.alloc", "symbol:fx.kmd.device.Device.alloc"),  # through `import *`
+        ("fx.kmd.device.Device.close", "symbol:fx.kmd.base.Base.close"),  # inherited
+        ("fx.umd.session.Session.device", "symbol:fx.umd.session.Session"),  # self.device = …
+    ],
+    ids=["star-import", "inherited-member", "instance-attribute"],
+)
+def test_names_the_check_accepts_are_implemented_on_the_graph(
+    clean_copy: Path, symbol: str, implementer: str
+) -> None:
+    (clean_copy / "fx/kmd/base.py").write_text(
+        "class Base:\n    def close(self) -> None:\n        return None\n", encoding="utf-8"
+    )
+    device = clean_copy / "fx/kmd/device.py"
+    text = device.read_text(encoding="utf-8")
+    device.write_text(
+        text.replace("class Device:", "from fx.kmd.base import Base\n\n\nclass Device(Base):"),
+        encoding="utf-8",
+    )
+    (clean_copy / "fx/kmd/__init__.py").write_text("from fx.kmd.device import *\n")
+    contract = clean_copy / "contracts/umd_kmd.yaml"
+    text = contract.read_text(encoding="utf-8")
+    assert text.count("symbol: fx.kmd.device.Device.alloc\n") == 1
+    contract.write_text(text.replace("symbol: fx.kmd.device.Device.alloc\n", f"symbol: {symbol}\n"))
+    config = load_config(clean_copy)
+    ids, unimplemented, reported = _accounts(clean_copy, config)
+    assert (len(ids), unimplemented, reported) == (9, [], [])
+    m = open_map(clean_copy, config)
+    assert [e.source for e in m.implementations("interface:umd_kmd.alloc")] == [implementer]
