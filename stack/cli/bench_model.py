@@ -3,7 +3,9 @@
 Both run the same inputs in the same process, alternating, after a warm-up, with the same
 number of threads (``--threads``: onnxruntime's intra-op threads, the stack's
 ``$REFSTACK_THREADS``); figures are medians, and the comparisons are ratios measured in this
-run (never fixed thresholds). ``fixed_run_us`` is the median time of one run of a one-op model
+run (never fixed thresholds). ``blas_core`` names the CPU core OpenBLAS runs the stack's GEMMs
+for (``Haswell``: AVX2; ``SkylakeX``: AVX-512): the ratios of GEMM-bound models depend on it.
+``fixed_run_us`` is the median time of one run of a one-op model
 (the per-run cost that does not depend on the model), beside onnxruntime's.
 """
 
@@ -102,6 +104,7 @@ def measure(
     from stack.adapter import import_model
     from stack.adapter.zoo import random_inputs
     from stack.compiler import CompiledModel, CompileOptions, QuantizeOptions
+    from stack.kmd.kernels import blas
 
     feeds = random_inputs(model_proto, seed)
     session = _session(model_proto, threads)
@@ -133,6 +136,7 @@ def measure(
         "ops": len(compiled.executable.ops),
         "streams": streams,
         "threads": threads,
+        "blas_core": blas.core(),
         "int8": bool(int8),
         "runs": runs,
         "compile_load_ms": round(compile_load_ms, 3),

@@ -20,6 +20,7 @@ import pytest
 from stack.adapter import import_model
 from stack.adapter.zoo import BUILTIN, cnn, random_inputs
 from stack.compiler import CompiledModel, CompileOptions, QuantizeOptions, compile_graph
+from stack.kmd.kernels import blas
 from stack.runtime import Executable, Runtime
 
 INT8_REL_TOLERANCE = 0.03
@@ -175,6 +176,7 @@ def test_bench_model_prints_the_figures() -> None:
     ):
         assert key in fig
     assert fig["threads"] == 2
+    assert fig["blas_core"] == blas.core()
     assert fig["max_abs_err"] < 1e-4
     assert fig["lower_bound_bytes"] <= fig["arena_bytes"] <= fig["naive_bytes"]
 

@@ -57,6 +57,25 @@ def set_threads(n: int) -> bool:
     return True
 
 
+def core() -> str | None:
+    """The CPU core OpenBLAS dispatches its kernels for (``Haswell``: AVX2, ``SkylakeX``:
+    AVX-512, ...): detected at load, or forced by ``$OPENBLAS_CORETYPE``. It bounds what the
+    null device's GEMMs can reach against an engine with its own AVX-512 kernels, so speed
+    reports carry it. None when NumPy does not use OpenBLAS."""
+    found = _openblas()
+    if found is None:
+        return None
+    lib, pattern = found
+    prefix = pattern.split("{}")[0]  # "scipy_openblas_" or "openblas_"
+    name = f"{prefix}get_corename{'64_' if pattern.endswith('64_') else ''}"
+    getter = getattr(lib, name, None)
+    if getter is None:
+        return None
+    getter.restype = ctypes.c_char_p
+    raw = getter()
+    return raw.decode().strip() if raw else None
+
+
 @functools.cache
 def configure() -> int | None:
     """Apply ``$REFSTACK_BLAS_THREADS`` (default 1) once; the resulting thread count."""
