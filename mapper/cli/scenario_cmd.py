@@ -88,22 +88,48 @@ def trace(
 
 @eval_app.command("new-op")
 def eval_new_op(
-    prediction: Path = typer.Argument(..., help="A saved `scenario new-op --json` file."),
-    diff: str = typer.Option(..., "--diff", help="REV..REV: the change that added the op."),
+    target: str = typer.Argument(
+        ..., help="A saved `scenario new-op --json` file; with --at, the op's name."
+    ),
+    diff: str | None = typer.Option(
+        None, "--diff", help="REV..REV: the change that added the op (default with --at: REV)."
+    ),
+    at: str | None = typer.Option(
+        None, "--at", help="Predict now, on a clean checkout of REV's parent, and score on REV."
+    ),
+    like: str | None = typer.Option(None, "--like", help="With --at: model it on this op."),
     root: Path = ROOT,
     as_json: bool = JSON,
 ) -> None:
-    """Recall and precision of a saved new-op prediction against the change that made it."""
+    """Recall and precision of a new-op prediction against the change that made the op: a
+    saved prediction, or (--at) the current predictor run blind on the revision before."""
     import json
+    import sys
 
+    from mapper.scenarios.newop_at import predict_at
     from mapper.scenarios.newop_eval import compare_prediction
 
+    if at is None and diff is None:
+        fail(
+            "give --diff REV..REV with a saved prediction, or --at REV with an op name",
+            as_json=as_json,
+        )
     try:
-        saved = json.loads(prediction.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        fail(f"cannot read the prediction {prediction}: {exc}", as_json=as_json)
-    try:
-        result = compare_prediction(saved, root, diff)
+        if at is not None:
+            result = predict_at(
+                root,
+                target,
+                at,
+                like=like,
+                revisions=diff,
+                progress=lambda x: print(x, file=sys.stderr),
+            )
+        else:
+            try:
+                saved = json.loads(Path(target).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                fail(f"cannot read the prediction {target}: {exc}", as_json=as_json)
+            result = compare_prediction(saved, root, diff or "")
     except MapperError as exc:
         fail(exc, as_json=as_json)
     if as_json:

@@ -68,7 +68,7 @@ def _score(predicted: set[str], truth: set[str]) -> Score:
     return Score(len(predicted & truth), len(predicted), len(truth))
 
 
-def _export(root: Path, rev: str, tree: Path) -> None:
+def export_tree(root: Path, rev: str, tree: Path) -> None:
     """Lay ``rev`` out in ``tree``, keeping its map store (so the next ingest is incremental)."""
     for child in tree.iterdir():
         if child.name != ".stackmap-eval":
@@ -83,7 +83,7 @@ def _export(root: Path, rev: str, tree: Path) -> None:
         tar.extractall(tree, filter="data")
 
 
-def _config_for(tree: Path, fallback: StackmapConfig) -> StackmapConfig:
+def config_for(tree: Path, fallback: StackmapConfig) -> StackmapConfig:
     try:
         config = load_config(tree)
     except ConfigError:
@@ -202,8 +202,8 @@ def evaluate(
         tree.mkdir()
         for case in mine(repo, base, commits, rev):
             say(f"{case.commit[:12]} {case.qualname}")
-            _export(repo, case.parent, tree)
-            cfg = _config_for(tree, base)
+            export_tree(repo, case.parent, tree)
+            cfg = config_for(tree, base)
             ingest(tree, cfg, embed=False, progress=False)
             view = open_view(tree, cfg)
             if view.node(f"symbol:{case.qualname}") is None:

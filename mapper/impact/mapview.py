@@ -80,6 +80,7 @@ class MapView:
             source = _from_graph(source, config)
         self.map = source
         self.config: StackmapConfig = source.config
+        self.cache: dict[str, object] = {}  # indexes features build over this map, by name
 
     def node(self, node_id: str) -> Node | None:
         return self.map.node(node_id)

@@ -46,6 +46,7 @@ class Hop:
     line: int | None
     confidence: float
     forward: bool
+    detail: str = ""  # how a hop the map holds no edge for was found (a loose call's match)
 
     def cite(self) -> str:
         where = self.path or "-"
@@ -54,7 +55,8 @@ class Hop:
     def render(self) -> str:
         arrow = f"-{self.edge}->" if self.forward else f"<-{self.edge}-"
         a, b = (self.source, self.target) if self.forward else (self.target, self.source)
-        return f"{a} {arrow} {b}  [{self.cite()} {self.evidence.value}]"
+        note = f"; {self.detail}" if self.detail else ""
+        return f"{a} {arrow} {b}  [{self.cite()} {self.evidence.value}{note}]"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -67,6 +69,7 @@ class Hop:
             "path": self.path,
             "line": self.line,
             "confidence": self.confidence,
+            "detail": self.detail,
         }
 
 

@@ -4,9 +4,11 @@ What depends on a symbol: its callers (``calls`` in), the tests that call it (``
 the interfaces it implements and, through those, the contract entry, the pages and scenario
 steps naming the interface and the components consuming it; the docs naming the symbol. A
 constructor's signature is its class's: the class's interfaces and pages count too.
-``--precise`` follows code evidence (and explicit declarations: contracts, front matter) and
-stops at direct callers; ``--conservative`` also follows imports, doc mentions, similarity and
-declared component dependencies, up to three callers deep.
+``--precise`` follows code evidence (and explicit declarations: contracts, front matter, and
+doc sections naming a changed node in a code span) and stops at direct callers; ``--conservative``
+also follows imports, every doc mention, similarity and declared component dependencies, up to
+three callers deep. Calls on receivers of unknown type reach a changed method by its name
+(:mod:`mapper.impact.loose`), labelled as such in their hop.
 """
 
 from __future__ import annotations
@@ -15,13 +17,16 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mapper.impact.loose import loose_index
 from mapper.impact.mapview import CODE_EVIDENCE, Edge, EvidenceKind, MapView, Node
 from mapper.impact.records import Affected, Category, Hop, Mode
+from mapper.ingest.build_docs import SAMPLE
 from mapper.model import EdgeKind, NodeKind
 from mapper.query import Direction
 
 PRECISE_EVIDENCE = CODE_EVIDENCE | {EvidenceKind.DOC_FRONT_MATTER}
 ALL_EVIDENCE = frozenset(EvidenceKind)
+_MENTION = frozenset({EvidenceKind.DOC_MENTION})
 _E = EdgeKind
 
 
@@ -153,7 +158,12 @@ class _Walk:
         self.callers(node, why, depth)
 
     def docs_of(self, node: Node, why: tuple[Hop, ...]) -> None:
-        for edge in self.edges(node.id, _E.DESCRIBES, "in"):
+        """Pages declaring the node, sections naming it in a code span (both modes) and
+        sections whose code samples call it (conservative)."""
+        found = self.view.neighbours(node.id, {_E.DESCRIBES}, "in", self.allowed | _MENTION)
+        if self.opts.mode is Mode.PRECISE:  # a sample calling it: conservative only
+            found = [e for e in found if any(ev.detail != SAMPLE for ev in e.evidence)]
+        for edge in sorted(found, key=lambda e: (e.source, e.target)):
             doc, path = self.step(edge, False, why)
             if doc is not None:
                 self.add(doc, Category.DOC, path)
@@ -206,6 +216,15 @@ class _Walk:
                 category = Category.CONSUMER
             if self.add(caller, category, path) and caller.kind is NodeKind.SYMBOL:
                 self.queue.append((caller, path, depth + 1, False))
+        conservative = self.opts.mode is Mode.CONSERVATIVE
+        for hop in loose_index(self.view).hops(node, conservative):
+            caller = self.view.node(hop.source)
+            if caller is None:
+                continue
+            category = Category.TEST if caller.kind is NodeKind.TEST else Category.CALLER
+            via = (*why, hop)
+            if self.add(caller, category, via) and caller.kind is NodeKind.SYMBOL:
+                self.queue.append((caller, via, depth + 1, False))
 
     def interface(self, node: Node, why: tuple[Hop, ...], depth: int) -> None:
         for edge in self.edges(node.id, _E.IMPLEMENTS, "in"):

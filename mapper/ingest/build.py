@@ -21,6 +21,7 @@ from mapper.ingest.compile_db import include_paths
 from mapper.ingest.components import DeclaredComponent, component_of, declared_components
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
+from mapper.ingest.receivers import record_loose_calls
 from mapper.ingest.resolve import Resolver
 from mapper.model import (
     EdgeAttrs,
@@ -120,6 +121,8 @@ def build_code(config: StackmapConfig, inputs: Inputs, graph: MapGraph) -> Resol
     add_bindings(graph, resolver, [inputs.code[path] for path in sorted(inputs.code)])
     for path in sorted(inputs.tests):
         add_tests(graph, resolver, inputs.tests[path])
+    for pf in [*inputs.code.values(), *inputs.tests.values()]:
+        record_loose_calls(graph, resolver, pf)
     _component_dependencies(graph)
     return resolver
 

@@ -4,8 +4,9 @@ Runs after :func:`mapper.ingest.build.build_code`, on the same graph and resolve
 become ``doc:<path>`` nodes with one ``doc:<path>#<anchor>`` node per section; front matter
 gives ``describes`` edges (layer, component, interfaces, symbols, scenario) and component
 ``upstream``/``downstream`` lists become component → component ``calls`` edges (provenance
-doc). Backticked mentions that name an existing file, interface, component, layer or symbol
-give ``describes`` edges from their section (confidence 0.9).
+doc). Backticked mentions, and the calls of code samples, that name an existing file, interface,
+component, layer or symbol (:class:`~mapper.ingest.mentions.MentionNames`) give ``describes``
+edges from their section (confidence 0.9).
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from mapper.graph import MapGraph
 from mapper.ingest.build import Inputs
 from mapper.ingest.components import declared_components
 from mapper.ingest.docs import DocPage
+from mapper.ingest.mentions import MentionNames
 from mapper.ingest.resolve import Resolver
 from mapper.model import EdgeAttrs, EdgeKind, EvidenceKind, Location, NodeKind, Provenance
 
 MAX_TEXT = 4000
 INDEX_PAGES = ("README.md", "index.md")
+SAMPLE = "code sample"  # the detail of a mention that is a call in a code sample
 
 
 def needs_layer(page: DocPage) -> bool:
@@ -50,6 +53,7 @@ def build_docs(
     """``placed``: page path → (layer, similarity) for pages classified by embeddings."""
     layer_ids = {layer.id for layer in config.layers}
     owners = {c.page: c.id for c in declared_components(config, inputs.docs).values()}
+    names = MentionNames(resolver)
     for path in sorted(inputs.docs):
         page = inputs.docs[path]
         fm = page.front_matter
@@ -107,7 +111,7 @@ def build_docs(
             )
             graph.add_edge(page_id, section.node_id, EdgeAttrs(EdgeKind.CONTAINS, doc))
         _front_matter_edges(graph, resolver, page, page_id, owners.get(path))
-        _mentions(graph, resolver, page)
+        _mentions(graph, names, page)
         if isinstance(fm.get("scenario"), str) and fm["scenario"]:
             _scenario(graph, page, page_id)
 
@@ -145,12 +149,13 @@ def _front_matter_edges(
         graph.add_edge(me, f"component:{down}", EdgeAttrs(EdgeKind.CALLS, doc, location=where))
 
 
-def _mentions(graph: MapGraph, resolver: Resolver, page: DocPage) -> None:
+def _mentions(graph: MapGraph, names: MentionNames, page: DocPage) -> None:
     lines = [s.location.line or 0 for s in page.sections]
     ids = [s.node_id for s in page.sections]
     ordered = all(a <= b for a, b in itertools.pairwise(lines))
     page_id = f"doc:{page.path}"
-    for name, where in page.mentions:
+    spans = [(name, where, "") for name, where in page.mentions]
+    for name, where, detail in [*spans, *((n, w, SAMPLE) for n, w in page.samples)]:
         source = page_id  # the last section starting on or before the mention
         if where.line is not None:
             if ordered:
@@ -163,15 +168,22 @@ def _mentions(graph: MapGraph, resolver: Resolver, page: DocPage) -> None:
         named = [f"{kind}:{name}" for kind in ("file", "interface", "component", "layer")]
         target = next((n for n in named if n in graph), "")
         if not target:
-            sym = resolver.any_symbol(name)
+            sym = names.resolve(name)
             if sym is None:
                 continue
             target = sym.node_id
         if source in graph:
-            mention = EdgeAttrs(
-                EdgeKind.DESCRIBES, Provenance.DOC, 0.9, where, evidence=EvidenceKind.DOC_MENTION
+            graph.link(
+                source,
+                target,
+                EdgeKind.DESCRIBES,
+                Provenance.DOC,
+                0.9,
+                where.path,
+                where.line,
+                evidence=EvidenceKind.DOC_MENTION,
+                detail=detail,
             )
-            graph.add_edge(source, target, mention)
 
 
 def _scenario(graph: MapGraph, page: DocPage, page_id: str) -> None:

@@ -3,7 +3,8 @@
 Schema of the front matter: ``knowledge_base/README.md``. A page whose front matter is not
 valid YAML (or not a mapping) still yields its sections, with an empty front matter and a
 warning; a file that cannot be read or is not UTF-8 raises IngestError. Headings inside fenced
-code blocks are not headings; backticked spans inside them are not mentions.
+code blocks are not headings; backticked spans inside them are not mentions, the calls and
+decorators of a Python code block are (:func:`~mapper.ingest.mentions.sample_calls`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from typing import Any
 from mapper.errors import IngestError
 from mapper.ingest import yamlines
 from mapper.ingest.code import read_text_file
+from mapper.ingest.mentions import sample_calls
 from mapper.material import DocSection, ScenarioStep
 from mapper.model import Location
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TICKS = re.compile(r"`([^`\n]+)`")
+_PYTHON = frozenset({"python", "py", "pycon", "python3"})
 _NAME = re.compile(r"^[A-Za-z_./][\w./:\-]*$")
 
 
@@ -34,6 +37,7 @@ class DocPage:
     steps: tuple[ScenarioStep, ...]
     mentions: tuple[tuple[str, Location], ...]  # backticked code names with their line
     warnings: tuple[str, ...] = ()
+    samples: tuple[tuple[str, Location], ...] = ()  # names code samples call, with their line
 
     @property
     def title(self) -> str:
@@ -80,19 +84,23 @@ def parse_markdown_text(text: str, rel_path: str) -> DocPage:
     steps = _steps(raw_fm.get("steps"), rel_path, warnings)
     front_matter = _plain(raw_fm)
     frozen = tuple((k, _freeze(v)) for k, v in front_matter.items())
-    sections, mentions = _split(lines, body_start, rel_path, frozen)
-    return DocPage(rel_path, front_matter, sections, steps, mentions, tuple(warnings))
+    sections, mentions, samples = _split(lines, body_start, rel_path, frozen)
+    return DocPage(rel_path, front_matter, sections, steps, mentions, tuple(warnings), samples)
+
+
+_Names = tuple[tuple[str, Location], ...]
 
 
 def _split(
     lines: list[str], start: int, path: str, fm: tuple[tuple[str, Any], ...]
-) -> tuple[tuple[DocSection, ...], tuple[tuple[str, Location], ...]]:
+) -> tuple[tuple[DocSection, ...], _Names, _Names]:
     sections: list[DocSection] = []
     mentions: list[tuple[str, Location]] = []
+    samples: list[tuple[str, Location]] = []
     used: dict[str, int] = {}
     heading, anchor, head_line = "", "", start + 1
     body: list[str] = []
-    in_fence = False
+    in_fence = python = False
 
     def flush() -> None:
         content = "\n".join(body).strip()
@@ -105,8 +113,12 @@ def _split(
         line = lines[i]
         if ("```" in line or "~~~" in line) and _FENCE.match(line):  # cheap test first
             in_fence = not in_fence
+            python = in_fence and line.strip().lstrip("`~").strip().lower() in _PYTHON
             body.append(line)
             continue
+        if in_fence and python and ("(" in line or "@" in line):
+            where = Location(path, i + 1)
+            samples.extend((name, where) for name in sample_calls(line))
         match = None if in_fence or line[:1] != "#" else _HEADING.match(line)
         if match:
             flush()
@@ -124,7 +136,7 @@ def _split(
                 if _NAME.match(name):
                     mentions.append((name, Location(path, i + 1)))
     flush()
-    return tuple(sections), tuple(mentions)
+    return tuple(sections), tuple(mentions), tuple(samples)
 
 
 def _steps(raw: Any, path: str, warnings: list[str]) -> tuple[ScenarioStep, ...]:

@@ -6,7 +6,8 @@ below the configured threshold it is listed as a hole, not guessed) and by the c
 mentions (each mention that resolves to a symbol is an edge).
 
 - reStructuredText: sections at underlined (or over- and underlined) titles; inline literals
-  (````name````) and ``:role:`name``` references are mentions.
+  (````name````), ``:role:`name``` references and the calls of code blocks (``::`` literal
+  blocks, ``code-block`` directives) are mentions.
 - Plain text: sections at Markdown-style ``#`` headings or underlined titles, else one section;
   mentions are identifiers that look like code (``snake_case_with_underscore``, ``CamelCase``,
   ``name()``).
@@ -23,12 +24,14 @@ from collections.abc import Callable
 
 from mapper.errors import IngestError
 from mapper.ingest.docs import DocPage, slugify
+from mapper.ingest.mentions import sample_calls
 from mapper.material import DocSection
 from mapper.model import Location
 
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.])\1{2,}\s*$")
 _HASH_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 _RST_LITERAL = re.compile(r"``([^`\n]+)``|:[a-z:]+:`([^`\n]+)`")
+_RST_CODE = re.compile(r"^\s*\.\. (code-block|code|sourcecode|testcode|doctest)::")
 _CODE_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[A-Z][a-z0-9]+[A-Z]\w*|\w+\(\))")
 _MAX_MENTIONS = 500
 
@@ -36,14 +39,26 @@ _MAX_MENTIONS = 500
 def parse_rst_text(text: str, rel_path: str) -> DocPage:
     lines = text.splitlines()
     sections = _sections(lines, rel_path, _rst_title)
-    mentions = []
+    mentions: list[tuple[str, Location]] = []
+    samples: list[tuple[str, Location]] = []
+    block: int | None = None  # indentation of the directive opening the code block we are in
     for i, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip())
+        if block is not None and line.strip() and indent <= block:
+            block = None
+        if block is not None:
+            where = Location(rel_path, i + 1)
+            samples.extend((name, where) for name in sample_calls(line))
+            continue
+        if line.rstrip().endswith("::") or _RST_CODE.match(line):
+            block = indent
         for match in _RST_LITERAL.finditer(line):
             name = (match.group(1) or match.group(2) or "").strip().lstrip("~.").rstrip("()")
             name = name.split("<")[-1].rstrip(">").strip()  # :ref:`text <target>`
             if name:
                 mentions.append((name, Location(rel_path, i + 1)))
-    return DocPage(rel_path, {}, sections, (), tuple(mentions[:_MAX_MENTIONS]))
+    kept = tuple(mentions[:_MAX_MENTIONS])
+    return DocPage(rel_path, {}, sections, (), kept, (), tuple(samples[:_MAX_MENTIONS]))
 
 
 def parse_plain_text(text: str, rel_path: str) -> DocPage:

@@ -34,6 +34,7 @@ SUBMIT_PRECISE = {
     ("test", "test:tests/test_engine.py::test_run_returns_an_address"),
     ("doc", "doc:knowledge_base/runtime/engine.md"),
     ("doc", "doc:knowledge_base/umd/session.md"),
+    ("doc", "doc:knowledge_base/umd/session.md#umd-session"),  # names it in a code span
     ("scenario_step", "scenario:submit#7"),
 }
 

@@ -109,3 +109,34 @@ def test_prediction_scored_against_the_real_change(
     )
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout)["symbols"]["recall"] == 1.0
+    at = subprocess.run(  # today's predictor, blind, on a clean checkout of the parent
+        [str(STACKMAP), "eval", "new-op", "gelu", "--at", "HEAD", "--root", str(repo), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert at.returncode == 0, at.stderr
+    blind = json.loads(at.stdout)
+    assert blind["prediction"]["files"] == prediction["files"]
+    assert (blind["files"], blind["symbols"]) == (result["files"], result["symbols"])
+    assert blind["at"]["revision"] == "HEAD"
+
+
+def test_eval_new_op_at_an_unknown_revision_is_one_line(toy: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "toy"
+    shutil.copytree(toy, repo, ignore=shutil.ignore_patterns(".stackmap"))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "only")
+    cli = subprocess.run(
+        [str(STACKMAP), "eval", "new-op", "gelu", "--at", "HEAD", "--root", str(repo)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert cli.returncode == 2
+    assert cli.stderr.strip().splitlines() == [
+        "error: unknown revision or one without a parent: 'HEAD'"
+    ]
