@@ -25,6 +25,7 @@ from mapper.model import Language, Reference
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z]+")
 _SELF = frozenset({"self", "cls", "super()"})
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
+GUESS = 0.8  # a call resolved below this confidence was matched by name: still loose
 
 
 def loose_call(ref: Reference, imported: frozenset[str] | set[str]) -> tuple[str, str] | None:
@@ -63,7 +64,8 @@ def named_like(receiver: str, class_name: str) -> bool:
 
 
 def record_loose_calls(graph: MapGraph, resolver: Resolver, pf: ParsedFile) -> None:
-    """Put ``pf``'s loose calls of methods some class on the map defines on its file node:
+    """Put ``pf``'s loose calls of methods some class on the map defines (unresolved, or
+    resolved only by the method's name, below :data:`GUESS`) on its file node:
     ``loose_calls``, a list of ``[caller node id, receiver, method, line]``; the caller is the
     enclosing definition (a test node in a test file) or the file itself."""
     if pf.language is not Language.PYTHON:
@@ -78,11 +80,14 @@ def record_loose_calls(graph: MapGraph, resolver: Resolver, pf: ParsedFile) -> N
         if ref.kind != "call":
             continue
         pair = loose_call(ref, imported)
-        if pair is None or pair[1] not in resolver.methods or resolver.call(pf, ref) is not None:
+        if pair is None or pair[1] not in resolver.methods:
             continue
+        found = resolver.call(pf, ref)
+        if found is not None and found[1] >= GUESS:
+            continue  # resolved: a call edge says where it goes
         loose.append([_caller(graph, pf.path, prefix, ref.scope), *pair, ref.location.line])
     if loose:
-        graph.nx.nodes[file_id]["loose_calls"] = loose
+        graph.put_node(file_id, {"loose_calls": loose})
 
 
 def _caller(graph: MapGraph, path: str, prefix: str, scope: str | None) -> str:

@@ -5,9 +5,9 @@ Rules (generic over ops, read from the map's edges):
 - every value naming the op (:mod:`.opfamily`) — a vocabulary to extend;
 - every registry keyed by one of those values (a ``registers`` edge) — a registration;
 - every definition or module that *enumerates* one of the op's vocabularies (names the op's
-  value and at least two other values of the same vocabulary: a table, a family dispatch) —
-  a place to extend; code naming the op alone or with one other value is behaviour peculiar
-  to that op or pair (a fusion, a folding), which a new op does not inherit;
+  value among a third of the vocabulary at least: a table, a dispatch over the ops) — a place
+  to extend; code naming the op among a few others is behaviour peculiar to those ops (a
+  fusion, a folding, a layout rule), which a new op does not inherit;
 - every definition spelt after the op that is *bound* to it (registered, or naming one of its
   values, or in a module naming or defining one) and does not also spell another op
   (``fold_batchnorm_into_conv`` is about the pair) — a counterpart to write;
@@ -38,10 +38,16 @@ def cited_values(view: MapView, node_id: str, members: bool = False) -> set[str]
 
 
 def enumerates(view: MapView, user: Node, vocabulary: Iterable[Value]) -> bool:
-    """``user`` names at least :data:`ENUMERATES` values of one vocabulary."""
+    """``user`` names at least a third of the values of one vocabulary (and no fewer than
+    :data:`ENUMERATES`): a table or a dispatch over the ops, not code about a few of them."""
     ids = {v.node.id for v in vocabulary}
     own = user.kind is NodeKind.SYMBOL and user.get("symbol_kind") == "class"
-    return len(cited_values(view, user.id, own) & ids) >= ENUMERATES
+    return len(cited_values(view, user.id, own) & ids) >= least(vocabulary)
+
+
+def least(vocabulary: Iterable[Value]) -> int:
+    """How many values of a vocabulary a place names to enumerate it."""
+    return max(ENUMERATES, -(-len({v.node.id for v in vocabulary}) // 3))
 
 
 def spells_another(name: str, spelt: set[str], others: set[str]) -> bool:

@@ -18,7 +18,7 @@ from mapper.impact.mapview import MapView, Node, cite
 from mapper.impact.records import Hop
 from mapper.impact.walk import hop_of
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import footprint, opfamily, vocab
+from mapper.scenarios import footprint, newop_places, opfamily, vocab
 from mapper.scenarios.records import ChangePoint, LayerPlan, NewOpWalk, PointKind
 
 
@@ -97,10 +97,16 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
             continue
         seen.add(node.id)
         test = node.kind is NodeKind.TEST
-        if not test and not footprint.bound(view, node, ids):
+        own_module = not test and newop_places.devoted(node, spelt)
+        if not test and not own_module and not footprint.bound(view, node, ids):
             continue  # a helper spelt after the op that nothing ties to it
         if not test and any(footprint.enumerates(view, node, vs) for vs in vocabs.values()):
             continue  # a family handler: its enumerating members are extended above
+        if not test and not _in_place(view, node, vocabs):
+            if own_module:  # a module of its own, like the similar op's
+                layer = _layer(view, node)
+                points.extend(newop_places.new_module(view, node, name, layer, spelt, forms))
+            continue  # else behaviour peculiar to the op, in a module about a few ops
         kind = PointKind.TEST if test else PointKind.IMPLEMENTATION
         verb = "add a test" if test else f"write the {name} counterpart of"
         points.append(
@@ -116,8 +122,51 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
             )
         )
         points.extend(_registrations(view, node, forms, name))
-    points.extend(_docs(view, [p for p in points if p.kind is not PointKind.DOC]))
+    written = [p for p in points if p.kind is PointKind.IMPLEMENTATION]
+    points.extend(_docs(view, written))  # docs of the op's own code, not of shared code
+    points.extend(newop_places.op_lists(view, known, token, name))
     return _plan(view, name, token, ranked[:5], _unique(points))
+
+
+def _docs(view: MapView, points: Iterable[ChangePoint]) -> list[ChangePoint]:
+    out: dict[str, ChangePoint] = {}
+    for point in points:
+        for edge in view.neighbours(point.like, {EdgeKind.DESCRIBES}, "in"):
+            doc = view.node(edge.source)
+            if doc is None or doc.id in out:
+                continue
+            ev = view.citation(edge)
+            out[doc.id] = ChangePoint(
+                PointKind.DOC,
+                None,
+                ev.path or doc.path,
+                ev.line or doc.line,
+                point.like,
+                doc.id,
+                f"update {doc.id}: it describes {point.like}",
+                (hop_of(view, edge, False),),
+            )
+    return list(out.values())
+
+
+def _in_place(view: MapView, node: Node, vocabs: dict[str, list[vocab.Value]]) -> bool:
+    """A counterpart goes beside ``node`` when ``node`` is registered, or its module defines
+    an op vocabulary or enumerates one (a table of ops, the family's handlers)."""
+    if view.neighbours(node.id, {EdgeKind.REGISTERS}, "both"):
+        return True
+    module = view.node(f"file:{node.path}")
+    if module is None:
+        return False
+    values = {v.node.id for vs in vocabs.values() for v in vs}
+    defined = {e.target for e in view.neighbours(module.id, {EdgeKind.DEFINES}, "out")}
+    if defined & values:
+        return True
+    named = footprint.cited_values(view, module.id)
+    for symbol in defined:
+        named |= footprint.cited_values(view, symbol, True)
+    return any(
+        len(named & {v.node.id for v in vs}) >= footprint.least(vs) for vs in vocabs.values()
+    )
 
 
 def _unique(points: list[ChangePoint]) -> list[ChangePoint]:
@@ -206,27 +255,6 @@ def _registrations(
             )
         )
     return out
-
-
-def _docs(view: MapView, points: Iterable[ChangePoint]) -> list[ChangePoint]:
-    out: dict[str, ChangePoint] = {}
-    for point in points:
-        for edge in view.neighbours(point.like, {EdgeKind.DESCRIBES}, "in"):
-            doc = view.node(edge.source)
-            if doc is None or doc.id in out:
-                continue
-            ev = view.citation(edge)
-            out[doc.id] = ChangePoint(
-                PointKind.DOC,
-                None,
-                ev.path or doc.path,
-                ev.line or doc.line,
-                point.like,
-                doc.id,
-                f"update {doc.id}: it describes {point.like}",
-                (hop_of(view, edge, False),),
-            )
-    return list(out.values())
 
 
 def _plan(

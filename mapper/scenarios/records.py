@@ -18,6 +18,7 @@ class PointKind(enum.StrEnum):
     USE = "use"  # code that names the similar op's value and must name the new one too
     TEST = "test"  # a test to add
     DOC = "doc"  # a doc page or section to update
+    CONTRACT = "contract"  # a contract interface whose text lists the ops
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from mapper.model import EdgeKind, NodeKind
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _VALUE_KINDS = ("constant", "enumerator", "macro")
-_CODE_KINDS = ("function", "method", "class", "kernel", "struct")
+_CODE_KINDS = ("function", "method", "class", "kernel", "struct", "operator")
 
 
 def words(name: str) -> list[str]:

@@ -1,0 +1,160 @@
+"""Where a new op goes beyond the similar op's own definitions: new modules, the lists of
+modules they join, and the prose and contract text listing every op.
+
+- A counterpart of a definition whose module is *devoted* to the similar op (the module's
+  name spells it: ``kernels/conv.py``, ``translators/conv_pool.py``) goes into a new sibling
+  module named after the new op (``kernels/conv_transpose.py``); a module importing the
+  devoted one beside at least :data:`SIBLINGS` other modules of its folder (a backend's list
+  of kernel modules, a package's list of translators) must import the new one too.
+- A doc section or a contract interface whose text names at least a third of the known ops,
+  the similar one among them, is a list of ops the new one joins. A section naming the
+  similar op among a few others describes behaviour peculiar to it, which the new op does
+  not inherit.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+
+from mapper.impact.mapview import EvidenceKind, MapView, Node
+from mapper.impact.records import Hop
+from mapper.impact.walk import hop_of
+from mapper.model import EdgeKind, NodeKind
+from mapper.scenarios import vocab
+from mapper.scenarios.records import ChangePoint, PointKind
+
+SIBLINGS = 3
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def devoted(node: Node, spelt: set[str]) -> bool:
+    """Whether ``node``'s module is named after the similar op."""
+    stem = posixpath.basename(node.path or "").partition(".")[0]
+    return bool(stem) and bool(vocab.runs(stem) & spelt)
+
+
+def module_name(name: str) -> str:
+    """The file stem a new op's module takes: its words, snake case (``ConvTranspose`` →
+    ``conv_transpose``)."""
+    return "_".join(vocab.words(name)) or name.lower()
+
+
+def new_module(
+    view: MapView,
+    node: Node,
+    name: str,
+    layer: str | None,
+    spelt: set[str],
+    forms: dict[str, str],
+) -> list[ChangePoint]:
+    """The new sibling module for the counterpart of ``node`` (same suffixes:
+    ``conv2d.opdesc.json`` → ``conv_transpose.opdesc.json``), and the module lists it joins
+    (importers not themselves devoted to the similar op)."""
+    path = node.path or ""
+    folder, base = posixpath.split(path)
+    suffix = base.partition(".")[2]
+    stem = module_name(name)
+    target = posixpath.join(folder, stem + (f".{suffix}" if suffix else ""))
+    file = view.node(f"file:{path}")
+    module = file.get("module") if file is not None else None
+    predicted = ""  # a Python module's counterpart has a name to predict
+    if module and path.endswith(".py"):
+        package = str(module).rpartition(".")[0]
+        predicted = f"{package}.{stem}.{vocab.rename(vocab.short_name(node), forms)}"
+    defines = view.neighbours(node.id, {EdgeKind.DEFINES}, "in")
+    out = [
+        ChangePoint(
+            PointKind.IMPLEMENTATION,
+            layer,
+            target,
+            1,
+            node.id,
+            predicted,
+            f"write the {name} counterpart of {node.name} in a new module {target}, as "
+            f"{path} holds the similar op's",
+            (hop_of(view, defines[0], False),) if defines else (),
+        )
+    ]
+    for edge in view.neighbours(f"file:{path}", {EdgeKind.IMPORTS}, "in"):
+        importer = view.node(edge.source)
+        if importer is None or devoted(importer, spelt):
+            continue
+        siblings = {
+            e.target
+            for e in view.neighbours(edge.source, {EdgeKind.IMPORTS}, "out")
+            if posixpath.dirname(e.target.removeprefix("file:")) == folder
+        }
+        if len(siblings - {f"file:{path}"}) < SIBLINGS:
+            continue
+        ev = view.citation(edge)
+        out.append(
+            ChangePoint(
+                PointKind.REGISTRATION,
+                layer,
+                ev.path,
+                ev.line,
+                edge.target,
+                "",
+                f"import {target} beside {path} (it lists {len(siblings)} modules of {folder})",
+                (hop_of(view, edge, False),),
+            )
+        )
+    return out
+
+
+def _ops_named(text: str, spellings: dict[str, set[str]]) -> set[str]:
+    found: set[str] = set()
+    for word in _TOKEN.findall(text):
+        found |= spellings.get(vocab.compact(word), set())
+    return found
+
+
+def op_lists(
+    view: MapView, known: dict[str, list[vocab.Value]], token: str, name: str
+) -> list[ChangePoint]:
+    """Doc sections and contract interfaces listing the ops (a third of them at least, the
+    similar op ``token`` among them)."""
+    spellings: dict[str, set[str]] = {}
+    for op, values in known.items():
+        for spelling in vocab.spellings(values):
+            spellings.setdefault(spelling, set()).add(op)
+    least = max(3, -(-len(known) // 3))
+    like = known[token][0].node.id
+    out = []
+    for node in _texts(view):
+        text = node.get("text") or node.get("description") or ""
+        named = _ops_named(str(text), spellings) if text else set()
+        if token not in named or len(named) < least:
+            continue
+        contract = node.kind is NodeKind.INTERFACE
+        why = Hop(
+            node.id,
+            like,
+            EdgeKind.DESCRIBES.value,
+            EvidenceKind.CONTRACT if contract else EvidenceKind.DOC_MENTION,
+            node.path,
+            node.line,
+            0.9,
+            True,
+            f"names {len(named)} of the {len(known)} ops, {token} among them",
+        )
+        out.append(
+            ChangePoint(
+                PointKind.CONTRACT if contract else PointKind.DOC,
+                None,
+                node.path,
+                node.line,
+                like,
+                node.id,
+                f"add {name} to the ops {node.id} lists ({len(named)} of {len(known)})",
+                (why,),
+            )
+        )
+    return out
+
+
+def _texts(view: MapView) -> Iterable[Node]:
+    yield from view.nodes(NodeKind.DOC)
+    yield from view.nodes(NodeKind.INTERFACE)
