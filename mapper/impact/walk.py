@@ -221,7 +221,8 @@ class _Walk:
             caller = self.view.node(hop.source)
             if caller is None:
                 continue
-            category = Category.TEST if caller.kind is NodeKind.TEST else Category.CALLER
+            in_test = caller.kind is NodeKind.TEST or bool(caller.get("test"))
+            category = Category.TEST if in_test else Category.CALLER  # a fixture: a test file
             via = (*why, hop)
             if self.add(caller, category, via) and caller.kind is NodeKind.SYMBOL:
                 self.queue.append((caller, via, depth + 1, False))

@@ -48,7 +48,8 @@ FILES = {
         "    return thing.invoke(1)\n"
     ),
     "tests/test_use.py": (
-        "def test_context_invokes(ctx):\n    assert ctx.invoke(lambda: 3) == 3\n"
+        "def test_context_invokes(ctx):\n    assert ctx.invoke(lambda: 3) == 3\n\n\n"
+        "def helper(ctx):\n    return ctx.invoke(print)\n"
     ),
     "docs/guide.rst": (
         "Guide\n=====\n\nCall ``Context.invoke`` to run a function.\n\n"
@@ -76,7 +77,9 @@ def test_a_receiver_named_like_the_class_is_a_precise_caller(
     view: tuple[MapView, Path],
 ) -> None:
     v, root = view
-    items = _items(impact_of(v, root, "symbol:lib.core.Context.invoke", mode=Mode.PRECISE))
+    report = impact_of(v, root, "symbol:lib.core.Context.invoke", mode=Mode.PRECISE)
+    assert list(report.by_layer()) == ["lib"]
+    items = _items(report)
     caller = items["symbol:lib.use.run_with"]
     assert caller.category is Category.CALLER
     hop = caller.why[-1]
@@ -91,6 +94,8 @@ def test_a_receiver_named_like_the_class_is_a_precise_caller(
     test = items["test:tests/test_use.py::test_context_invokes"]
     assert test.category is Category.TEST
     assert test.why[-1].line == 2
+    helper = items["file:tests/test_use.py"]  # a test helper: the test file, not a caller
+    assert (helper.category, helper.why[-1].line) == (Category.TEST, 6)
     assert "symbol:lib.use.other" not in items  # `thing` names no class: name alone
     docs = [i for i in items.values() if i.category is Category.DOC]
     assert [(d.path, d.why[-1].evidence.value, d.why[-1].line) for d in docs] == [
