@@ -11,11 +11,13 @@ Tables (``meta.schema`` is :data:`mapper.model.SCHEMA_VERSION`)::
             (mapper.model.Evidence) in the order the claims were made
     parsed(path, digest, category, record JSON, reason)      the parse cache (mapper.ingest.codec)
 
-The graph is two documents rather than a row per node and edge because readers always load it
+The graph is two documents rather than a row per node and edge because readers mostly load it
 whole (:mod:`mapper.query.load`): one JSON text per part is encoded and decoded in one call,
 and naming nodes by position keeps the edges a third of the size. An edge's ``confidence``,
 ``path`` and ``line`` (:mod:`mapper.graph`) are not stored: they are its highest evidence
-confidence and its first evidence's place.
+confidence and its first evidence's place. A reader that needs only some kinds of edges (the
+check, of ``implements``) picks them and their nodes out with SQLite's JSON functions
+(:meth:`MapFile.edges_of`) instead of decoding both documents.
 
 Reading never executes anything from the file: rows are strings and numbers, decoded by
 ``json`` into the records of :mod:`mapper.model`. A file that is not such a database (a pickle,
@@ -153,6 +155,27 @@ class MapFile:
         if not isinstance(nodes, list) or not isinstance(edges, list):
             raise self._corrupt("unreadable graph: not lists of rows")
         return nodes, edges
+
+    def edges_of(self, kinds: tuple[str, ...]) -> tuple[dict[int, NodeRow], list[EdgeRow]]:
+        """The edges of ``kinds`` and the nodes they join (by position), picked out of the
+        documents by SQLite's JSON functions: the rest is never decoded into Python."""
+        marks = ", ".join("?" * len(kinds))
+        found = self.rows(
+            "SELECT e.value FROM graph g, json_each(g.body) e WHERE g.part = 'edges' "
+            f"AND json_extract(e.value, '$[2]') IN ({marks})",
+            kinds,
+        )
+        try:
+            edges = [json.loads(text) for (text,) in found]
+            joined = sorted({int(row[0]) for row in edges} | {int(row[1]) for row in edges})
+            nodes = self.rows(
+                "SELECT e.key, e.value FROM graph g, json_each(g.body) e WHERE g.part = 'nodes' "
+                f"AND e.key IN ({', '.join(map(str, joined))})"
+            )
+            return {at: json.loads(text) for at, text in nodes}, edges
+        except (ValueError, TypeError, IndexError) as exc:
+            self.close()
+            raise self._corrupt(f"unreadable graph: {exc!r}") from exc
 
     def graph(self) -> MapGraph:
         """The whole map as a :class:`~mapper.graph.MapGraph`."""

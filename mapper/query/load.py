@@ -8,7 +8,7 @@ never writes and never executes anything from the store (see :mod:`mapper.mapdb`
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,18 +58,20 @@ def open_edges(config: StackmapConfig, kinds: Collection[EdgeKind]) -> Map:
     """
     store = Store(config.store_path)
     path = store.map_path()
-    wanted = {k.value for k in kinds}
+    wanted = tuple(k.value for k in kinds)
     with collector.paused():
         with MapFile(path) as mf:
-            node_rows, edge_rows = mf.documents()
-        edge_rows = [row for row in edge_rows if row[2] in wanted]
-        return _records(path, config, store.current_version() or 0, node_rows, edge_rows, True)
+            joined, edge_rows = mf.edges_of(wanted)
+        ids = {at: row[0] for at, row in joined.items()}
+        version = store.current_version() or 0
+        return _records(path, config, version, list(joined.values()), ids, edge_rows)
 
 
 def _read(path: Path, config: StackmapConfig, version: int) -> Map:
     with MapFile(path) as mf:
         node_rows, edge_rows = mf.documents()
-    return _records(path, config, version, node_rows, edge_rows, False)
+    ids = [row[0] for row in node_rows]
+    return _records(path, config, version, node_rows, ids, edge_rows)
 
 
 def _records(
@@ -77,15 +79,11 @@ def _records(
     config: StackmapConfig,
     version: int,
     node_rows: list[Any],
+    ids: Sequence[str] | Mapping[int, str],
     edge_rows: list[Any],
-    joined_only: bool,
 ) -> Map:
-    """The map of the decoded rows; with ``joined_only``, only the nodes the edges join."""
+    """The map of the decoded rows; ``ids`` names a node by its position, as edges do."""
     try:
-        ids = [row[0] for row in node_rows]
-        if joined_only:
-            joined = {row[0] for row in edge_rows} | {row[1] for row in edge_rows}
-            node_rows = [node_rows[i] for i in sorted(joined)]
         nodes = {
             nid: Node(nid, _NODE_KIND[kind], name, layer, at, line, attrs)
             for nid, kind, name, layer, at, line, attrs in node_rows

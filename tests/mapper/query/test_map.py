@@ -1,12 +1,24 @@
 from __future__ import annotations
 
+from operator import attrgetter
 from pathlib import Path
 
 import pytest
 
+from mapper.config import load_config
 from mapper.errors import MapNotIngested, StoreError
 from mapper.ingest import ingest
-from mapper.query import Edge, EdgeKind, Evidence, EvidenceKind, Map, Node, NodeKind, open_map
+from mapper.query import (
+    Edge,
+    EdgeKind,
+    Evidence,
+    EvidenceKind,
+    Map,
+    Node,
+    NodeKind,
+    open_edges,
+    open_map,
+)
 
 
 def test_open_map_is_cached_per_store_version(built: Path, m: Map) -> None:
@@ -142,3 +154,20 @@ def test_interfaces_between_and_holes(m: Map) -> None:
         "doc:notes/lunch.md",
         "doc:notes/memory-release.md",
     ]
+
+
+@pytest.mark.parametrize(
+    "kinds",
+    [(EdgeKind.IMPLEMENTS,), (EdgeKind.CALLS, EdgeKind.IMPORTS), ()],
+    ids=["implements", "calls-and-imports", "none"],
+)
+def test_open_edges_holds_exactly_the_edges_of_its_kinds_and_their_nodes(
+    built: Path, m: Map, kinds: tuple[EdgeKind, ...]
+) -> None:
+    part = open_edges(load_config(built), kinds)
+    want = [e for e in m.edges() if e.kind in kinds]
+    by_ends = attrgetter("source", "target", "key")
+    assert sorted(part.edges(), key=by_ends) == sorted(want, key=by_ends)
+    joined = {e.source for e in want} | {e.target for e in want}
+    assert [n.id for n in part.nodes()] == [n.id for n in m.nodes() if n.id in joined]
+    assert all(part.node(n.id) == n for n in m.nodes() if n.id in joined)
