@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck layers mapcheck unit install clean gpu-check browser
+.PHONY: demo test lint typecheck layers mapcheck unit install clean gpu-check browser host-tools
 
 install: $(STAMP)
 
@@ -26,6 +26,17 @@ browser:
 	  $(SUDO) apt-get update -qq >/dev/null && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# The host run of the tiled CUDA kernels compiles their source with g++ (C++20).
+host-tools:
+	@command -v g++ >/dev/null 2>&1 || { \
+	  echo "installing g++ for the host kernel tests (apt-get)" >&2; \
+	  $(SUDO) apt-get update -qq >/dev/null && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq g++ >/dev/null; }
+
+# Tests that need an installed tool fail instead of skipping when it is missing under
+# `make test`/`make unit`, which provision it (see tests/conftest.py `provisioned_tool`).
+PROVISIONED := STACKMAP_TEST_PROVISIONED=1
+
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
@@ -41,15 +52,15 @@ typecheck: $(STAMP)
 mapcheck: $(STAMP)
 	$(BIN)/stackmap check .
 
-unit: $(STAMP) browser
-	$(BIN)/pytest
+unit: $(STAMP) browser host-tools
+	$(PROVISIONED) $(BIN)/pytest
 
-test: $(STAMP) browser
+test: $(STAMP) browser host-tools
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy stack mapper web
 	$(BIN)/stackmap check .
-	$(BIN)/pytest
+	$(PROVISIONED) $(BIN)/pytest
 
 gpu-check:
 	bash scripts/gpu_check.sh

@@ -1,10 +1,26 @@
-"""Suite-wide fixtures and the ``gpu`` marker's skip rule."""
+"""Suite-wide fixtures, the ``gpu`` marker's skip rule and the provisioned-tool rule."""
 
 from __future__ import annotations
 
 import functools
 
 import pytest
+
+from tests.provisioning import PROVISIONED_ENV
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "missing_tool(why): a tool `make test` installs is missing (tests/provisioning)"
+    )
+
+
+@pytest.fixture
+def _missing_provisioned_tool(request: pytest.FixtureRequest) -> None:
+    """Fails a test whose module needs a tool ``make test`` should have installed but did not."""
+    mark = request.node.get_closest_marker("missing_tool")
+    why = mark.args[0] if mark else "a tool it needs is not installed"
+    pytest.fail(f"{why}, although {PROVISIONED_ENV}=1 says `make test` provisioned this run")
 
 
 @functools.cache

@@ -4,21 +4,19 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.provisioning import provisioned_tool
 from web.data import MapData
 
 REPO = Path(__file__).resolve().parents[2]
 SHOTS = REPO / "out" / "screenshots"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium is not installed (`make test` installs it with apt-get)"
+CHROMIUM, pytestmark = provisioned_tool(
+    "chromium", "chromium-browser", installs="apt-get install chromium"
 )
 
 

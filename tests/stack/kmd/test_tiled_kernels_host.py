@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -24,16 +23,17 @@ from stack.kmd.blob import LaunchConfig
 from stack.kmd.kernels import conv, cupy_tiled
 from stack.kmd.kernels.gpu_tiles import tiled_launch
 from stack.kmd.kernels.ids import KernelId
+from tests.provisioning import provisioned_tool
 
 HARNESS = Path(__file__).with_name("cuda_host") / "host_launch.cpp"
-pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++ (C++20)")
+GXX, pytestmark = provisioned_tool("g++", installs="apt-get install g++, C++20")
 
 
 @functools.cache
 def _library(folder: str) -> ctypes.CDLL:
     out = Path(folder) / "libtiled_host.so"
     subprocess.run(
-        ["g++", "-std=c++20", "-O1", "-pthread", "-shared", "-fPIC",
+        [str(GXX), "-std=c++20", "-O1", "-pthread", "-shared", "-fPIC",
          f'-DKERNEL_SOURCE="{cupy_tiled.SOURCE}"', str(HARNESS), "-o", str(out)],
         check=True, capture_output=True, timeout=300,
     )  # fmt: skip
