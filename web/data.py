@@ -2,7 +2,8 @@
 
 :class:`MapData` opens the current map of a repository with the query API
 (:func:`mapper.query.open_map`, re-read when an ingest writes a new version) and turns the map
-tool's records into plain, JSON-ready dicts for the pages and the API. Backends: ``ask`` is
+tool's records into plain, JSON-ready dicts for the pages and the API (the converters and code
+excerpts are :mod:`web.records`, which only this module uses). Backends: ``ask`` is
 :mod:`mapper.agent`, ``impact`` is :mod:`mapper.impact`, the check is :mod:`mapper.check` and
 role views are :mod:`mapper.roles`, each over the same map version. It only reads: nothing
 here writes to the repository or the store. Thread-safe: per-version results are swapped
@@ -19,7 +20,7 @@ from typing import Any
 
 from mapper.config import StackmapConfig, load_config
 from mapper.errors import ConfigError, MapperError, StoreError, UnknownNameError
-from mapper.model import Edge, EvidenceKind, Node, NodeKind
+from mapper.model import EvidenceKind, NodeKind
 from mapper.query import Map, open_map
 from mapper.query import MapNotIngested as NotIngested
 from web.errors import (
@@ -31,33 +32,12 @@ from web.errors import (
     UnknownNode,
     UnknownRole,
 )
+from web.records import Record, edge_dict, file_excerpt, node_dict
 
 NODE_KINDS = tuple(k.value for k in NodeKind)
 EVIDENCE_KINDS = tuple(k.value for k in EvidenceKind)
 #: Kinds the Map page shows when none are asked for (symbols, files, docs, tests are many).
 DEFAULT_MAP_KINDS = ("layer", "component", "interface", "scenario")
-EXCERPT_CONTEXT = 4  # lines either side of a cited line
-Record = dict[str, Any]
-
-
-def node_dict(node: Node) -> Record:
-    """A node as the UI shows it: its attributes with kind, name, layer, path and line."""
-    return {**node.attrs, "kind": node.kind.value, "name": node.name, "layer": node.layer,
-            "path": node.path, "line": node.line}  # fmt: skip
-
-
-def edge_dict(edge: Edge) -> Record:
-    """An edge as the UI shows it: its ends, its kind and every piece of evidence behind it
-    (strongest first)."""
-    return {
-        "source": edge.source,
-        "target": edge.target,
-        "kind": edge.kind.value,
-        "evidence": [
-            {"kind": e.kind.value, "path": e.path, "line": e.line, "confidence": e.confidence}
-            for e in edge.evidence
-        ],
-    }
 
 
 class MapData:
@@ -222,30 +202,9 @@ class MapData:
 
     # ------------------------------------------------------------------ code excerpts
     def excerpt(self, path: str | None, line: int | None) -> Record | None:
-        """Lines around ``path:line`` of a file inside the repository root.
-
-        Callers pass paths the map or the agent recorded (never a path taken from a request);
-        a path that resolves outside the root (``..``, a symlink) is refused all the same.
-        """
-        if not path or line is None:
-            return None
-        full = (self.root / path).resolve()
-        if not full.is_relative_to(self.root) or not full.is_file():
-            return None
-        try:
-            lines = full.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            return None
-        start = max(1, line - EXCERPT_CONTEXT)
-        end = min(len(lines), line + EXCERPT_CONTEXT)
-        return {
-            "path": path,
-            "line": line,
-            "start": start,
-            "lines": [
-                {"n": n, "text": lines[n - 1], "hit": n == line} for n in range(start, end + 1)
-            ],
-        }
+        """Lines around ``path:line`` of a file inside the repository root (see
+        :func:`web.records.file_excerpt`: a path resolving outside the root is refused)."""
+        return file_excerpt(self.root, path, line)
 
     # ------------------------------------------------------------------ ask and impact
     def ask(self, question: str, role: str | None = None) -> Record:
