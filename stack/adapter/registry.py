@@ -52,6 +52,7 @@ def _load() -> None:
         ops_index,
         ops_math,
         ops_nn,
+        ops_norm,
         ops_pointwise,
         ops_pool,
         ops_quant,
