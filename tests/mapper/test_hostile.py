@@ -255,7 +255,7 @@ def test_check_prints_its_summary_once(built: Path) -> None:
     assert "Traceback" not in result.stderr
     both = result.stdout + result.stderr
     assert [line for line in both.splitlines() if line.startswith("stackmap check:")] == [
-        "stackmap check: 8 findings (5 error, 3 warning, 0 note)"
+        "stackmap check: 9 findings (5 error, 4 warning, 0 note)"
     ]
 
 

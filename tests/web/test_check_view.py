@@ -1,5 +1,5 @@
 """The Check page and role findings over a map with drift (the miniature repository has
-eight findings): groups by layer, rule and classification add up to the report."""
+nine findings): groups by layer, rule and classification add up to the report."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def test_check_groups_add_up_to_the_report(mini_map: MapData) -> None:
     client = TestClient(create_app(mini_map), base_url="http://127.0.0.1")
     report = run_check(mini_map.root, config=mini_map.config)
     body = client.get("/api/check").json()
-    assert body["total"] == len(report.findings) == 8
+    assert body["total"] == len(report.findings) == 9
     assert [(g["key"], g["count"]) for g in body["by_layer"]] == [
         (layer, len(found)) for layer, found in report.by_layer()
     ]
@@ -27,7 +27,7 @@ def test_check_groups_add_up_to_the_report(mini_map: MapData) -> None:
         Counter(f.classification.value for f in report.findings)
     )
     page = client.get("/check").text
-    assert '<p class="summary" id="check-total">8 findings (5 error, 3 warning, 0 note)' in page
+    assert '<p class="summary" id="check-total">9 findings (5 error, 4 warning, 0 note)' in page
     assert page.count('<details class="group" open>') == (
         len(body["by_layer"]) + len(body["by_rule"]) + len(body["by_classification"])
     )

@@ -9,8 +9,16 @@ def register_all() -> None:
     """Register every built-in rule once (idempotent)."""
     if registry.all_rules():
         return
-    from mapper.check.rules import constants, docs, interfaces, layering, proto, semantics
+    from mapper.check.rules import (
+        constants,
+        dependencies,
+        docs,
+        interfaces,
+        layering,
+        proto,
+        semantics,
+    )
 
-    for family in (interfaces, layering, docs, semantics, proto, constants):
+    for family in (interfaces, layering, docs, dependencies, semantics, proto, constants):
         for rule in family.RULES:
             registry.register(rule)

@@ -100,6 +100,47 @@ MAP_DRIFTS = [
         ),
     ),
     Drift(
+        "page-declares-a-dependency-the-code-lacks",
+        (
+            replace_in(
+                "knowledge_base/kmd/device.md",
+                "upstream: [umd.session]",
+                "upstream: [umd.session, runtime.engine]",
+            ),
+        ),
+        (
+            (
+                "SM303",
+                None,
+                "knowledge_base/kmd/device.md:8",
+                "map-stale",
+                ("component:kmd.device", "doc:knowledge_base/kmd/device.md"),
+            ),
+        ),
+    ),
+    Drift(
+        "code-uses-a-dependency-no-page-declares",
+        (
+            replace_in(
+                "knowledge_base/umd/session.md", "downstream: [kmd.device]", "downstream: []"
+            ),
+            replace_in("knowledge_base/kmd/device.md", "upstream: [umd.session]", "upstream: []"),
+        ),
+        (
+            (
+                "SM304",
+                "fx/umd/session.py:8",
+                "knowledge_base/umd/session.md:9",
+                "code-wrong",
+                (
+                    "component:kmd.device",
+                    "symbol:fx.umd.session.Session.__init__",
+                    "doc:knowledge_base/umd/session.md",
+                ),
+            ),
+        ),
+    ),
+    Drift(
         "drop-sync-field",
         (
             replace_in(
