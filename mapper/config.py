@@ -29,8 +29,9 @@ MAX_CONFIG_BYTES = 1 << 20
 TOP_KEYS = ("stackmap", "layers", "roles", "agent")  # [agent] belongs to mapper.agent.llm
 STACKMAP_KEYS = (
     "name", "contracts", "docs", "tests", "ignore", "store", "vector_store",
-    "classify_threshold", "python_roots", "generated", "c", "layers", "roles",
+    "classify_threshold", "python_roots", "generated", "c", "layers", "roles", "layering",
 )  # fmt: skip
+LAYERING = ("strict", "relaxed")
 LAYER_KEYS = ("id", "name", "paths", "description")
 ROLE_KEYS = ("id", "name", "layers", "interests")
 DEFAULT_IGNORE = (".git/**", ".venv/**", "**/__pycache__/**", "**/node_modules/**")
@@ -85,6 +86,9 @@ class StackmapConfig:
     python_roots: tuple[str, ...] = ()  # folders a Python package path starts below ("src")
     generated: tuple[str, ...] = ()  # globs of generated code: indexed, never a hole
     c: CConfig = CConfig()
+    # "strict": a layer uses only the one directly below (a skip needs a contract, SM203);
+    # "relaxed": any layer below (layers ranked from the code's own dependencies)
+    layering: str = "strict"
 
     def layer_of(self, path: str) -> str | None:
         """The first layer (top to bottom) one of whose globs matches the repo-relative path."""
@@ -231,6 +235,13 @@ def _build(
             line=line_of_key(text, "classify_threshold"),
         )
     ignore = strs(table.get("ignore"), "ignore", file)
+    layering = table.get("layering", "strict")
+    if layering not in LAYERING:
+        raise ConfigError(
+            f"layering must be one of {list(LAYERING)}, not {layering!r}",
+            path=file,
+            line=line_of_key(text, "layering"),
+        )
     c_table = table.get("c", {})
     if not isinstance(c_table, dict):
         raise ConfigError("[stackmap.c] must be a table", path=file)
@@ -251,6 +262,7 @@ def _build(
         python_roots=strs(table.get("python_roots"), "python_roots", file),
         generated=strs(table.get("generated"), "generated", file),
         c=_c_config(c_table, file),
+        layering=str(layering),
     )
 
 

@@ -273,6 +273,12 @@ def propose(root: Path) -> str:
         if structure.python_roots:
             roots = ", ".join(_quote(r) for r in structure.python_roots)
             out.insert(out.index("classify_threshold = 0.35") + 1, f"python_roots = [{roots}]")
+        out.insert(
+            out.index("# Ordered top to bottom."),
+            "# layers ranked from the code: a layer may use any layer below it; make it\n"
+            '# "strict" (each layer only the one below) once the order is yours\n'
+            'layering = "relaxed"\n',
+        )
         out += _structural_layers(structure)
         layers = []
     elif not layers:

@@ -55,6 +55,17 @@ def test_pyproject_table(tmp_path: Path) -> None:
     assert cfg.name == "p" and cfg.layer_of("hal/x.c") == "hal"
 
 
+def test_layering_is_strict_or_relaxed(tmp_path: Path) -> None:
+    (tmp_path / "stackmap.toml").write_text('[stackmap]\nname = "x"\n')
+    assert load_config(tmp_path).layering == "strict"
+    (tmp_path / "stackmap.toml").write_text('[stackmap]\nname = "x"\nlayering = "loose"\n')
+    with pytest.raises(
+        ConfigError, match=r"layering must be one of \['strict', 'relaxed'\]"
+    ) as info:
+        load_config(tmp_path)
+    assert info.value.line == 3
+
+
 def test_missing_and_bad_config(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="stackmap init"):
         load_config(tmp_path)

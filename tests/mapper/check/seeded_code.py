@@ -155,6 +155,18 @@ CODE_DRIFTS = [
         ),
     ),
     Drift(
+        "skip-allowed-when-layering-is-relaxed",
+        (
+            replace_in(
+                "fx/runtime/engine.py",
+                "from fx.umd.session import Session\n",
+                "from fx.kmd.device import Device\nfrom fx.umd.session import Session\n",
+            ),
+            replace_in("stackmap.toml", 'name = "fx"\n', 'name = "fx"\nlayering = "relaxed"\n'),
+        ),
+        (),  # the same skip as above: any layer below may be used
+    ),
+    Drift(
         "c-include-skips-a-layer",
         (
             replace_in(

@@ -21,6 +21,7 @@ def test_proposal_for_this_repository_matches_its_config() -> None:
     ]
     assert proposed["stackmap"]["docs"] == ["knowledge_base"]
     assert proposed["stackmap"]["contracts"] == "contracts"
+    assert "layering" not in proposed["stackmap"]  # layers by name: strict, the default
     # descriptions come from the layer pages of the knowledge base when they exist
     kmd_page = REPO / "knowledge_base" / "layers" / "kmd.md"
     if kmd_page.is_file():
@@ -45,6 +46,7 @@ def test_layers_from_structure_when_folder_names_say_little(tmp_path: Path) -> N
     text = propose(root)
     proposed = tomllib.loads(text)
     assert proposed["stackmap"]["python_roots"] == ["user"]
+    assert proposed["stackmap"]["layering"] == "relaxed"  # ranked layers: skips are allowed
     assert [(la["id"], la["paths"]) for la in proposed["layers"]] == [
         ("user_tinygrad_runtime", ["user/tinygrad/runtime/*"]),
         ("kmd", ["kernel/drivers/**"]),
