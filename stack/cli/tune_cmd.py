@@ -3,6 +3,7 @@ the tuning database the UMD consults."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -18,6 +19,19 @@ def _shape(text: str) -> tuple[int, ...]:
     if not dims or min(dims) < 1:
         raise typer.BadParameter(f"{text!r}: every dimension must be at least 1")
     return dims
+
+
+def _writable_db(path: Path) -> None:
+    """typer.BadParameter unless the tuning database can be written at ``path``: checked before
+    any measurement, so a run is never lost to a database it cannot save. Creates nothing."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise typer.BadParameter(
+            f"cannot write the tuning database there: {folder} is not a writable folder",
+            param_hint="'--db'",
+        )
 
 
 def tune(
@@ -39,7 +53,11 @@ def tune(
     ),
     backend: str = typer.Option("numpy", "--backend", help="Device backend to tune on."),
     threads: int | None = typer.Option(
-        None, "--threads", min=1, help="Compute threads of the device (default $REFSTACK_THREADS)."
+        None,
+        "--threads",
+        min=1,
+        max=256,
+        help="Compute threads of the device (default $REFSTACK_THREADS).",
     ),
     warmup: int = typer.Option(3, "--warmup", min=0, max=1000, help="Untimed runs per config."),
     iters: int = typer.Option(15, "--iters", min=2, max=10000, help="Timed runs per config."),
@@ -52,6 +70,7 @@ def tune(
 
     shapes = tuple(_shape(s) for s in shape) or None
     database = TuningDatabase(db)
+    _writable_db(database.path)
     with KmdDevice(backend, threads=threads) as device:
         report = run_tune(
             kernel,

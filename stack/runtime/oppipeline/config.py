@@ -5,7 +5,8 @@ execution order — each an operator module consuming and producing named tensor
 constraints (stream affinity, memory alignment, precision policy) — and the tensors it returns.
 :func:`load_config` validates it against ``pipeline.schema.json`` and then checks what a schema
 cannot express: stage names unique, every input supplied or produced *upstream*, each tensor
-produced once, every output produced, alignment a power of two ≥ 32. Device-dependent checks
+produced once, every output produced, alignment a power of two ≥ 32, every supplied ``file`` a
+``.npy`` of the declared shape and dtype (:func:`read_supplied`). Device-dependent checks
 (operators known, precision satisfiable, shapes) are the linker's (:mod:`.link`).
 
 Every refusal is a :class:`~stack.runtime.errors.PipelineConfigError` whose ``field`` is the JSON
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import numpy as np
 import yaml
 
 from stack.runtime.errors import PipelineConfigError
@@ -188,12 +190,13 @@ def _build(doc: dict[str, Any], base: Path | None, where: str | None) -> Pipelin
     supplied = []
     for name, spec in doc["inputs"].items():
         file = spec.get("file")
-        supplied.append(
-            Supplied(
-                name, tuple(spec["shape"]), DType[spec["dtype"].upper()],
-                (base or Path.cwd()) / file if file else None,
-            )
+        sup = Supplied(
+            name, tuple(spec["shape"]), DType[spec["dtype"].upper()],
+            (base or Path.cwd()) / file if file else None,
         )  # fmt: skip
+        if sup.file is not None:
+            read_supplied(sup)  # the header only: a missing or mismatched file fails the check
+        supplied.append(sup)
     stages = []
     for i, st in enumerate(doc["pipeline"]):
         c = st.get("constraints", {})
@@ -216,6 +219,37 @@ def _build(doc: dict[str, Any], base: Path | None, where: str | None) -> Pipelin
         doc.get("name", Path(where).stem if where else "pipeline"),
         tuple(supplied), tuple(stages), tuple(doc["outputs"]), where,
     )  # fmt: skip
+
+
+def read_supplied(sup: Supplied) -> np.ndarray:
+    """``sup.file`` as a read-only memory-mapped array of the declared shape and dtype.
+
+    PipelineConfigError (field ``inputs.NAME.file``) when the file is missing or unreadable,
+    not a single ``.npy`` array (pickled data, ``.npz``, a header claiming more than the file
+    holds), or holds another shape or dtype than the config declares.
+    """
+    field = f"inputs.{sup.name}.file"
+    if sup.file is None:
+        raise PipelineConfigError(f"{field}: input {sup.name!r} has no file", field=field)
+    try:
+        mapped = np.load(sup.file, allow_pickle=False, mmap_mode="r")
+    except (OSError, ValueError) as exc:
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc).splitlines()[0]
+        raise PipelineConfigError(
+            f"{field}: cannot read {sup.file} as a .npy array: {reason}",
+            field=field, path=str(sup.file),
+        ) from None  # fmt: skip
+    if not isinstance(mapped, np.ndarray):
+        raise PipelineConfigError(
+            f"{field}: {sup.file} is not a single .npy array", field=field, path=str(sup.file)
+        )
+    if tuple(mapped.shape) != sup.shape or mapped.dtype != sup.dtype.numpy:
+        raise PipelineConfigError(
+            f"{field}: holds {list(mapped.shape)} {mapped.dtype}, the config declares "
+            f"{list(sup.shape)} {sup.dtype.numpy}",
+            field=field, path=str(sup.file),
+        )  # fmt: skip
+    return mapped
 
 
 def _attr(value: Any) -> Attr:

@@ -33,6 +33,7 @@ import numpy as np
 from stack.errors import StackError, UmdError
 from stack.runtime.errors import ModelInputError, ModuleError
 from stack.runtime.oppipeline.buffers import BufferTable
+from stack.runtime.oppipeline.config import read_supplied
 from stack.runtime.oppipeline.link import LinkedPipeline, LinkedStage
 from stack.runtime.oppipeline.report import PipelineResult, RunReport, StageOutcome
 from stack.runtime.oppipeline.schedule import Mark, Timeline, dependencies, run_stages, width
@@ -79,7 +80,7 @@ class PipelineRunner:
         )
         for sup in linked.config.inputs:
             if sup.file is not None:
-                self._constants[sup.name] = self._check(sup.name, np.load(sup.file))
+                self._constants[sup.name] = self._check(sup.name, np.array(read_supplied(sup)))
 
     @property
     def input_names(self) -> tuple[str, ...]:
