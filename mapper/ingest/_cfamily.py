@@ -15,6 +15,7 @@ from mapper.model import Language, Location, Param, Reference, Signature, Symbol
 # _IO/_IOR/_IOW/_IOWR and wrappers named so (DRM_IOWR, AMDKFD_IOWR)
 _IOCTL = re.compile(r"^\s*\w*_IO(R|W|WR)?\s*\(")
 _INT = re.compile(r"^\s*\(?\s*(-?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+))[uUlL]*\s*\)?\s*$")
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 _SCOPES = ("namespace_definition", "class_specifier", "struct_specifier")
 _WRAPPERS = ("pointer_declarator", "reference_declarator", "parenthesized_declarator")
 _DEF_KINDS = {
@@ -258,7 +259,8 @@ def _params(plist: ts.Node | None) -> tuple[Param, ...]:
 def _callee(node: ts.Node) -> str:
     if node.type == "template_function":
         node = node.child_by_field_name("name") or node
-    return re.sub(r"<[^<>]*>", "", "".join(text(node).split()))
+    callee = "".join(text(node).split())
+    return _TEMPLATE_ARGS.sub("", callee) if "<" in callee else callee
 
 
 def _scopes(found: list[dict[str, list[ts.Node]]], cpp: bool) -> Callable[[int], str | None]:

@@ -61,6 +61,8 @@ _TYPE_OPERATOR = re.compile(
 _RENAMED = {"offsetof": "offsetof_"}
 _CALLEE_END = re.compile(r"(?<!\breturn)(?<=\w)$")  # a name (not ``return``) right before ``(``
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(r"[A-Za-z0-9_]+")  # a macro use is one whole such word (see pattern())
+_GENERIC = re.compile("|".join((_EXPORT_LIKE, _LOOP_LIKE, _DECL_LIKE)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +75,7 @@ class MacroSet:
     loops: frozenset[str] = frozenset()
     declarators: frozenset[str] = frozenset()
     define: tuple[tuple[str, str], ...] = ()
-    _pattern: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+    _names: frozenset[str] | None = field(default=None, compare=False, repr=False)
 
     def extended(
         self,
@@ -95,24 +97,35 @@ class MacroSet:
             tuple({**dict(self.define), **dict(define or {})}.items()),
         )
 
-    def pattern(self) -> re.Pattern[str]:
-        """One regex finding every identifier a rule applies to (compiled once per set)."""
-        if self._pattern is None:
-            names = sorted(
+    def pattern(self, text: str) -> re.Pattern[str] | None:
+        """The regex finding every use in ``text`` of an identifier a rule applies to, None
+        when there is none. The text's words are looked up in the set first and the regex
+        names only those found: a regex of every name the set knows would be tried at each
+        position of the text, which made the rewrite cost more than the parse."""
+        words = set(_WORD.findall(text))
+        found = (words & self.names()) | {w for w in words if _GENERIC.fullmatch(w)}
+        return _alternatives(tuple(sorted(found, key=lambda n: (-len(n), n)))) if found else None
+
+    def names(self) -> frozenset[str]:
+        """Every name a rule of the set applies to (but the generic shapes)."""
+        if self._names is None:
+            names = frozenset(
                 self.strip
                 | self.strip_calls
                 | self.loops
                 | self.declarators
                 | {n for n, _ in self.type_args}
-                | {n for n, _ in self.define},
-                key=lambda n: (-len(n), n),
+                | {n for n, _ in self.define}
             )
-            alternatives = [re.escape(n) for n in names]
-            alternatives += [_EXPORT_LIKE, _LOOP_LIKE, _DECL_LIKE]
-            pattern = re.compile(r"(?<![\w.>])(?:" + "|".join(alternatives) + r")(?!\w)")
-            object.__setattr__(self, "_pattern", pattern)
-            return pattern
-        return self._pattern
+            object.__setattr__(self, "_names", names)
+            return names
+        return self._names
+
+
+@functools.lru_cache(maxsize=256)
+def _alternatives(names: tuple[str, ...]) -> re.Pattern[str]:
+    """A whole identifier among ``names`` (not a member after ``.`` or ``->``)."""
+    return re.compile(r"(?<![\w.>])(?:" + "|".join(map(re.escape, names)) + r")(?!\w)")
 
 
 BUILTIN = MacroSet(
@@ -141,14 +154,16 @@ def macro_set(config: CConfig) -> MacroSet:
 def rewrite(source: bytes, macros: MacroSet = BUILTIN) -> bytes:
     """``source`` with the set's macro uses rewritten; every newline stays where it was."""
     text = source.decode("utf-8", errors="replace")
-    pattern = macros.pattern()
-    if all(p.search(text) is None for p in (pattern, _BITFIELD, _CAPS_LOOP, _STRUCT_ARG)):
+    pattern = macros.pattern(text)
+    if pattern is None and all(
+        p.search(text) is None for p in (_BITFIELD, _CAPS_LOOP, _STRUCT_ARG)
+    ):
         return source
     type_args = dict(macros.type_args)
     defines = dict(macros.define)
     out: list[str] = []
     pos = 0
-    for match in pattern.finditer(text):
+    for match in pattern.finditer(text) if pattern is not None else ():
         start, end = match.span()
         if start < pos or in_directive(text, start):
             continue

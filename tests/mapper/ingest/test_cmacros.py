@@ -104,3 +104,17 @@ def test_struct_type_arguments_become_zero_outside_sizeof_and_directives() -> No
         b"\tn = sizeof(struct drm_gem_close);\n"
         b'\tc = kmem_cache_create("v", 8, __alignof__(struct virtio_gpu_vbuffer), 0);\n}\n'
     )
+
+
+def test_the_rewrite_regex_names_only_the_macros_a_text_uses() -> None:
+    # a member named like a macro (``s.__user``, ``p->GGML_API``) is not a use, as before
+    text = "GGML_API int f(void __user *p);\nlist_for_each_entry(a, b, c) { s.__init; }\n"
+    pattern = cmacros.BUILTIN.pattern(text)
+    assert pattern is not None
+    assert [m.group(0) for m in pattern.finditer(text)] == [
+        "GGML_API",
+        "__user",
+        "list_for_each_entry",
+    ]
+    assert cmacros.BUILTIN.pattern("int f(int x) { return g(x); }\n") is None
+    assert cmacros.rewrite(b"int f(int x) { return g(x); }\n") == b"int f(int x) { return g(x); }\n"
