@@ -54,6 +54,9 @@ def evidence_kind(kind: EdgeKind, provenance: Provenance) -> EvidenceKind:
     return _BY_EDGE_KIND.get(kind, EvidenceKind.CODE_REFERENCE)
 
 
+_SCAN = 16  # evidence lists shorter than this are scanned for a repeated claim (see _is_new)
+
+
 class MapGraph:
     """Typed nodes and keyed, evidence-keeping edges (see the module doc)."""
 
@@ -61,6 +64,7 @@ class MapGraph:
         self._nodes: dict[str, dict[str, Any]] = {}
         self._succ: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
         self._pred: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+        self._claims: dict[tuple[str, str, str], set[tuple[Any, ...]]] = {}  # see _is_new
 
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._nodes
@@ -147,7 +151,7 @@ class MapGraph:
         keyed = out.get(dst)
         data = keyed.get(key) if keyed is not None else None
         if data is not None:
-            if item not in data["evidence"]:
+            if self._is_new(src, dst, key, data["evidence"], item):
                 data["evidence"].append(item)
                 data["confidence"] = max(data["confidence"], confidence)
             return False
@@ -161,6 +165,23 @@ class MapGraph:
         }
         record.update(extra)
         self.put_edge(src, dst, key, record)
+        return True
+
+    def _is_new(
+        self, src: str, dst: str, key: str, evidence: list[list[Any]], item: list[Any]
+    ) -> bool:
+        """Whether ``item`` is not yet in ``evidence`` (the edge's list, about to take it). A
+        short list is scanned; a long one (a component pair lifted from thousands of call
+        sites) is looked up in a set of its items, so claiming n sites costs n, not n²."""
+        if len(evidence) < _SCAN:
+            return item not in evidence
+        seen = self._claims.get((src, dst, key))
+        if seen is None:
+            seen = self._claims[(src, dst, key)] = {tuple(e) for e in evidence}
+        claim = tuple(item)
+        if claim in seen:
+            return False
+        seen.add(claim)
         return True
 
     def put_edge(self, src: str, dst: str, key: str, record: dict[str, Any]) -> None:

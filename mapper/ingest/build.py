@@ -243,12 +243,13 @@ def _component_dependencies(graph: MapGraph) -> None:
             )
     lifted.sort(key=lambda e: (e[0], e[1], e[2], e[3]["path"] or "", e[3]["line"] or 0))
     for a, b, kind, data in lifted:
+        edge_kind, provenance = EdgeKind(kind), Provenance(data["provenance"])
         for ev_kind, path, line, confidence, detail in data["evidence"]:
             graph.link(
                 a,
                 b,
-                EdgeKind(kind),
-                Provenance(data["provenance"]),
+                edge_kind,
+                provenance,
                 confidence,
                 path,
                 line,

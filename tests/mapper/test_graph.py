@@ -114,3 +114,15 @@ def test_map_file_round_trip_and_refusals(tmp_path: Path) -> None:
     with pytest.raises(StoreCorrupt, match=r"no SQLite header.*stackmap ingest --full") as err:
         mapdb.MapFile(path)
     assert err.value.path == str(path)
+
+
+def test_a_long_evidence_list_still_takes_each_claim_once() -> None:
+    g = _small()
+    lines = [*range(1, 41), *range(1, 41), 7]  # 40 call sites, each claimed again, one thrice
+    added = [
+        g.link("layer:a", "layer:b", EdgeKind.CALLS, Provenance.TREE_SITTER, 1.0, "a/x.py", n)
+        for n in lines
+    ]
+    assert added == [True] + [False] * 80
+    ((_, _, data),) = list(g.edges(EdgeKind.CALLS))
+    assert [item[2] for item in data["evidence"]] == list(range(1, 41))
