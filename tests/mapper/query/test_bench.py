@@ -24,6 +24,7 @@ def test_bench_query_figures(built: Path, m: Map) -> None:
         "nodes",
         "edges",
         "open_s",
+        "open_cpu_s",
         "node_p95_ms",
         "hop3_p95_ms",
         "path_view_s",
