@@ -48,13 +48,17 @@ _KEYWORD_TYPE = (
     r"extern|struct|union|enum|volatile)\b"
 )
 # an upper-case annotation before a built-in type or storage class (``static NOINLINE void``)
-_ANNOTATION_BEFORE = re.compile(r"(?<![\w#])(" + _UPPER + r")([ \t]+)(?=" + _KEYWORD_TYPE + ")")
+# (each lookbehind that keeps a match off a word's middle follows the match's first character,
+# so the regex engine scans only the places where that character occurs)
+_ANNOTATION_BEFORE = re.compile(
+    r"([A-Z_](?<![\w#][A-Z_])[A-Z0-9_]*[A-Z0-9])([ \t]+)(?=" + _KEYWORD_TYPE + ")"
+)
 # between a type and a declarator: ``atomic_int CACHE_ALIGN n;``
 _ANNOTATION_BETWEEN = re.compile(
     r"(?m)^([ \t]*[A-Za-z_]\w*[ \t]+)(" + _UPPER + r")([ \t]+[A-Za-z_]\w*[ \t]*[;=\[])"
 )
 # a lower-case ``__name__`` annotation before a declaration (``static __dpct_inline__ float``)
-_DUNDER = re.compile(r"(?<![\w#])(__[a-z][a-z0-9_]*[a-z0-9]__)([ \t]+)(?=[A-Za-z_])")
+_DUNDER = re.compile(r"(__(?<![\w#]__)[a-z][a-z0-9_]*[a-z0-9]__)([ \t]+)(?=[A-Za-z_])")
 _DUNDER_KEEP = _words(
     "__attribute__ __typeof__ __alignof__ __asm__ __volatile__ __signed__ __restrict__ "
     "__inline__ __const__ __extension__ __label__ __func__ __real__ __imag__ __global__"
