@@ -55,7 +55,7 @@ def _draft(root: Path) -> None:
     try:
         config = load_config(root)
         run_ingest(root, config=config, embed=False, progress=None)
-        drafts = draft_contracts(load_map(root), config)
+        drafts = draft_contracts(load_map(root), config, root)
     except MapperError as exc:
         fail(exc)
     if not drafts:

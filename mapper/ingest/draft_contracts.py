@@ -6,10 +6,14 @@ entry with what the code answers — its kind, its symbol (``path:NAME`` for C, 
 resolves to this very definition), the signature of a function or method, the argument struct
 of an ioctl, who provides it and where it is used — and every semantic field the code cannot
 answer left out and asked as an **open question** with the reason (seed 003 §2.2: collect,
-don't invent). The only field the code may answer is ``sync`` for a Python ``async def``.
-``stackmap check`` reports each open question as a hole (SM402) until the field is written.
+don't invent). The code answers ``sync`` for a Python ``async def``, and ``errors`` when the
+provider's code shows error codes (:mod:`mapper.ingest.draft_evidence`): written as drafted,
+each with its ``path:line`` under ``evidence``. Blocking calls seen go under ``evidence`` too,
+and the synchronisation question stays, its reason citing them. ``stackmap check`` reports
+each open question as a hole (SM402) until the field is written.
 
-Pure: the graph in, YAML text per contract path out; writing is the caller's job.
+The graph (and the sources under ``root``) in, YAML text per contract path out; writing is the
+caller's job.
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from mapper.config import StackmapConfig
 from mapper.graph import MapGraph
+from mapper.ingest.draft_evidence import CodeEvidence, EvidenceReader
 from mapper.model import NodeKind
 
 #: symbol kind on the map → contract interface kind
@@ -45,9 +51,10 @@ _POINTER = re.compile(r"\*|\bptr\b|buffer|bytes|memoryview|ndarray|void_p", re.I
 _SHOWN = 5
 
 
-def draft_contracts(graph: MapGraph, config: StackmapConfig) -> dict[str, str]:
+def draft_contracts(graph: MapGraph, config: StackmapConfig, root: Path) -> dict[str, str]:
     """Contract path (under ``config.contracts``) → drafted YAML, one per adjacent pair with
-    discovered interfaces; pairs that already have a contract file on the map are left out."""
+    discovered interfaces; pairs that already have a contract file on the map are left out.
+    Provider bodies are read from ``root`` for the error codes and blocking calls they show."""
     adjacent = {(a.id, b.id) for a, b in zip(config.layers, config.layers[1:], strict=False)}
     existing = {
         (d.get("upper"), d.get("lower")) for _, d in graph.nodes(NodeKind.FILE) if d.get("contract")
@@ -57,13 +64,20 @@ def draft_contracts(graph: MapGraph, config: StackmapConfig) -> dict[str, str]:
         pair = (data.get("upper"), data.get("lower"))
         if data.get("source") == "discovered" and pair in adjacent and pair not in existing:
             pairs[pair].append(data)
+    reader = EvidenceReader(graph, root)
     return {
-        f"{config.contracts}/{upper}_{lower}.yaml": _contract(graph, upper, lower, found)
+        f"{config.contracts}/{upper}_{lower}.yaml": _contract(reader, graph, upper, lower, found)
         for (upper, lower), found in sorted(pairs.items())
     }
 
 
-def _contract(graph: MapGraph, upper: str, lower: str, interfaces: list[Mapping[str, Any]]) -> str:
+def _contract(
+    reader: EvidenceReader,
+    graph: MapGraph,
+    upper: str,
+    lower: str,
+    interfaces: list[Mapping[str, Any]],
+) -> str:
     head = (
         f"# Drafted by `stackmap init --contracts` from what {upper} uses of {lower} in the\n"
         "# code. Fields the code answers are filled in; every field it cannot answer is an\n"
@@ -77,12 +91,14 @@ def _contract(graph: MapGraph, upper: str, lower: str, interfaces: list[Mapping[
         "lower": lower,
         "description": f"What {upper} uses of {lower}, as the code shows it: "
         f"{len(interfaces)} interface(s). Drafted; review every entry.",
-        "interfaces": [_entry(graph, upper, lower, d) for d in interfaces],
+        "interfaces": [_entry(graph, upper, lower, d, reader.evidence(d)) for d in interfaces],
     }
     return head + yaml.safe_dump(data, sort_keys=False, width=96, allow_unicode=True)
 
 
-def _entry(graph: MapGraph, upper: str, lower: str, data: Mapping[str, Any]) -> dict[str, Any]:
+def _entry(
+    graph: MapGraph, upper: str, lower: str, data: Mapping[str, Any], seen: CodeEvidence
+) -> dict[str, Any]:
     symbol = graph.node(data["definition"])
     kind = _KINDS.get(str(data.get("interface_kind")), "function")
     name = str(data.get("symbol") or data["name"])
@@ -97,8 +113,22 @@ def _entry(graph: MapGraph, upper: str, lower: str, data: Mapping[str, Any]) -> 
         entry["signature"] = signature
     if symbol.get("is_async"):
         entry["sync"] = f"async (`async def` at {symbol.get('path')}:{symbol.get('line')})"
+    if seen.errors:
+        entry["errors"] = (
+            f"Drafted from the code, review: {', '.join(e.name for e in seen.errors)} "
+            "reported by the provider (evidence.errors); whether others are possible, and "
+            "whether they come at once or later, the code does not say."
+        )
     entry["description"] = _facts(data, symbol)
-    entry["open_questions"] = _questions(upper, lower, data, symbol, "sync" in entry)
+    evidence = {
+        field: [str(item) for item in items]
+        for field, items in (("errors", seen.errors), ("synchronization", seen.blocking))
+        if items
+    }
+    if evidence:
+        entry["evidence"] = evidence
+    questions = _questions(upper, lower, data, symbol, "sync" in entry, seen)
+    entry["open_questions"] = [q for q in questions if q["field"] not in entry]
     return entry
 
 
@@ -145,7 +175,12 @@ def _facts(data: Mapping[str, Any], symbol: Mapping[str, Any]) -> str:
 
 
 def _questions(
-    upper: str, lower: str, data: Mapping[str, Any], symbol: Mapping[str, Any], sync_known: bool
+    upper: str,
+    lower: str,
+    data: Mapping[str, Any],
+    symbol: Mapping[str, Any],
+    sync_known: bool,
+    seen: CodeEvidence,
 ) -> list[dict[str, str]]:
     uses = len(data.get("consumers") or [])
     params = [p[0] for p in symbol.get("params") or [] if p[0] not in ("self", "cls")]
@@ -170,11 +205,7 @@ def _questions(
             "field": "synchronization",
             "question": "Who waits on what, and who is responsible for synchronisation "
             "(for example freeing memory that in-flight work still uses)?",
-            "reason": (
-                f"its parameters name {', '.join(waits)}, but not who waits on it"
-                if waits
-                else "no fence, event, callback or wait appears in its signature or uses"
-            ),
+            "reason": _sync_reason(waits, seen),
         }
     )
     out.append(
@@ -199,7 +230,17 @@ def _questions(
             "field": "errors",
             "question": "Which errors can it report, and are they returned at once or "
             "delivered later (through a fence, a callback, the next call)?",
-            "reason": "the map holds no error values or exceptions tied to it",
+            "reason": "the provider's code returns no negative errno or error enum member and "
+            "raises nothing",
         }
     )
     return out
+
+
+def _sync_reason(waits: list[str], seen: CodeEvidence) -> str:
+    if seen.blocking:
+        calls = "; ".join(str(item) for item in seen.blocking)
+        return f"the provider blocks ({calls}), but the code does not say who waits on what"
+    if waits:
+        return f"its parameters name {', '.join(waits)}, but not who waits on it"
+    return "no fence, event, callback or wait appears in its signature or uses"

@@ -41,6 +41,6 @@ def test_kfd_pair_figures(tmp_path: Path) -> None:
     assert figures["interfaces_by_source"] == {"discovered": 2}
     assert figures["kernel_parse_warning_rate"] == 0.0
     assert figures["discovered"]["AMDKFD_IOC_CREATE_QUEUE"] == {
-        "dispatchers": ["kernel/drivers/gpu/drm/amd/amdkfd/kfd_chardev.c:89"],
+        "dispatchers": ["kernel/drivers/gpu/drm/amd/amdkfd/kfd_chardev.c:126"],
         "users": ["user/tinygrad/runtime/ops_amd.py:18"],
     }

@@ -68,13 +68,13 @@ def test_kfd_ioctls_are_interfaces_of_the_user_kernel_pair(tmp_path: Path) -> No
         "interface:user_kernel.AMDKFD_IOC_CREATE_QUEUE": (
             "user_kernel",
             "discovered",
-            [f"{CHARDEV}:89", f"{KFD_H}:69"],
+            [f"{CHARDEV}:126", f"{KFD_H}:69"],
             [f"{OPS}:18"],
         ),
         "interface:user_kernel.AMDKFD_IOC_GET_VERSION": (
             "user_kernel",
             "discovered",
-            [f"{CHARDEV}:86", f"{KFD_H}:66"],
+            [f"{CHARDEV}:123", f"{KFD_H}:66"],
             [f"{OPS}:14"],
         ),
     }
