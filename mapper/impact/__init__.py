@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from mapper.impact.analyse import impact_of, impact_of_diff, impact_of_patch
 from mapper.impact.mapview import MapView, open_view
-from mapper.impact.patch import (
+from mapper.impact.patch import parse_patch
+from mapper.impact.patch_types import (
     MalformedPatchError,
     PatchError,
     PatchLimits,
     PatchTooLargeError,
     UnsafePathError,
-    parse_patch,
 )
 from mapper.impact.records import Affected, Category, Changed, Hop, ImpactReport, Mode, RankedFile
 from mapper.impact.targets import (

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from mapper.impact.changes import DiffSpec, parse_range
 from mapper.impact.mapview import EvidenceKind, MapView
-from mapper.impact.patch import PatchLimits, parse_patch
+from mapper.impact.patch import parse_patch
+from mapper.impact.patch_types import PatchLimits
 from mapper.impact.records import (
     Affected,
     Category,

@@ -17,7 +17,8 @@ from pathlib import Path
 from mapper.check.errors import RevisionError
 from mapper.config import StackmapConfig
 from mapper.errors import MapperError
-from mapper.impact.patch import FileChange, Patch, parse_patch
+from mapper.impact.patch import parse_patch
+from mapper.impact.patch_types import FileChange, Patch
 from mapper.ingest.code import CODE_LANGUAGES, language_for, parse_file
 from mapper.ingest.contracts import parse_contract
 from mapper.model import Language

@@ -4,74 +4,29 @@ files it changes and their changed line ranges.
 :func:`parse_patch` is pure: it reads only the text it is given. It is the one reader of diff
 text — ``impact --diff`` feeds it ``git diff -U0`` output, ``impact --patch`` and the web
 Impact page feed it what a person pasted. Pasted text is untrusted: it is bounded in size
-(:class:`PatchLimits`), every file path must stay inside the repository, and every hunk must
-hold exactly the lines its header counts; anything else is a :class:`PatchError` naming the
-line of the patch at fault.
+(:class:`~mapper.impact.patch_types.PatchLimits`), every file path must stay inside the
+repository, and every hunk must hold exactly the lines its header counts; anything else is a
+:class:`~mapper.impact.patch_types.PatchError` naming the line of the patch at fault. The
+records it yields and its errors are in :mod:`mapper.impact.patch_types`.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from enum import StrEnum
 
-from mapper.errors import MapperError
+from mapper.impact.patch_types import (
+    FileChange,
+    FileStatus,
+    MalformedPatchError,
+    Patch,
+    PatchLimits,
+    PatchTooLargeError,
+    UnsafePathError,
+)
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
-
-
-class PatchError(MapperError):
-    """The patch text cannot be read (exit status 2); ``line`` is the line of the patch."""
-
-    def __str__(self) -> str:
-        return f"patch line {self.line}: {self.message}" if self.line else self.message
-
-
-class MalformedPatchError(PatchError):
-    """Not a diff, a hunk whose lines disagree with its header, or a header out of place."""
-
-
-class UnsafePathError(PatchError):
-    """A file path that is absolute or climbs out of the repository (``..``)."""
-
-
-class PatchTooLargeError(PatchError):
-    """The patch exceeds a :class:`PatchLimits` bound; ``limit`` and ``size`` say which."""
-
-
-class FileStatus(StrEnum):
-    ADDED = "added"
-    DELETED = "deleted"
-    MODIFIED = "modified"
-    RENAMED = "renamed"
-    COPIED = "copied"
-
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
-    """One file of a diff: its line ranges on the older and the newer side (inclusive).
-
-    ``path`` is the newer side's path (the older one for a deleted file); ``old_path`` the
-    older side's when it differs (renames, copies). A range on a side that lost or gained no
-    line is the line the change sits after (at least 1). A binary file has no ranges.
-    """
-
-    path: str
-    status: str  # a FileStatus value
-    old: tuple[tuple[int, int], ...]
-    new: tuple[tuple[int, int], ...]
-    old_path: str | None = None
-    binary: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class PatchLimits:
-    """Bounds on untrusted patch text. ``None`` (for text git itself produced) means none."""
-
-    max_bytes: int = 1_000_000
-    max_files: int = 1_000
-    max_hunks: int = 20_000
 
 
 @dataclass(slots=True)
@@ -85,15 +40,6 @@ class _Draft:
     old: list[tuple[int, int]] = field(default_factory=list)
     new: list[tuple[int, int]] = field(default_factory=list)
     binary: bool = False
-    hunks: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Patch:
-    """A parsed patch: its files in order, and whether paths carried ``a/`` / ``b/``."""
-
-    files: tuple[FileChange, ...]
-    prefixed: bool = True
     hunks: int = 0
 
 

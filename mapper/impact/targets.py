@@ -12,7 +12,7 @@ from mapper.config import StackmapConfig
 from mapper.errors import MapperError
 from mapper.impact.changes import DiffSpec, FileChange, changed_files, classify, classify_patch
 from mapper.impact.mapview import MapView, Node
-from mapper.impact.patch import Patch
+from mapper.impact.patch_types import Patch
 from mapper.impact.records import Changed
 from mapper.ingest.code import CODE_LANGUAGES, language_for
 from mapper.model import Language, NodeKind

@@ -12,7 +12,7 @@ from mapper.impact import (
     UnsafePathError,
     parse_patch,
 )
-from mapper.impact.patch import FileChange
+from mapper.impact.patch_types import FileChange
 
 MODIFIED = """\
 diff --git a/fx/kmd/device.py b/fx/kmd/device.py
