@@ -3,11 +3,12 @@
 Used by ``stackmap init`` (:mod:`mapper.ingest.propose`) for a stack whose folders are not
 named after the usual layers. Every code file is parsed once (the same parser and resolver as
 the ingest, built-in C macros, Python packages under ``src/`` or ``python/`` found); files are
-grouped into *units*, the folders at the shallowest depth that splits the code into at least
-three; a unit depends on another when one of its files imports or includes a file of the
-other, calls a function defined there, or uses an ioctl or a function-pointer slot that one
-of its functions provides. Imports inside a function body or under ``if TYPE_CHECKING:``
-are left out: they are how Python code says "I use this lazily, it is not below me".
+grouped into *units* (:mod:`mapper.ingest.units`), the folders at the shallowest depth that
+splits the code into at least three; a unit depends on another when one of its files imports
+or includes a file of the other, calls a function defined there, or uses an ioctl or a
+function-pointer slot that one of its functions provides. Imports inside a function body or
+under ``if TYPE_CHECKING:`` are left out: they are how Python code says "I use this lazily, it
+is not below me".
 
 Edges are weighed (a module-level import or an include counts :data:`WEIGHTS`; a call less,
 since it may go through a lazy import) and cycles are broken, not merged: inside each strongly
@@ -39,14 +40,13 @@ from mapper.ingest.code import (
     sniff_language,
 )
 from mapper.ingest.resolve import Resolver
+from mapper.ingest.units import split_own_files, units_of
 from mapper.model import Language
 
 MAX_FILES = 20_000
 #: how much one use of each kind says "the user sits above the used"
 WEIGHTS = {"import": 3, "include": 3, "ioctl": 2, "slot": 2, "call": 1}
 _TYPE_CHECKING = re.compile(r"^([ \t]*)if\s+(?:typing\.)?TYPE_CHECKING\s*:", re.M)
-OWN_FILES = 40  # a package's own files up to this many are placed one by one
-SPLIT_SHARE = 0.4  # a unit with more of the files than this is split into its subfolders
 _IMPORT_HEAD = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.M)
 _SKIP = {".git", ".venv", "venv", "node_modules", "build", "dist", "__pycache__", ".stackmap"}
 _NOT_CODE = {"docs", "doc", "tests", "test", "examples", "benchmarks", "scripts", "third_party"}
@@ -155,59 +155,6 @@ def type_checking_lines(text: str) -> set[int]:
                 break
             found.add(number)
     return found
-
-
-def units_of(paths: list[str]) -> dict[str, str]:
-    """File → unit: its folder cut at the shallowest depth (1–4) giving at least 3 units; then
-    any unit holding more than :data:`SPLIT_SHARE` of the files is split into its subfolders
-    (its own files stay a unit), so one big library does not become one layer."""
-    best: dict[str, str] = {}
-    for depth in range(1, 5):
-        best = {p: _cut(p, depth) for p in paths}
-        if len(set(best.values())) >= 3:
-            break
-    for _ in range(4):
-        sizes = Counter(best.values())
-        big = {u for u, n in sizes.items() if n > SPLIT_SHARE * len(paths) and n > 1}
-        if not big:
-            break
-        split = {p: _split(p, u) for p, u in best.items()}
-        changed = {p: split[p] if best[p] in big else best[p] for p in paths}
-        if changed == best:
-            break
-        best = changed
-    return best
-
-
-def split_own_files(unit: dict[str, str], most: int = OWN_FILES) -> dict[str, str]:
-    """A folder's own files, when subfolders of it are units too and they are few, become a
-    unit each: a package's top-level modules (``tensor.py`` on top, ``helpers.py`` at the
-    bottom) rarely sit on one layer."""
-    names = set(unit.values())
-    own: dict[str, list[str]] = defaultdict(list)
-    for path, u in unit.items():
-        base = u.removesuffix("/*")
-        nested = u.endswith("/*") or any(o.startswith(base + "/") for o in names if o != u)
-        if nested and path.rpartition("/")[0] == base:
-            own[u].append(path)
-    out = dict(unit)
-    for files in own.values():
-        if 1 < len(files) <= most:
-            out.update({path: path for path in files})
-    return out
-
-
-def _cut(path: str, depth: int) -> str:
-    return "/".join(path.split("/")[:-1][:depth]) or "."
-
-
-def _split(path: str, unit: str) -> str:
-    """The subfolder of ``unit`` holding ``path``, or ``unit/*`` for its own files."""
-    base = "" if unit in (".", "*") else unit.removesuffix("/*")
-    rest = path[len(base) + 1 :] if base else path
-    if "/" not in rest:
-        return f"{base}/*" if base else "*"
-    return f"{base}/{rest.split('/', 1)[0]}" if base else rest.split("/", 1)[0]
 
 
 def propose_structure(root: Path) -> Structure:
