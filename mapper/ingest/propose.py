@@ -1,24 +1,23 @@
 """``stackmap init``: propose a ``stackmap.toml`` for another repository.
 
 Layers are guessed from folder names (up to three levels deep) matched against the usual names
-of an accelerator stack's layers, ordered top to bottom; when fewer than three are recognised,
-or the code disagrees with them (a file of one uses a file of a layer above), they are
-proposed from the repository's own dependencies
+of an accelerator stack's layers (:mod:`mapper.ingest.layer_names`), ordered top to bottom;
+when fewer than three are recognised, or the code disagrees with them (a file of one uses a
+file of a layer above), they are proposed from the repository's own dependencies
 (:mod:`mapper.ingest.structure`), each boundary with its evidence as comments. A layer's
 description is the first paragraph of the folder's README when there is one, else a stock
-sentence. Doc folders,
-contracts, tests and generated code (``autogen/``, ``generated/``) are found by name. The
-proposal is a starting point for the user to edit.
+sentence. Doc folders, contracts, tests and generated code (``autogen/``, ``generated/``) are
+found by name. The proposal is a starting point for the user to edit.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from mapper.ingest.code import language_for
+from mapper.ingest.layer_names import GUESSES, Guess
 from mapper.ingest.structure import Structure, propose_structure
 
 _SKIP = {
@@ -38,68 +37,6 @@ _GENERATED_DIRS = ("autogen", "generated", "_generated", "gen")
 _DOC_DIRS = ("docs", "doc", "knowledge_base", "wiki", "documentation")
 _ENOUGH_BY_NAME = 3  # layers by folder name need this many, and to agree with the code
 _NOT_CODE = {*_DOC_DIRS, "tests", "test", "examples", "benchmarks", "scripts", "contracts"}
-
-
-@dataclass(frozen=True, slots=True)
-class Guess:
-    id: str
-    names: tuple[str, ...]
-    title: str
-    description: str
-
-
-#: Top to bottom.
-GUESSES = (
-    Guess(
-        "adapter",
-        ("adapter", "adapters", "frontend", "frontends", "framework", "bridge"),
-        "Framework adapter",
-        "Imports framework models (PyTorch, ONNX, TensorFlow) into the compiler's IR.",
-    ),
-    Guess(
-        "compiler",
-        ("compiler", "compilers", "codegen", "passes", "graph_compiler"),
-        "Graph compiler",
-        "IR, optimisation passes, memory planning and emission of executables.",
-    ),
-    Guess(
-        "runtime",
-        ("runtime", "rt", "executor", "scheduler"),
-        "Runtime",
-        "Loads executables, allocates device memory, schedules work on streams, recovers "
-        "from faults.",
-    ),
-    Guess(
-        "umd",
-        ("umd", "user_mode_driver", "usermode", "userspace", "libdrv"),
-        "User-mode driver",
-        "Builds command buffers, manages contexts and submits work to the kernel driver.",
-    ),
-    Guess(
-        "hal",
-        ("hal", "hardware_abstraction"),
-        "Hardware abstraction layer",
-        "Uniform access to device registers, queues and memory across chips.",
-    ),
-    Guess(
-        "kernels",
-        ("kernel", "kernels", "ops", "operators"),
-        "Compute kernels",
-        "Device kernels (CUDA or vendor ISA) implementing the operators.",
-    ),
-    Guess(
-        "kmd",
-        ("kmd", "driver", "drivers", "kernel_driver", "kernel_mode_driver"),
-        "Kernel-mode driver",
-        "ioctl entry point, device memory and page tables, command queues, interrupts, reset.",
-    ),
-    Guess(
-        "firmware",
-        ("firmware", "fw", "microcode"),
-        "Firmware",
-        "Code running on the device's own controllers.",
-    ),
-)
 
 
 def _folders(root: Path, depth: int = 3) -> list[str]:
