@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from stack.runtime.oppipeline.buffers import BufferAction, BufferEvent
-from stack.runtime.oppipeline.config import PipelineConfig, load_config, pipeline_schema
+from stack.runtime.oppipeline.config import load_config, pipeline_schema
 from stack.runtime.oppipeline.link import Connection, LinkedPipeline, PipelineTensor, link
+from stack.runtime.oppipeline.records import PipelineConfig
 from stack.runtime.oppipeline.runner import PipelineResult, PipelineRunner, RunReport
 from stack.umd import Umd
 

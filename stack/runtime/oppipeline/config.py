@@ -1,4 +1,4 @@
-"""Operator pipeline configs: loading, validation against the published schema, typed records.
+"""Operator pipeline configs: loading and validation against the published schema.
 
 A config (JSON or YAML, seed 004 §3.4) names the tensors a pipeline is given, its stages in
 execution order — each an operator module consuming and producing named tensors under
@@ -10,15 +10,14 @@ produced once, every output produced, alignment a power of two ≥ 32, every sup
 (operators known, precision satisfiable, shapes) are the linker's (:mod:`.link`).
 
 Every refusal is a :class:`~stack.runtime.errors.PipelineConfigError` whose ``field`` is the JSON
-path of the offending part and whose message starts with it.
+path of the offending part and whose message starts with it. The typed records a loaded config
+is made of are in :mod:`stack.runtime.oppipeline.records`.
 """
 
 from __future__ import annotations
 
-import enum
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -29,86 +28,23 @@ import numpy as np
 import yaml
 
 from stack.runtime.errors import PipelineConfigError
+from stack.runtime.oppipeline.records import (
+    DEFAULT_ALIGNMENT,
+    MIN_ALIGNMENT,
+    Affinity,
+    Attr,
+    Constraints,
+    Fallback,
+    PipelineConfig,
+    Shape,
+    StageSpec,
+    Supplied,
+    TensorUse,
+)
 from stack.umd import DType
 
 SCHEMA_ID = "refstack.pipeline/1"
 MAX_CONFIG_BYTES = 1 << 20
-MIN_ALIGNMENT = 32  # a warp: seed 004 §3.4
-DEFAULT_ALIGNMENT = 64
-
-Shape = tuple[int | None, ...]
-#: An attribute value as a stage passes it to its op (the UMD's request vocabulary).
-Attr = int | float | str | tuple[int, ...] | tuple[float, ...]
-
-
-class Affinity(enum.StrEnum):
-    """Where a stage runs: on the previous stage's stream, or its own (waiting on producers)."""
-
-    SAME_AS_PREVIOUS = "same_as_previous"
-    ASYNC_PRELOAD = "async_preload"
-
-
-class Fallback(enum.StrEnum):
-    """What runs instead of a failed module — only where the config declares it."""
-
-    IDENTITY = "identity"
-
-
-@dataclass(frozen=True, slots=True)
-class TensorUse:
-    """A tensor a stage consumes or produces, with the shape it expects (None: any)."""
-
-    name: str
-    shape: Shape | None = None
-    dtype: DType | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Supplied:
-    """A tensor given to the pipeline: at run time, or from ``file`` (a .npy) when set."""
-
-    name: str
-    shape: tuple[int, ...]
-    dtype: DType
-    file: Path | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Constraints:
-    stream_affinity: Affinity = Affinity.SAME_AS_PREVIOUS
-    memory_alignment: int = DEFAULT_ALIGNMENT
-    precision_policy: str | None = None
-    nan_inf: str | None = None  # "forbidden" tightens the descriptor's rule; None keeps it
-
-
-@dataclass(frozen=True, slots=True)
-class StageSpec:
-    index: int
-    name: str
-    operator: str
-    module: str | None
-    version: str | None
-    inputs: tuple[TensorUse, ...]
-    outputs: tuple[TensorUse, ...]
-    attrs: tuple[tuple[str, Attr], ...]
-    constraints: Constraints
-    fallback: Fallback | None
-
-    @property
-    def field(self) -> str:
-        return f"pipeline[{self.index}]"
-
-
-@dataclass(frozen=True, slots=True)
-class PipelineConfig:
-    name: str
-    inputs: tuple[Supplied, ...]
-    stages: tuple[StageSpec, ...]
-    outputs: tuple[str, ...]
-    source: str | None = None
-
-    def supplied(self, name: str) -> Supplied | None:
-        return next((s for s in self.inputs if s.name == name), None)
 
 
 @cache

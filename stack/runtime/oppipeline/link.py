@@ -23,18 +23,18 @@ from typing import Any, Protocol
 
 from stack.errors import UmdError
 from stack.runtime.errors import PipelineConfigError, ShapeMismatchError
-from stack.runtime.oppipeline.config import (
-    Fallback,
-    PipelineConfig,
-    Shape,
-    StageSpec,
-)
 from stack.runtime.oppipeline.operators import (
     OperatorInfo,
     OperatorSource,
     device_precisions,
     resolve_operator,
     resolve_precision,
+)
+from stack.runtime.oppipeline.records import (
+    Fallback,
+    PipelineConfig,
+    Shape,
+    StageSpec,
 )
 from stack.umd import DType, OpKind, OpRequest, TensorDesc, operators
 

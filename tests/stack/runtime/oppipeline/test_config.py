@@ -12,7 +12,7 @@ import pytest
 
 from stack.runtime.errors import PipelineConfigError
 from stack.runtime.oppipeline import check_pipeline, load_config, pipeline_schema
-from stack.runtime.oppipeline.config import Affinity, Fallback
+from stack.runtime.oppipeline.records import Affinity, Fallback
 from stack.umd import DType, Umd
 from tests.stack.runtime.oppipeline.configs import BRANCH_MERGE, LINEAR, cfg
 
