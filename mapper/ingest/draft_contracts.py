@@ -230,8 +230,13 @@ def _questions(
             "field": "errors",
             "question": "Which errors can it report, and are they returned at once or "
             "delivered later (through a fence, a callback, the next call)?",
-            "reason": "the provider's code returns no negative errno or error enum member and "
-            "raises nothing",
+            "reason": (
+                f"the {seen.bodies} providing function body(ies) read return no negative errno "
+                "or error enum member and raise nothing"
+                if seen.bodies
+                else "no providing function to read; the map holds no error values or "
+                "exceptions tied to it"
+            ),
         }
     )
     return out

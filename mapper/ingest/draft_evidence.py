@@ -59,6 +59,7 @@ class Seen:
 class CodeEvidence:
     errors: tuple[Seen, ...]
     blocking: tuple[Seen, ...]
+    bodies: int = 0  # function bodies read: 0 when no provider is a function (a constant, …)
 
 
 class EvidenceReader:
@@ -96,7 +97,7 @@ class EvidenceReader:
                 errors.extend(Seen(n, path, number) for n in _errors(text, python))
                 pattern = _PY_BLOCKING if python else _C_BLOCKING
                 blocking.extend(Seen(m.group(1), path, number) for m in pattern.finditer(text))
-        return CodeEvidence(_once(errors), _once(blocking))
+        return CodeEvidence(_once(errors), _once(blocking), len(bodies))
 
     def _providers(self, interface: Mapping[str, Any]) -> list[str]:
         found = [str(p[0]) for p in interface.get("providers") or []]

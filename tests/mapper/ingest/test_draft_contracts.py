@@ -68,6 +68,10 @@ def test_drafted_contract_lists_interfaces_and_asks_what_the_code_cannot_answer(
     assert "evidence" not in version  # kfd_ioctl_get_version only copies two numbers
     assert [q["field"] for q in create["open_questions"]] == FIELDS[:3]
     assert [q["field"] for q in version["open_questions"]] == FIELDS
+    assert version["open_questions"][3]["reason"] == (
+        "the 1 providing function body(ies) read return no negative errno or error enum member "
+        "and raise nothing"
+    )
     assert create["open_questions"][1]["reason"] == (
         f"the provider blocks (mutex_lock at {CHARDEV}:84), but the code does not say who "
         "waits on what"
