@@ -10,14 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from stack.adapter import import_model
 from stack.adapter.errors import ModelFormatError, UnsupportedOpError
-from stack.compiler import CompiledModel, ShapeInferenceError
-from stack.compiler.jit import shared_runtime
+from stack.compiler import ShapeInferenceError
+from tests.stack.adapter.both import ours, reference
 
 F = TensorProto.FLOAT
 
@@ -95,13 +94,8 @@ def test_conv_transpose_matches_onnxruntime(case: str, bias: bool) -> None:
     b = RNG.standard_normal(w_shape[1] * attrs.get("group", 1)).astype(np.float32)
     model = _model(x_shape, w, b if bias else None, **attrs)
     x = RNG.standard_normal(x_shape).astype(np.float32)
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (ref,) = sess.run(None, {"x": x})
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        got = compiled.run({"x": x})["y"]
-    finally:
-        compiled.close()
+    ref = reference(model, x)
+    got = ours(model, x)
     assert got.shape == ref.shape
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
 
@@ -177,11 +171,6 @@ def test_an_encoder_decoder_with_a_skip_matches_onnxruntime() -> None:
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     x = rng.standard_normal((2, 3, 16, 16)).astype(np.float32)
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (ref,) = sess.run(None, {"x": x})
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        got = compiled.run({"x": x})["y"]
-    finally:
-        compiled.close()
+    ref = reference(model, x)
+    got = ours(model, x)
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)

@@ -8,14 +8,13 @@ from typing import Any
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from stack.adapter import import_model
 from stack.adapter.errors import ModelFormatError
-from stack.compiler import CompiledModel, ShapeInferenceError
-from stack.compiler.jit import shared_runtime
+from stack.compiler import ShapeInferenceError
+from tests.stack.adapter.both import ours, reference
 
 RNG = np.random.default_rng(17)
 
@@ -34,19 +33,10 @@ def _model(
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
-def _ours(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        return compiled.run({"x": x})["y"]
-    finally:
-        compiled.close()
-
-
 def _against_ort(model: onnx.ModelProto, shape: list[int]) -> None:
     x = RNG.standard_normal(shape).astype(np.float32) * 3 + 1
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (ref,) = sess.run(None, {"x": x})
-    got = _ours(model, x)
+    ref = reference(model, x)
+    got = ours(model, x)
     assert got.shape == ref.shape
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
 
@@ -71,7 +61,7 @@ def test_group_normalization_matches_onnxruntime(shape: list[int], groups: int) 
 def test_group_normalization_of_opset_18_scales_each_group() -> None:
     x = RNG.standard_normal((2, 6, 3)).astype(np.float32)
     scale, bias = np.array([2.0, -1.0], np.float32), np.array([0.5, 3.0], np.float32)
-    got = _ours(_model("GroupNormalization", [2, 6, 3], 18, (scale, bias), num_groups=2), x)
+    got = ours(_model("GroupNormalization", [2, 6, 3], 18, (scale, bias), num_groups=2), x)
     g = x.reshape(2, 2, 9)
     normed = (g - g.mean(axis=2, keepdims=True)) / np.sqrt(g.var(axis=2, keepdims=True) + 1e-5)
     ref = (normed * scale[:, None] + bias[:, None]).reshape(2, 6, 3)

@@ -8,14 +8,13 @@ from typing import Any
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
 from stack.adapter import import_model
 from stack.adapter.errors import ModelFormatError
-from stack.compiler import CompiledModel, ShapeInferenceError
-from stack.compiler.jit import shared_runtime
+from stack.compiler import ShapeInferenceError
+from tests.stack.adapter.both import ours, reference
 
 RNG = np.random.default_rng(13)
 
@@ -30,22 +29,13 @@ def _model(op: str, shape: list[int], opset: int = 13, **attrs: Any) -> onnx.Mod
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
-def _ours(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        return compiled.run({"x": x})["y"]
-    finally:
-        compiled.close()
-
-
 def _check(op: str, shape: list[int], opset: int = 13, **attrs: Any) -> None:
     model = _model(op, shape, opset, **attrs)
     x = RNG.standard_normal(shape).astype(np.float32)
     if op == "Hardmax":  # ties: the first maximum wins
         x[..., 0] = x[..., 1]
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (ref,) = sess.run(None, {"x": x})
-    got = _ours(model, x)
+    ref = reference(model, x)
+    got = ours(model, x)
     assert got.dtype == ref.dtype and got.shape == ref.shape
     np.testing.assert_array_equal(got, ref)
 
@@ -73,7 +63,7 @@ def test_matches_onnxruntime(case: str) -> None:
 
 def test_space_to_depth_crd_puts_each_channel_s_block_together() -> None:
     x = RNG.standard_normal((1, 2, 4, 6)).astype(np.float32)
-    got = _ours(_model("SpaceToDepth", [1, 2, 4, 6], 28, blocksize=2, mode="CRD"), x)
+    got = ours(_model("SpaceToDepth", [1, 2, 4, 6], 28, blocksize=2, mode="CRD"), x)
     assert got.shape == (1, 8, 2, 3)
     for c in range(2):
         for bh in range(2):
