@@ -66,3 +66,21 @@ def bound(view: MapView, node: Node, values: set[str]) -> bool:
     module = f"file:{node.path}"
     defined = {e.target for e in view.neighbours(module, {EdgeKind.DEFINES}, "out")}
     return bool(node.path and (cited_values(view, module) | defined) & values)
+
+
+_ENCLOSING = frozenset({"function", "method", "class", "constant", "struct"})
+
+
+def enclosing(view: MapView, path: str | None, line: int | None, spelt: set[str]) -> str:
+    """The innermost definition holding ``path:line`` (a table, a registry function, a
+    test's list) that gains the new op's line; "" outside any, or where the definition is
+    spelt after the op (its counterpart is written, not extended)."""
+    if not path or not line:
+        return ""
+    for node in view.definitions_at(path, line):
+        test = node.kind is NodeKind.TEST
+        if test or (node.kind is NodeKind.SYMBOL and node.get("symbol_kind") in _ENCLOSING):
+            if vocab.runs(vocab.short_name(node)) & spelt:
+                return ""
+            return str(node.get("qualname") or node.name) if test else node.name
+    return ""

@@ -11,14 +11,13 @@ footprint needs no change, and says so with the interfaces it is crossed through
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
 
 from mapper.errors import UnknownNameError
 from mapper.impact.mapview import MapView, Node, cite
 from mapper.impact.records import Hop
 from mapper.impact.walk import hop_of
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import footprint, newop_places, opfamily, vocab
+from mapper.scenarios import companions, footprint, newop_places, opfamily, strings, vocab
 from mapper.scenarios.records import ChangePoint, LayerPlan, NewOpWalk, PointKind
 
 
@@ -89,7 +88,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
             )
         )
         points.extend(_uses(view, node, name, spelt, vocabs[value.vocabulary]))
-        points.extend(_keyed(view, node, name))
+        points.extend(_keyed(view, node, name, spelt))
     ids = {v.node.id for v in values}
     for node in vocab.named_after(view, spelt):
         short = vocab.short_name(node)
@@ -116,37 +115,19 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 node.path,
                 node.line,
                 node.id,
-                vocab.rename(node.name, forms),
+                vocab.rename(str(node.get("qualname") or node.name), forms),
                 f"{verb} {node.name}",
                 _definition_hop(view, node),
             )
         )
         points.extend(_registrations(view, node, forms, name))
+    points.extend(companions.proto_companions(view, points, forms, name))
+    devoted = newop_places.new_modules(view, points)
+    points.extend(strings.string_lists(view, known, token, name, devoted))
     written = [p for p in points if p.kind is PointKind.IMPLEMENTATION]
-    points.extend(_docs(view, written))  # docs of the op's own code, not of shared code
+    points.extend(newop_places.docs(view, written))  # docs of the op's own code, not of shared code
     points.extend(newop_places.op_lists(view, known, token, name))
     return _plan(view, name, token, ranked[:5], _unique(points))
-
-
-def _docs(view: MapView, points: Iterable[ChangePoint]) -> list[ChangePoint]:
-    out: dict[str, ChangePoint] = {}
-    for point in points:
-        for edge in view.neighbours(point.like, {EdgeKind.DESCRIBES}, "in"):
-            doc = view.node(edge.source)
-            if doc is None or doc.id in out:
-                continue
-            ev = view.citation(edge)
-            out[doc.id] = ChangePoint(
-                PointKind.DOC,
-                None,
-                ev.path or doc.path,
-                ev.line or doc.line,
-                point.like,
-                doc.id,
-                f"update {doc.id}: it describes {point.like}",
-                (hop_of(view, edge, False),),
-            )
-    return list(out.values())
 
 
 def _in_place(view: MapView, node: Node, vocabs: dict[str, list[vocab.Value]]) -> bool:
@@ -183,7 +164,7 @@ def _unique(points: list[ChangePoint]) -> list[ChangePoint]:
     return list(out.values())
 
 
-def _keyed(view: MapView, value: Node, name: str) -> list[ChangePoint]:
+def _keyed(view: MapView, value: Node, name: str, spelt: set[str]) -> list[ChangePoint]:
     """Registries keyed by ``value``: the new op's value must be registered there too."""
     out = []
     for edge in view.neighbours(value.id, {EdgeKind.REGISTERS}, "in"):
@@ -195,7 +176,7 @@ def _keyed(view: MapView, value: Node, name: str) -> list[ChangePoint]:
                 ev.path,
                 ev.line,
                 value.id,
-                "",
+                footprint.enclosing(view, ev.path, ev.line, spelt),
                 f"register {name} in {edge.source} like {vocab.short_name(value)} "
                 f"({ev.detail or cite(ev)})",
                 (hop_of(view, edge, False),),
@@ -226,7 +207,7 @@ def _uses(
                 ev.path or user.path,
                 ev.line or user.line,
                 user.id,
-                user.name,
+                footprint.enclosing(view, ev.path or user.path, ev.line or user.line, spelt),
                 f"extend {user.name}: it names {vocab.short_name(value)} at {cite(ev)}",
                 (hop_of(view, edge, False),),
             )

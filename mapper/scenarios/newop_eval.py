@@ -7,24 +7,27 @@ repository's map configuration ignores (generated gRPC code) are not on the map,
 left out of the truth (listed as ``ignored_files``; ``files_with_ignored`` scores with them).
 Recall and precision are given per file and per symbol; per file also over the files that
 existed before the change (``existing_files``), since a file the change creates (``new_files``:
-a new family module, say) has no path a footprint could name. Per symbol, the prediction's new
-definitions (names spelling the op; code to extend counts per file) are matched with the added
-ones when their last two name components agree, spelt compact (``...ids.KernelId.GELU``
-matches a ``GELU`` member of ``KernelId`` wherever it was put; ``conv_transpose`` matches
-``ConvTranspose``).
+a new family module, say) has no path a footprint could name. A predicted file the
+configuration ignores is scored only in ``files_with_ignored``, as the truth's are.
+
+Per symbol (:mod:`.newop_truth`), ``symbols`` scores every definition the change touched for
+the op (added, or extended by a line spelling it) against the prediction's new definitions
+and the enclosing definitions of its use and registration points; ``new_symbols`` scores
+only the added ones against the new definitions. Names match when their last two components
+agree, spelt compact (``...ids.KernelId.GELU`` matches a ``GELU`` member of ``KernelId``
+wherever it was put; ``conv_transpose`` matches ``ConvTranspose``); a bare name by itself.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from mapper.config import StackmapConfig, load_config
 from mapper.errors import ConfigError
-from mapper.impact.changes import added_definitions, changed_files, parse_range
+from mapper.impact.changes import changed_files, parse_range
 from mapper.impact.mining import diff_by_file
-from mapper.scenarios import vocab
+from mapper.scenarios import newop_truth, vocab
 
 
 def _parts(name: str) -> list[str]:
@@ -66,37 +69,52 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
     files = changed_files(root, spec)
     spelt = {vocab.compact(prediction["op"])}
     lines = diff_by_file(root, spec.old, spec.new or "HEAD")
-    spelling = {
-        f.path
-        for f in files
-        if any(vocab.runs(w) & spelt for w in re.findall(r"\w+", lines.get(f.path, "")))
-    }
+    spelling = {f.path for f in files if newop_truth.spells(lines.get(f.path, ""), spelt)}
     config = _config(root)
-    ignored = {p for p in spelling if config is not None and config.is_ignored(p)}
-    real_files = spelling - ignored
-    added = {
-        name
-        for path, name in added_definitions(root, spec, files)
-        if vocab.runs(_last(name)) & spelt and path not in ignored
-    }
-    predicted_symbols = {  # the new definitions it names (code to extend is scored per file)
+
+    def ignored(path: str) -> bool:
+        return config is not None and config.is_ignored(path)
+
+    real_files = {p for p in spelling if not ignored(p)}
+    added, extended = newop_truth.touched(
+        root, spec, [f for f in files if f.path in real_files], spelt
+    )
+    named = {  # the new definitions it names
         s
         for s in prediction["symbols"]
         if s and not s.startswith("doc:") and vocab.runs(_last(s)) & spelt
     }
-    doc_files = {p["path"] for p in _points(prediction) if p["kind"] == "doc" and p["path"]}
+    predicted_files = set(prediction["files"])
     created = {f.path for f in files if f.status == "added"} & real_files
     return {
         "op": prediction["op"],
         "like": prediction["like"],
         "range": revisions,
-        "files": _files(set(prediction["files"]), real_files),
-        "ignored_files": sorted(ignored),
-        "files_with_ignored": _files(set(prediction["files"]), spelling),
+        "files": _files({p for p in predicted_files if not ignored(p)}, real_files),
+        "ignored_files": sorted(spelling - real_files),
+        "files_with_ignored": _files(predicted_files, spelling),
         "new_files": sorted(created),
-        "existing_files": _files(set(prediction["files"]), real_files - created),
-        "symbols": _score(predicted_symbols, added),
-        "docs_predicted": sorted(doc_files),
+        "existing_files": _files(
+            {p for p in predicted_files if not ignored(p)}, real_files - created
+        ),
+        "symbols": _score(named | _extended(prediction, spelt), added | extended),
+        "new_symbols": _score(named, added),
+        "docs_predicted": sorted(
+            {p["path"] for p in _points(prediction) if p["kind"] == "doc" and p["path"]}
+        ),
+    }
+
+
+def _extended(prediction: dict[str, Any], spelt: set[str]) -> set[str]:
+    """The existing definitions the prediction says gain a line for the op: the enclosing
+    definitions of its use and registration points (not a path, not a new definition)."""
+    return {
+        p["predicted"]
+        for p in _points(prediction)
+        if p["kind"] in ("use", "registration")
+        and p["predicted"]
+        and "/" not in p["predicted"]
+        and not vocab.runs(_last(p["predicted"])) & spelt
     }
 
 

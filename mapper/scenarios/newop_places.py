@@ -22,7 +22,7 @@ from mapper.impact.mapview import EvidenceKind, MapView, Node
 from mapper.impact.records import Hop
 from mapper.impact.walk import hop_of
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import vocab
+from mapper.scenarios import footprint, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 SIBLINGS = 3
@@ -51,7 +51,9 @@ def new_module(
 ) -> list[ChangePoint]:
     """The new sibling module for the counterpart of ``node`` (same suffixes:
     ``conv2d.opdesc.json`` → ``conv_transpose.opdesc.json``), and the module lists it joins
-    (importers not themselves devoted to the similar op)."""
+    (importers not themselves devoted to the similar op). A name spelt after the module's
+    whole stem is spelt after the new one (``ConvPoolTranslator`` in ``conv_pool.py`` →
+    ``ConvTransposeTranslator`` in ``conv_transpose.py``)."""
     path = node.path or ""
     folder, base = posixpath.split(path)
     suffix = base.partition(".")[2]
@@ -62,7 +64,8 @@ def new_module(
     predicted = ""  # a Python module's counterpart has a name to predict
     if module and path.endswith(".py"):
         package = str(module).rpartition(".")[0]
-        predicted = f"{package}.{stem}.{vocab.rename(vocab.short_name(node), forms)}"
+        own = {vocab.compact(base.partition(".")[0]): vocab.compact(name), **forms}
+        predicted = f"{package}.{stem}.{vocab.rename(vocab.short_name(node), own)}"
     defines = view.neighbours(node.id, {EdgeKind.DEFINES}, "in")
     out = [
         ChangePoint(
@@ -96,7 +99,7 @@ def new_module(
                 ev.path,
                 ev.line,
                 edge.target,
-                "",
+                footprint.enclosing(view, ev.path, ev.line, spelt),
                 f"import {target} beside {path} (it lists {len(siblings)} modules of {folder})",
                 (hop_of(view, edge, False),),
             )
@@ -158,3 +161,41 @@ def op_lists(
 def _texts(view: MapView) -> Iterable[Node]:
     yield from view.nodes(NodeKind.DOC)
     yield from view.nodes(NodeKind.INTERFACE)
+
+
+def new_modules(view: MapView, points: Iterable[ChangePoint]) -> dict[str, str]:
+    """Each new module predicted → the similar op's module it mirrors."""
+    out = {}
+    for p in points:
+        like = view.node(p.like)
+        if (
+            p.kind is PointKind.IMPLEMENTATION
+            and p.path
+            and like is not None
+            and like.path
+            and view.node(f"file:{p.path}") is None
+            and like.path != p.path
+        ):
+            out[p.path] = like.path
+    return out
+
+
+def docs(view: MapView, points: Iterable[ChangePoint]) -> list[ChangePoint]:
+    out: dict[str, ChangePoint] = {}
+    for point in points:
+        for edge in view.neighbours(point.like, {EdgeKind.DESCRIBES}, "in"):
+            doc = view.node(edge.source)
+            if doc is None or doc.id in out:
+                continue
+            ev = view.citation(edge)
+            out[doc.id] = ChangePoint(
+                PointKind.DOC,
+                None,
+                ev.path or doc.path,
+                ev.line or doc.line,
+                point.like,
+                doc.id,
+                f"update {doc.id}: it describes {point.like}",
+                (hop_of(view, edge, False),),
+            )
+    return list(out.values())

@@ -19,6 +19,7 @@ class PointKind(enum.StrEnum):
     TEST = "test"  # a test to add
     DOC = "doc"  # a doc page or section to update
     CONTRACT = "contract"  # a contract interface whose text lists the ops
+    GENERATED = "generated"  # generated from a changed source (a proto's stub): regenerate
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,12 @@ def test_toy_stack_with_a_hole_in_the_middle(toy_view: MapView) -> None:
             "symbol:toy.back.kernels.KernelId.RELU",
             "toy.back.kernels.KernelId.GELU",
         ),
-        ("test", None, "test:tests/test_kernels.py::test_relu_clamps", "test_gelu_clamps"),
+        (
+            "test",
+            None,
+            "test:tests/test_kernels.py::test_relu_clamps",
+            "tests.test_kernels.test_gelu_clamps",
+        ),
         ("doc", None, "symbol:toy.back.kernels.relu", "doc:docs/back.md#back-end-kernels"),
     }
     mid = next(plan for plan in walk.layers if plan.layer == "mid")
@@ -90,7 +95,7 @@ def test_cli_json_and_bad_like(toy: Path) -> None:
     assert data["like"] == "relu"
     assert data["symbols"] == [
         "doc:docs/back.md#back-end-kernels",
-        "test_gelu_clamps",
+        "tests.test_kernels.test_gelu_clamps",
         "toy.back.kernels.KernelId.GELU",
         "toy.back.kernels.gelu",
         "toy.front.ops.OpType.GELU",

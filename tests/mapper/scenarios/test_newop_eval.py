@@ -33,6 +33,10 @@ EDITS = {  # the real change: GELU in the front end and the back end, a test and
     "toy/back/kernels.py": [
         ("    RELU = 4\n", "    RELU = 4\n    GELU = 5\n"),
         ("def add(x, y):", "def gelu(x):\n    return x\n\n\ndef add(x, y):"),
+        (
+            "        raise DeviceError(x)\n",
+            "        raise DeviceError(x)\n    if x == KernelId.GELU:\n        return gelu(x)\n",
+        ),
     ],
     "tests/test_kernels.py": [
         ("from toy.back.kernels import relu\n", "from toy.back.kernels import gelu, relu\n"),
@@ -77,17 +81,25 @@ def test_prediction_scored_against_the_real_change(
     }
     assert result["new_files"] == []  # every file the change touched existed before it
     assert result["existing_files"] == result["files"]
-    assert result["symbols"] == {
+    added = [
+        "tests.test_kernels.test_gelu_clamps",
+        "toy.back.kernels.KernelId.GELU",
+        "toy.back.kernels.gelu",
+        "toy.front.ops.OpType.GELU",
+        "toy.front.ops.import_gelu",
+    ]
+    assert result["new_symbols"] == {
         "recall": 1.0,
         "precision": 1.0,
-        "hits": [
-            "tests.test_kernels.test_gelu_clamps",
-            "toy.back.kernels.KernelId.GELU",
-            "toy.back.kernels.gelu",
-            "toy.front.ops.OpType.GELU",
-            "toy.front.ops.import_gelu",
-        ],
+        "hits": added,
         "missed": [],
+        "extra": [],
+    }
+    assert result["symbols"] == {  # launch gained a line for GELU: extended, not predicted
+        "recall": 0.8333,
+        "precision": 1.0,
+        "hits": added,
+        "missed": ["toy.back.kernels.launch"],
         "extra": [],
     }
     cli = subprocess.run(
@@ -108,7 +120,7 @@ def test_prediction_scored_against_the_real_change(
         check=False,
     )
     assert cli.returncode == 0, cli.stderr
-    assert json.loads(cli.stdout)["symbols"]["recall"] == 1.0
+    assert json.loads(cli.stdout)["new_symbols"]["recall"] == 1.0
     at = subprocess.run(  # today's predictor, blind, on a clean checkout of the parent
         [str(STACKMAP), "eval", "new-op", "gelu", "--at", "HEAD", "--root", str(repo), "--json"],
         capture_output=True,

@@ -168,7 +168,7 @@ def test_new_op_like_a_differently_spelt_op_reaches_both_layers(view: MapView) -
         ("registration", "up", "toy/up/rules.py", 13, ""),
         ("implementation", "up", "toy/up/rules.py", 14, "toy.up.rules.convtranspose_rule"),
         ("use", "up", "toy/up/rules.py", 24, "toy.up.rules.arity"),
-        ("use", "up", "toy/up/lower.py", 5, "toy/up/lower.py"),
+        ("use", "up", "toy/up/lower.py", 5, "toy.up.lower.LOWER"),
         ("implementation", "up", "toy/up/rules.py", 27, "toy.up.rules.convtranspose_out"),
         ("implementation", "down", "toy/down/kernels.py", 25, "toy.down.kernels.convtranspose"),
     }

@@ -1,0 +1,137 @@
+"""What a change that added an op really touched, definition by definition.
+
+Both sides of each changed code or proto file are parsed (taken from git). A definition the
+newer side has and the older one lacks, named after the op, is *added*. A definition both
+sides have is *extended* when a line the change added inside it (innermost definition first)
+spells the op: a table gaining a row, a registry function gaining a call, a test's list
+gaining a value. A line inside an added definition belongs to that definition; a line outside
+every definition (a module-level call) touches the file only.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mapper.errors import MapperError
+from mapper.impact.changes import DiffSpec
+from mapper.impact.patch_types import FileChange
+from mapper.ingest.code import CODE_LANGUAGES, language_for, parse_file
+from mapper.model import Language
+from mapper.scenarios import vocab
+
+_WORD = re.compile(r"\w+")
+_HUNK = re.compile(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@")
+
+
+@dataclass(frozen=True, slots=True)
+class _Def:
+    qualname: str
+    start: int
+    end: int
+
+
+def last(name: str) -> str:
+    """The last component of a qualified name or node id."""
+    return name.removeprefix("symbol:").rpartition(":")[2].rpartition(".")[2]
+
+
+def spells(text: str, spelt: set[str]) -> bool:
+    """Whether a word of ``text`` spells the op (a run of its words is a spelling)."""
+    return any(vocab.runs(w) & spelt for w in _WORD.findall(text))
+
+
+def _show(root: Path, rev: str, path: str) -> bytes | None:
+    proc = subprocess.run(
+        ["git", "-C", str(root), "show", f"{rev}:{path}"],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def added_lines(root: Path, spec: DiffSpec) -> dict[str, set[int]]:
+    """path → the numbers of the lines the range added, on its newer side."""
+    proc = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(root),
+            "diff",
+            "-U0",
+            "--no-color",
+            "--no-renames",
+            "--no-ext-diff",
+            spec.old,
+            spec.new or "HEAD",
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    out: dict[str, set[int]] = {}
+    current: set[int] | None = None
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith("+++ "):
+            name = line[4:]
+            current = out.setdefault(name[2:], set()) if name.startswith("b/") else None
+        elif (hunk := _HUNK.match(line)) and current is not None:
+            start, count = int(hunk[1]), int(hunk[2] if hunk[2] is not None else 1)
+            current.update(range(start, start + count))
+    return out
+
+
+def _definitions(tree: Path, path: str, data: bytes | None) -> list[_Def]:
+    if data is None:
+        return []
+    target = tree / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    try:
+        parsed = parse_file(tree, path)
+    except MapperError:
+        return []
+    out = []
+    for s in parsed.symbols:
+        start = int(str(s.location).rpartition(":")[2] or 0)
+        out.append(_Def(s.qualname, start, s.end_line or start))
+    return out
+
+
+def touched(
+    root: Path, spec: DiffSpec, files: Iterable[FileChange], spelt: set[str]
+) -> tuple[set[str], set[str]]:
+    """(added, extended) qualified names of the definitions the change touched for the op
+    (``spelt``: its compact spellings)."""
+    added: set[str] = set()
+    extended: set[str] = set()
+    new_rev = spec.new or "HEAD"
+    numbers = added_lines(root, spec)
+    with tempfile.TemporaryDirectory(prefix="stackmap-touched-") as tmp:
+        for change in files:
+            path = change.path
+            if language_for(path) not in (*CODE_LANGUAGES, Language.PROTO):
+                continue
+            data = _show(root, new_rev, path)
+            new = _definitions(Path(tmp) / "b", path, data)
+            old = {
+                d.qualname for d in _definitions(Path(tmp) / "a", path, _show(root, spec.old, path))
+            }
+            fresh = {d.qualname for d in new} - old
+            added |= {q for q in fresh if vocab.runs(last(q)) & spelt}
+            lines = (data or b"").decode("utf-8", "replace").splitlines()
+            for n in sorted(numbers.get(path, ())):
+                if n > len(lines) or not spells(lines[n - 1], spelt):
+                    continue
+                inside = [d for d in new if d.start <= n <= d.end]
+                if not inside:
+                    continue
+                inner = min(inside, key=lambda d: (d.end - d.start, -d.start))
+                if inner.qualname not in fresh:
+                    extended.add(inner.qualname)
+    return added, extended - added

@@ -1,0 +1,177 @@
+"""Vocabularies spelt as strings: literal lists the new op (or its new module) must enter.
+
+The map records names, not string literals, so Python sources are read for them. A list,
+tuple, set or dict literal (the outermost one; strings inside calls within it count: a table
+of ``Row(3, "CONV2D", "CONV2D")``) is a string vocabulary when its strings name:
+
+- at least a third of the known ops (and no fewer than three), the similar op among them — a
+  table of every op (a generator's rows, a test's per-op specs) that gains the new op's row;
+- or at least a third (and three) of the modules of a folder where the new op gets a module
+  of its own, the similar op's module among them — a list of that folder's families (a
+  test asserting which translator families exist) that gains the new module's.
+
+Each becomes a ``use`` point at the similar op's entry, its symbol the enclosing definition
+(the assignment or the test holding the literal).
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from collections.abc import Iterable, Iterator
+
+from mapper.impact.mapview import EvidenceKind, MapView
+from mapper.impact.records import Hop
+from mapper.model import NodeKind
+from mapper.scenarios import vocab
+from mapper.scenarios.records import ChangePoint, PointKind
+
+_LITERALS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
+_QUOTED = re.compile(r"""["']([A-Za-z][A-Za-z0-9_]*)["']""")
+
+
+def _outermost(tree: ast.AST) -> Iterator[ast.expr]:
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _LITERALS):
+            yield node
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _strings(node: ast.AST) -> Iterator[tuple[str, int]]:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            yield sub.value, sub.lineno
+
+
+class _Vocabulary:
+    """One vocabulary spelt as strings: compact spelling → the items it names."""
+
+    def __init__(self, label: str, spellings: dict[str, set[str]], like: set[str]) -> None:
+        self.label = label
+        self.spellings = spellings
+        self.like = like  # the items standing for the similar op
+        items = {i for found in spellings.values() for i in found}
+        self.size = len(items)
+        self.least = max(3, -(-self.size // 3))
+
+    def named(self, strings: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for s in strings:
+            out |= self.spellings.get(vocab.compact(s), set())
+        return out
+
+
+def _vocabularies(
+    view: MapView, known: dict[str, list[vocab.Value]], token: str, devoted: dict[str, str]
+) -> list[_Vocabulary]:
+    ops: dict[str, set[str]] = {}
+    for op, values in known.items():
+        for spelling in vocab.spellings(values):
+            ops.setdefault(spelling, set()).add(op)
+    out = [_Vocabulary("ops", ops, {token})]
+    files = [n.path for n in view.nodes(NodeKind.FILE) if (n.path or "").endswith(".py")]
+    for new, mirrored in devoted.items():
+        folder = posixpath.dirname(new)
+        stems = {
+            vocab.compact(posixpath.basename(p)[:-3]): {p}
+            for p in files
+            if p and posixpath.dirname(p) == folder and not posixpath.basename(p).startswith("_")
+        }
+        out.append(_Vocabulary(f"modules of {folder}", stems, {mirrored}))
+    return out
+
+
+def string_lists(
+    view: MapView,
+    known: dict[str, list[vocab.Value]],
+    token: str,
+    name: str,
+    devoted: dict[str, str],
+) -> list[ChangePoint]:
+    """Points for the string vocabularies the new op enters (see the module docstring);
+    ``devoted`` maps each new module predicted for the op to the similar op's module it
+    mirrors."""
+    vocabs = _vocabularies(view, known, token, devoted)
+    out: list[ChangePoint] = []
+    root = view.config.root
+    for file in view.nodes(NodeKind.FILE):
+        path = file.path or ""
+        if not path.endswith(".py") or view.config.is_ignored(path):
+            continue
+        try:
+            text = (root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        quoted = set(_QUOTED.findall(text))
+        hopeful = [
+            v for v in vocabs if len(v.named(quoted)) >= v.least and v.named(quoted) & v.like
+        ]
+        if not hopeful:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for literal in _outermost(tree):
+            strings = list(_strings(literal))
+            for v in hopeful:
+                named = v.named(s for s, _ in strings)
+                if len(named) < v.least or not named & v.like:
+                    continue
+                line = next(n for s, n in strings if v.named([s]) & v.like)
+                held = _holder(tree, literal)
+                module = str(file.get("module") or path.removesuffix(".py").replace("/", "."))
+                symbol = f"{module}.{held}" if held else ""
+                out.append(_point(view, path, line, v, len(named), name, symbol))
+    return out
+
+
+def _holder(tree: ast.Module, literal: ast.expr) -> str:
+    """The dotted name, within its module, of the definition or module-level assignment
+    holding ``literal`` ("" for none: a literal in a module-level call or loop)."""
+    names: list[str] = []
+    body: list[ast.stmt] = tree.body
+    while True:
+        inside = next((s for s in body if s.lineno <= literal.lineno <= (s.end_lineno or 0)), None)
+        if isinstance(inside, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(inside.name)
+            if isinstance(inside, ast.ClassDef):
+                body = inside.body
+                continue
+            return ".".join(names)
+        if isinstance(inside, (ast.Assign, ast.AnnAssign)):
+            targets = inside.targets if isinstance(inside, ast.Assign) else [inside.target]
+            if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                return ".".join([*names, targets[0].id])
+        return ".".join(names)
+
+
+def _point(
+    view: MapView, path: str, line: int, v: _Vocabulary, count: int, name: str, symbol: str
+) -> ChangePoint:
+    detail = f"its strings name {count} of the {v.size} {v.label}"
+    hop = Hop(
+        f"file:{path}",
+        f"file:{path}",
+        "names",
+        EvidenceKind.CODE_REFERENCE,
+        path,
+        line,
+        0.8,
+        True,
+        detail,
+    )
+    return ChangePoint(
+        PointKind.USE,
+        view.config.layer_of(path),
+        path,
+        line,
+        f"file:{path}",
+        symbol,
+        f"add {name} to the strings at {path}:{line} ({detail})",
+        (hop,),
+    )

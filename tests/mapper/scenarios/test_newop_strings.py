@@ -1,0 +1,202 @@
+"""New-op places the map's names alone do not show: string vocabularies (a table of every op
+spelt as strings, a test's list of a folder's families), protoc's generated companions of a
+proto value, and the enclosing definition each extended place is scored by."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mapper.impact import MapView, open_view
+from mapper.ingest import ingest
+from mapper.scenarios.newop import walk_new_op
+
+FILES = {
+    "toy/__init__.py": "",
+    "toy/up/__init__.py": "",
+    "toy/up/ir.py": """
+        import enum
+
+
+        class OpType(enum.Enum):
+            CONV = "Conv"
+            ADD = "Add"
+            MUL = "Mul"
+            RELU = "Relu"
+    """,
+    "toy/up/rules.py": """
+        from toy.up.ir import OpType
+
+        RULES = {}
+
+
+        def register(op):
+            def deco(fn):
+                RULES[op] = fn
+                return fn
+            return deco
+
+
+        @register(OpType.CONV)
+        def conv_rule(node):
+            return node
+
+
+        @register(OpType.ADD)
+        def add_rule(node):
+            return node
+    """,
+    "toy/up/lower.py": """
+        from toy.down.kernels import KernelId
+        from toy.up.ir import OpType
+
+        LOWER = {
+            OpType.CONV: KernelId.CONV2D,
+            OpType.ADD: KernelId.ADD,
+            OpType.MUL: KernelId.MUL,
+            OpType.RELU: KernelId.RELU,
+        }
+    """,
+    "toy/down/__init__.py": "",
+    "toy/down/kernels.py": """
+        import enum
+
+
+        class KernelId(enum.IntEnum):
+            CONV2D = 1
+            ADD = 2
+            MUL = 3
+            RELU = 4
+    """,
+    "toy/down/table.py": """
+        from typing import NamedTuple
+
+
+        class Row(NamedTuple):
+            value: int
+            name: str
+
+
+        ROWS = (
+            Row(1, "CONV2D"),
+            Row(2, "ADD"),
+            Row(3, "MUL"),
+            Row(4, "RELU"),
+        )
+        FUSED = ("CONV2D", "RELU")
+    """,
+    "toy/down/fam/__init__.py": """
+        from toy.down.fam import add, conv_pool, mul, relu
+    """,
+    "toy/down/fam/conv_pool.py": """
+        from toy.down.kernels import KernelId
+
+
+        class ConvPoolFamily:
+            ops = (KernelId.CONV2D,)
+    """,
+    "toy/down/fam/add.py": "X = 1\n",
+    "toy/down/fam/mul.py": "X = 2\n",
+    "toy/down/fam/relu.py": "X = 3\n",
+    "toy/down/service/__init__.py": "",
+    "toy/down/service/toy_pb2.pyi": """
+        class OpType(int):
+            OP_CONV2D: OpType
+            OP_ADD: OpType
+            OP_MUL: OpType
+            OP_RELU: OpType
+        OP_CONV2D: OpType
+        OP_ADD: OpType
+    """,
+    "toy/down/service/toy_pb2.py": "DESCRIPTOR = None\n",
+    "contracts/toy.proto": """
+        syntax = "proto3";
+        package toy.v1;
+
+        enum OpType {
+          OP_CONV2D = 0;
+          OP_ADD = 1;
+          OP_MUL = 2;
+          OP_RELU = 3;
+        }
+    """,
+    "tests/test_fam.py": """
+        def test_every_family_is_there():
+            assert {"conv_pool", "add", "mul"} == {"add", "mul", "conv_pool"}
+    """,
+}
+CONFIG = """[stackmap]
+name = "strs"
+contracts = "contracts"
+tests = ["tests/**"]
+ignore = ["**/*_pb2.py"]
+
+[[layers]]
+id = "up"
+name = "Up"
+paths = ["toy/up/**"]
+description = "IR and rules."
+
+[[layers]]
+id = "down"
+name = "Down"
+paths = ["toy/down/**"]
+description = "Kernels."
+"""
+
+
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> MapView:
+    root: Path = tmp_path_factory.mktemp("strings")
+    (root / "stackmap.toml").write_text(CONFIG, encoding="utf-8")
+    for path, text in FILES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    ingest(root, embed=False, progress=False)
+    return open_view(root)
+
+
+def test_string_vocabularies_generated_companions_and_enclosing_definitions(
+    view: MapView,
+) -> None:
+    walk = walk_new_op(view, "ConvTranspose", like="conv")
+    got = {(p.kind.value, p.path, p.line, p.predicted) for p in walk.points}
+    assert got == {
+        ("vocabulary", "toy/up/ir.py", 5, "toy.up.ir.OpType.CONVTRANSPOSE"),
+        ("vocabulary", "toy/down/kernels.py", 5, "toy.down.kernels.KernelId.CONVTRANSPOSE"),
+        ("vocabulary", "contracts/toy.proto", 5, "toy.v1.OpType.OP_CONVTRANSPOSE"),
+        ("registration", "toy/up/rules.py", 13, ""),  # a decorator: its function is new
+        ("implementation", "toy/up/rules.py", 14, "toy.up.rules.convtranspose_rule"),
+        ("use", "toy/up/lower.py", 5, "toy.up.lower.LOWER"),  # the table, not the file
+        # every op as strings; FUSED names two ops, behaviour peculiar to them
+        ("use", "toy/down/table.py", 10, "toy.down.table.ROWS"),
+        # a module of its own for the new op, the folder's import list and its test's list
+        (
+            "implementation",
+            "toy/down/fam/conv_transpose.py",
+            1,
+            "toy.down.fam.conv_transpose.ConvtransposeFamily",
+        ),
+        ("registration", "toy/down/fam/__init__.py", 1, ""),
+        ("use", "tests/test_fam.py", 2, "tests.test_fam.test_every_family_is_there"),
+        # protoc's stub repeats the value in its enum and at module level; the module is
+        # regenerated beside it
+        (
+            "generated",
+            "toy/down/service/toy_pb2.pyi",
+            2,
+            "toy.down.service.toy_pb2.OpType.OP_CONVTRANSPOSE",
+        ),
+        (
+            "generated",
+            "toy/down/service/toy_pb2.pyi",
+            6,
+            "toy.down.service.toy_pb2.OP_CONVTRANSPOSE",
+        ),
+        ("generated", "toy/down/service/toy_pb2.py", 1, ""),
+    }
+    mirrors = {"toy/down/fam/conv_transpose.py": "toy/down/fam/conv_pool.py"}
+    for point in walk.points:  # a new module is cited where the module it mirrors is
+        assert point.why and point.why[0].path == mirrors.get(point.path, point.path), point
