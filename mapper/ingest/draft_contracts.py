@@ -114,10 +114,12 @@ def _entry(
     if symbol.get("is_async"):
         entry["sync"] = f"async (`async def` at {symbol.get('path')}:{symbol.get('line')})"
     if seen.errors:
+        passed = " or passed on to it by a function it calls" if seen.passed_on else ""
+        chains = ", with the call chain" if seen.passed_on else ""
         entry["errors"] = (
             f"Drafted from the code, review: {', '.join(e.name for e in seen.errors)} "
-            "reported by the provider (evidence.errors); whether others are possible, and "
-            "whether they come at once or later, the code does not say."
+            f"reported by the provider{passed} (evidence.errors{chains}); whether others are "
+            "possible, and whether they come at once or later, the code does not say."
         )
     entry["description"] = _facts(data, symbol)
     evidence = {
