@@ -1,6 +1,7 @@
 """Draft contracts from the discovered interfaces (``stackmap init --contracts``).
 
-One contract per pair of adjacent layers whose upper layer uses the lower one: each interface
+One contract per pair of layers whose upper layer uses the lower one (adjacent layers only
+under strict layering, where skipping a layer is itself a finding): each interface
 the code shows (``source`` discovered or both, see :mod:`mapper.ingest.discover`) becomes an
 entry with what the code answers — its kind, its symbol (``path:NAME`` for C, so the entry
 resolves to this very definition), the signature of a function or method, the argument struct
@@ -21,6 +22,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Mapping
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -52,17 +54,25 @@ _SHOWN = 5
 
 
 def draft_contracts(graph: MapGraph, config: StackmapConfig, root: Path) -> dict[str, str]:
-    """Contract path (under ``config.contracts``) → drafted YAML, one per adjacent pair with
-    discovered interfaces; pairs that already have a contract file on the map are left out.
+    """Contract path (under ``config.contracts``) → drafted YAML, one per pair of layers with
+    discovered interfaces — adjacent layers under strict layering, any upper and lower layer
+    under relaxed layering (where skipping is allowed: a Python driver's ioctls land on the
+    kernel's UAPI headers, below the driver that dispatches them); pairs that already have a
+    contract file on the map are left out.
     Provider bodies are read from ``root`` for the error codes and blocking calls they show."""
-    adjacent = {(a.id, b.id) for a, b in zip(config.layers, config.layers[1:], strict=False)}
+    ids = [layer.id for layer in config.layers]
+    allowed = (
+        set(pairwise(ids))
+        if config.layering == "strict"
+        else {(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]}
+    )
     existing = {
         (d.get("upper"), d.get("lower")) for _, d in graph.nodes(NodeKind.FILE) if d.get("contract")
     }
     pairs: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
     for _, data in sorted(graph.nodes(NodeKind.INTERFACE)):
         pair = (data.get("upper"), data.get("lower"))
-        if data.get("source") == "discovered" and pair in adjacent and pair not in existing:
+        if data.get("source") == "discovered" and pair in allowed and pair not in existing:
             pairs[pair].append(data)
     reader = EvidenceReader(graph, root)
     return {

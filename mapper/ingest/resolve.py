@@ -10,6 +10,7 @@ nearest file whose path ends with the written one. Unresolved names produce no e
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -22,6 +23,7 @@ from mapper.ingest.resolve_python import PythonNames
 from mapper.model import Language, Reference, Symbol, SymbolKind
 
 _HEADERS = (".h", ".hh", ".hpp", ".hxx", ".cuh")
+_C_PATH = re.compile(r"([^:]+):(?!:)(.+)")  # "path:NAME"; not "Class::method" alone
 _KINDS = "FUNCTION METHOD CLASS KERNEL MACRO IOCTL STRUCT"  # what a call may resolve to
 CALLABLE = frozenset(SymbolKind[name] for name in _KINDS.split())
 
@@ -132,8 +134,8 @@ class Resolver(PythonNames):
             return self.py[name]
         if name in self.proto:
             return self.proto[name]
-        if ":" in name and "::" not in name:
-            path, _, ident = name.rpartition(":")
+        if split := _C_PATH.fullmatch(name):  # path:NAME, NAME may be C++ Class::method
+            path, ident = split.groups()
             matches = [s for s in self.c.get(ident, []) if s.location.path == path]
             if matches:
                 return matches[0]

@@ -156,3 +156,51 @@ def test_drafted_python_contract_shows_raised_errors_and_blocking_calls(tmp_path
         ("SM402", f"app_lib.lib.queue.submit:{field}", f"contracts/app_lib.yaml:{line}")
         for field, line in zip(FIELDS[:3], [31, 35, 40], strict=True)
     ]
+
+
+def test_drafted_entries_naming_cpp_members_resolve_to_their_definition(tmp_path: Path) -> None:
+    """A drafted ``symbol`` is ``path:NAME``; for a C++ member NAME is ``Type::member``. Each
+    resolves to the very definition, so `check` reports no SM101 on a contract it just drafted."""
+    root = tmp_path / "ggml"
+    shutil.copytree(FIXTURES / "foreign" / "ggml", root)
+    assert _stackmap("init", str(root), "--contracts").returncode == 0
+    entries = yaml.safe_load((root / "contracts" / "ggml_backends.yaml").read_text())["interfaces"]
+    impl = "ggml/src/ggml-backend-impl.h:ggml_backend_i::"
+    assert [e["symbol"] for e in entries] == [
+        impl + m for m in ("free", "get_name", "graph_compute")
+    ]
+    found = _findings(root)
+    assert [f for f in found if f[0] != "SM402"] == [
+        ("SM202", "ggml/src/ggml-blas/ggml-blas.cpp->ggml", "stackmap.toml:18"),
+        ("SM202", "ggml/src/ggml-cpu/traits.h->ggml", "stackmap.toml:18"),
+    ]
+    assert len(found) == 2 + 16  # 4 open questions for each of the 4 drafted entries
+
+
+def test_layers_ranked_by_init_get_contracts_for_the_pairs_that_skip_a_layer(
+    tmp_path: Path,
+) -> None:
+    """``stackmap init`` ranks the KFD pair into three layers (relaxed: skipping allowed); the
+    ioctls land on the UAPI header's layer, two below the Python driver, and are drafted."""
+    root = tmp_path / "kfd"
+    shutil.copytree(FIXTURES / "foreign" / "kfd", root)
+    (root / "stackmap.toml").unlink()
+    assert _stackmap("init", str(root), "--write").returncode == 0
+    drafted = _stackmap("init", str(root), "--contracts")
+    path = root / "contracts" / "user_tinygrad_runtime_layer.yaml"
+    assert drafted.stdout.splitlines() == [str(path)], drafted.stderr
+    contract = yaml.safe_load(path.read_text())
+    assert (contract["upper"], contract["lower"]) == ("user_tinygrad_runtime", "layer")
+    autogen = "tinygrad.runtime.autogen.kfd."
+    assert [(e["kind"], e["symbol"]) for e in contract["interfaces"]] == [
+        ("ioctl", f"{KFD_H}:AMDKFD_IOC_CREATE_QUEUE"),
+        ("ioctl", f"{KFD_H}:AMDKFD_IOC_GET_VERSION"),
+        ("ioctl", f"{autogen}AMDKFD_IOC_CREATE_QUEUE"),
+        ("ioctl", f"{autogen}AMDKFD_IOC_GET_VERSION"),
+    ]
+    toml = (root / "stackmap.toml").read_text().replace('layering = "relaxed"', "")
+    (root / "stackmap.toml").write_text(toml)  # strict: a skip is a finding, not drafted
+    path.unlink()
+    again = _stackmap("init", str(root), "--contracts")
+    assert again.stdout == ""
+    assert "no adjacent layer pair without a contract has interfaces" in again.stderr
