@@ -74,6 +74,8 @@ def trace(
     typer.echo(f"trace of {walk.entry}: {' → '.join(walk.layers_reached) or '-'}")
     for step in walk.steps:
         typer.echo(f"  {'  ' * step.depth}{step.layer or '-':9} {step.node}  {step.cite}")
+    for branch in walk.branches:
+        typer.echo(f"  also {branch.layer}: {branch.node}  {branch.cite} (a call off the path)")
     for hole in walk.holes:
         typer.echo(f"  HOLE {hole.layer}: {hole.reason}")
     typer.echo("back (completion):")

@@ -8,7 +8,9 @@ each layer boundary through its completion interfaces (fences, waits, signals:
 deepest one reached is a hole: the walk names
 the last definition it reached above it and the contract interfaces that should carry the
 request across, with what the map lacks to follow them (no implementation, or no call from
-the reached code into the implementation).
+the reached code into the implementation). A layer the path skips but that a node of the path
+calls into (under relaxed layering a Python driver calls both the kernel driver's ioctl
+handler and, below it, the ioctl's definition in the UAPI header) is a branch, not a hole.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class TraceWalk:
     holes: tuple[TraceHole, ...]
     back: tuple[CompletionStep, ...] = ()  # completion, from the deepest layer up
     back_holes: tuple[tuple[str, str], ...] = ()  # (upper layer, why completion stops there)
+    branches: tuple[TraceStep, ...] = ()  # a skipped layer the path's code also calls into
 
     @property
     def layers_reached(self) -> list[str]:
@@ -75,6 +78,7 @@ class TraceWalk:
             "back_holes": [{"layer": layer, "reason": why} for layer, why in self.back_holes],
             "layers_reached": self.layers_reached,
             "holes": [h.to_json() for h in self.holes],
+            "branches": [s.to_json() for s in self.branches],
         }
 
 
@@ -127,14 +131,19 @@ def walk_trace(view: MapView, entry: str, depth: int = 12) -> TraceWalk:
             )
             path = path + more
     steps = tuple(TraceStep(n.id, n.layer, i, cite) for i, (n, cite) in enumerate(path))
-    holes = sorted([*resumed, *_holes(view, path, layers)], key=lambda h: layers.index(h.layer))
+    branches = _branches(view, path, layers)
+    skipped = {b.layer for b in branches}
+    holes = sorted(
+        [*resumed, *(h for h in _holes(view, path, layers) if h.layer not in skipped)],
+        key=lambda h: layers.index(h.layer),
+    )
     reached = [n.layer for n, _ in path if n.layer in layers]
     back, back_holes = (
         completion(view, min(reached, key=layers.index), max(reached, key=layers.index))
         if reached
         else ((), ())
     )
-    return TraceWalk(entry, steps, tuple(holes), back, back_holes)
+    return TraceWalk(entry, steps, tuple(holes), back, back_holes, branches)
 
 
 def _above(layers: list[str], layer: str | None) -> str:
@@ -208,6 +217,29 @@ def _deepest(view: MapView, starts: list[Node], depth: int) -> list[tuple[Node, 
                 parent[nxt.id] = (node.id, cite(edge.citation))
                 queue.append((nxt, d + 1))
     return best
+
+
+def _branches(
+    view: MapView, path: list[tuple[Node, str]], layers: list[str]
+) -> tuple[TraceStep, ...]:
+    """For each layer the path skips between its first and deepest layer, the first call a
+    node of the path makes into it (an ioctl's handler in the driver, when the path goes on
+    to the ioctl's definition in the UAPI header below): that layer is reached, not a hole."""
+    on_path = {n.layer for n, _ in path if n.layer in layers}
+    if not on_path:
+        return ()
+    first, deepest = (f(layers.index(x) for x in on_path if x) for f in (min, max))
+    out: dict[str, TraceStep] = {}
+    for i, (node, _) in enumerate(path):
+        calls = view.neighbours(node.id, {EdgeKind.CALLS}, "out", CODE_EVIDENCE)
+        for edge in sorted(calls, key=lambda e: e.target):
+            target = view.node(edge.target)
+            layer = target.layer if target is not None else None
+            if target is None or layer not in layers or layer in on_path or layer in out:
+                continue
+            if first < layers.index(layer) < deepest:
+                out[layer] = TraceStep(target.id, layer, i + 1, cite(edge.citation))
+    return tuple(sorted(out.values(), key=lambda s: layers.index(s.layer or "")))
 
 
 def _holes(view: MapView, path: list[tuple[Node, str]], layers: list[str]) -> list[TraceHole]:
