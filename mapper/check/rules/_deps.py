@@ -81,6 +81,7 @@ def _python(facts: Facts, path: str, layer: str, parsed: ParsedFile) -> list[Dep
             head, _, rest = ref.target.partition(".")
             if not rest or bound.get(head) not in resolver.modules:
                 continue  # only calls through an imported module add to what imports show
+            rest = rest.partition("(")[0].rstrip(".")  # mod.Cls().meth: what mod provides is Cls
             target = f"{bound[head]}.{rest}"
         else:
             continue
