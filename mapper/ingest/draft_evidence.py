@@ -46,7 +46,9 @@ _ERRNO = re.compile(r"\breturn\s+-(E[A-Z0-9]+)\b|\b\w+\s*=\s*-(E[A-Z0-9]+)\s*;")
 _RESULT = re.compile(r"\breturn\b|[^=!<>]=(?!=)")
 _CHOICE = re.compile(r"[?:]\s*-(E[A-Z0-9]+)\b")
 _RAISE = re.compile(r"^\s*raise\s+([A-Za-z_][\w.]*)")
-_ENUM = re.compile(r"\breturn\s+((?:[A-Za-z_]\w*\.)*[A-Z0-9_]*(?:ERR|FAIL|INVALID)[A-Z0-9_]*)\b")
+_ENUM = re.compile(  # not a call: `return PTR_ERR(p);` passes an errno on, it names none
+    r"\breturn\s+((?:[A-Za-z_]\w*\.)*[A-Z0-9_]*(?:ERR|FAIL|INVALID)[A-Z0-9_]*)\b(?!\s*\()"
+)
 _C_BLOCKING = re.compile(
     r"\b(wait_event\w*|wait_for_completion\w*|\w+_wait\w*|schedule_timeout\w*|mutex_lock\w*"
     r"|down_(?:read|write|interruptible|killable)\w*|msleep\w*|ssleep|usleep_range|poll)\s*\("

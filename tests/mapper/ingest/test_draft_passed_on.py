@@ -38,6 +38,7 @@ DRV = {
     "drv/ring.c": "int ring_alloc(int n)\n{\n\tint err;\n\n\terr = page_get(n);\n\tif (err)\n"
     "\t\tgoto out;\n\tif (n > 4)\n\t\terr = -ENOSPC;\nout:\n\treturn err;\n}\n",
     "drv/page.c": "int page_get(int n)\n{\n\tif (!n)\n\t\treturn -EFAULT;\n"
+    "\tif (n > 64)\n\t\treturn PTR_ERR(pool_page(n));\n"  # an errno passed on, not an enum
     "\treturn pool_take(n);\n}\n",
     "drv/pool.c": "int pool_take(int n)\n{\n\treturn n > 8 ? -EAGAIN : q_reserve(n - 1);\n}\n",
 }
