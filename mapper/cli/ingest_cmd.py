@@ -59,8 +59,7 @@ def _draft(root: Path) -> None:
     except MapperError as exc:
         fail(exc)
     if not drafts:
-        pairs = "adjacent layer pair" if config.layering == "strict" else "layer pair"
-        typer.echo(f"no {pairs} without a contract has interfaces in the code", err=True)
+        typer.echo("no adjacent layer pair without a contract has interfaces in the code", err=True)
     for rel, text in drafts.items():
         target = root / rel
         if target.exists():

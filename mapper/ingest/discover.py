@@ -20,7 +20,9 @@ contract of the pair names in its ``errors`` are declared by it and make no node
 
 A use of a function-pointer slot or a base-class method that a lower layer fills or overrides
 (``.graph_compute = ggml_backend_blas_graph_compute``, a C++ ``override``) is a use of that
-lower layer too: plug-ins implement what the layer above declares and calls.
+lower layer too: plug-ins implement what the layer above declares and calls. So is a use of an
+ioctl that a lower layer dispatches: with the UAPI header ranked below the kernel driver, the
+ioctl is an interface of the user-space driver with both.
 
 Each interface node carries ``layer_pair``, ``definition`` (the used symbol's id, discovered
 nodes), ``providers`` and ``consumers`` — lists of
@@ -89,10 +91,14 @@ def discover_interfaces(graph: MapGraph, config: StackmapConfig) -> int:
 
 def _implementers(graph: MapGraph) -> dict[str, list[str]]:
     """Slot or base method → the functions filling or overriding it (plug-ins: a lower layer
-    implements what an upper layer declares and calls)."""
+    implements what an upper layer declares and calls); ioctl → the functions dispatching it
+    (the kernel driver implements the number its UAPI header defines)."""
     out: dict[str, list[str]] = defaultdict(list)
     for src, dst, _data in graph.edges(EdgeKind.OVERRIDES):
         out[dst].append(src)
+    for src, dst, data in graph.edges(EdgeKind.IMPLEMENTS):
+        if data.get("binding") == "ioctl_dispatch":
+            out[dst].append(src)
     return out
 
 

@@ -1,7 +1,6 @@
 """Draft contracts from the discovered interfaces (``stackmap init --contracts``).
 
-One contract per pair of layers whose upper layer uses the lower one (adjacent layers only
-under strict layering, where skipping a layer is itself a finding): each interface
+One contract per pair of adjacent layers whose upper layer uses the lower one: each interface
 the code shows (``source`` discovered or both, see :mod:`mapper.ingest.discover`) becomes an
 entry with what the code answers — its kind, its symbol (``path:NAME`` for C, so the entry
 resolves to this very definition), the signature of a function or method, the argument struct
@@ -54,18 +53,10 @@ _SHOWN = 5
 
 
 def draft_contracts(graph: MapGraph, config: StackmapConfig, root: Path) -> dict[str, str]:
-    """Contract path (under ``config.contracts``) → drafted YAML, one per pair of layers with
-    discovered interfaces — adjacent layers under strict layering, any upper and lower layer
-    under relaxed layering (where skipping is allowed: a Python driver's ioctls land on the
-    kernel's UAPI headers, below the driver that dispatches them); pairs that already have a
-    contract file on the map are left out.
+    """Contract path (under ``config.contracts``) → drafted YAML, one per adjacent pair with
+    discovered interfaces; pairs that already have a contract file on the map are left out.
     Provider bodies are read from ``root`` for the error codes and blocking calls they show."""
-    ids = [layer.id for layer in config.layers]
-    allowed = (
-        set(pairwise(ids))
-        if config.layering == "strict"
-        else {(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]}
-    )
+    allowed = set(pairwise(layer.id for layer in config.layers))
     existing = {
         (d.get("upper"), d.get("lower")) for _, d in graph.nodes(NodeKind.FILE) if d.get("contract")
     }
