@@ -202,19 +202,21 @@ class KmdDevice:
         wait: Sequence[tuple[int, int]] = (),
         rebind: Sequence[tuple[int, int]] = (),
         inline: bool = False,
-    ) -> None:
+    ) -> bool:
         """Queue one execution of ``cmdbuf`` — as submit of its blobs, with nothing re-checked.
         Async (inline: run on this thread before returning when the queue is idle and nothing
-        is awaited). ``rebind`` (old base, new base) re-points allocations first, for this and
-        later executions. CommandBufferInvalidError when it references a freed allocation that
+        is awaited; True then when it ran and signalled, so the fence need not be asked).
+        ``rebind`` (old base, new base) re-points allocations first, for this and later
+        executions. CommandBufferInvalidError when it references a freed allocation that
         is not rebound; execution faults arrive through the fence, the buffer stays usable."""
         sig: Any = signal if type(signal) is tuple else tuple(signal)
         waits: Any = tuple(w if type(w) is tuple else tuple(w) for w in wait) if wait else ()
         moves: Any = tuple(tuple(r) for r in rebind) if rebind else ()
-        self.ioctl(
+        ran: bool = self.ioctl(
             Ioctl.EXECUTE_CMDBUF,
             io.ExecuteCmdbufArgs(ctx, queue, cmdbuf, sig, waits, moves, inline),
         )
+        return ran
 
     def destroy_cmdbuf(self, ctx: int, cmdbuf: int) -> None:
         """Forget a command buffer (executions already queued still run)."""

@@ -284,9 +284,9 @@ class Driver:
             alloc.pending[fid] = max(alloc.pending.get(fid, 0), value)
         return cmd, before
 
-    def _push(self, q: CommandQueue, cmd: Command, before: int, inline: bool) -> None:
+    def _push(self, q: CommandQueue, cmd: Command, before: int, inline: bool) -> bool:
         try:
-            q.push(cmd, inline)
+            return q.push(cmd, inline)
         except BaseException:
             self._release(cmd)
             with self._lock:
@@ -310,7 +310,7 @@ class Driver:
             cmdbuf.forget(self._cmdbufs.pop(a.cmdbuf))
         del buf
 
-    def execute_cmdbuf(self, a: io.ExecuteCmdbufArgs) -> None:
+    def execute_cmdbuf(self, a: io.ExecuteCmdbufArgs) -> bool:
         with self._lock:
             q, fence, waits = self._targets(a.ctx, a.queue, a.signal, a.wait)
             buf = self._cmdbuf(a.ctx, a.cmdbuf)
@@ -325,7 +325,7 @@ class Driver:
                     address=buf.stale,
                 )
             cmd, before = self._command(q, fence, a.signal[1], waits, buf.launches, buf.allocs)
-        self._push(q, cmd, before, a.inline)
+        return self._push(q, cmd, before, a.inline)
 
     def _cmdbuf(self, ctx: int, handle: int) -> CommandBuffer:
         if handle not in self._ctx(ctx).cmdbufs:

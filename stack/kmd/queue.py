@@ -79,12 +79,13 @@ class CommandQueue:
         """Commands ever retired (monotonic)."""
         return self._rptr
 
-    def push(self, cmd: Command, inline: bool = False) -> None:
+    def push(self, cmd: Command, inline: bool = False) -> bool:
         """Write ``cmd`` at the write pointer and ring the doorbell (blocks while full).
 
         ``inline``: when the queue is idle (nothing pending or running, no injection) and
         ``cmd`` waits on nothing unreached, run it on the calling thread before returning —
-        exactly as the worker would (same faults, same completion)."""
+        exactly as the worker would (same faults, same completion). True when it ran here and
+        signalled its fence (so the caller need not ask the fence)."""
         with self._cv:
             if self._closed:
                 raise InvalidHandleError(
@@ -105,7 +106,7 @@ class CommandQueue:
                 and not self._busy
                 and not self._inject
                 and not self._cancel.is_set()
-                and not blocked(cmd)
+                and (not cmd.waits or not blocked(cmd))
             )
             self._ring[self._wptr % self.capacity] = cmd
             self._wptr += 1
@@ -116,8 +117,11 @@ class CommandQueue:
             elif self._sleepers:
                 self._urgent = True
                 self._cv.notify_all()  # the doorbell (a polling worker sees the command anyway)
-        if here:
-            self._complete(cmd, self._execute(cmd, None))
+        if not here:
+            return False
+        fault = self._execute(cmd, None)
+        self._complete(cmd, fault)
+        return fault is None
 
     def check_open(self) -> None:
         """QueueFaultedError when the queue is stopped on a fault."""

@@ -77,7 +77,8 @@ class LoadedModel:
         self._closed = False
         self._poisoned: ExecutionFaultError | None = None
         self._scratch_spent = False
-        self.last_stats: RunStats | None = None
+        # (attempts, start, end, submits, faults) of the last run: RunStats made on demand.
+        self._stats: tuple[int, float, float, int, tuple[str, ...]] | None = None
         # Everything a run needs, resolved once: (name, shape, numpy dtype, address) per
         # input, (session stream, wait group indices) per group, (name, address, shape,
         # dtype) per output — so a run allocates no records and looks nothing up.
@@ -97,6 +98,25 @@ class LoadedModel:
         }
         self._out_views = tuple(session.map(a, shape, dt) for _, a, shape, dt in self._out_sig)
         self._inline = len(image.streams) == 1
+        # One group, recorded, on one stream, every input and output mapped: a run is the flat
+        # sequence of _attempt's first branch — (session stream, command buffer), outputs.
+        self._flat: tuple[int, int] | None = None
+        self._flat_in = {a: v for a, v in self._in_views.items() if v is not None}
+        self._flat_out = tuple(
+            (name, view)
+            for (name, *_), view in zip(self._out_sig, self._out_views, strict=True)
+            if view is not None
+        )
+        self._plan_stream = image.schedule.groups[0].stream if image.schedule.groups else None
+        if (
+            self._inline
+            and len(image.cmdbufs) == 1
+            and image.cmdbufs[0] is not None
+            and not any(image.retranslate)
+            and len(self._flat_in) == len(self._in_views)
+            and len(self._flat_out) == len(self._out_views)
+        ):
+            self._flat = (self._plan[0][0], image.cmdbufs[0])
 
     @property
     def executable(self) -> Executable:
@@ -135,27 +155,47 @@ class LoadedModel:
                 raise self._poisoned
             pairs = self._inputs(inputs)
             start = time.perf_counter()
-            faults: list[str] = []
-            submits = 0
-            for attempt in range(1, self._policy.attempts + 1):
-                try:
-                    outputs, submits = self._attempt(pairs, time.monotonic() + timeout_s)
-                except _Fault as fault:
-                    faults.append(
-                        fault.cause.details.get("fault_kind") or type(fault.cause).__name__
-                    )
-                    reset_error = self._recover()
-                    if reset_error is not None:
-                        self._poisoned = self._give_up(fault, attempt, reset_error)
-                        raise self._poisoned from reset_error
-                    if attempt == self._policy.attempts or not fault.retryable:
-                        raise self._give_up(fault, attempt) from fault.cause
-                    continue
-                self.last_stats = RunStats(
-                    attempt, time.perf_counter() - start, submits, tuple(faults)
-                )
-                return outputs
-            raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+            try:
+                outputs, submits = self._attempt(pairs, time.monotonic() + timeout_s)
+            except _Fault as fault:
+                return self._retry(pairs, timeout_s, start, fault)
+            self._stats = (1, start, time.perf_counter(), submits, ())
+            return outputs
+
+    @property
+    def last_stats(self) -> RunStats | None:
+        """What the last successful run cost (None before the first)."""
+        if self._stats is None:
+            return None
+        attempts, start, end, submits, faults = self._stats
+        return RunStats(attempts, end - start, submits, faults)
+
+    def _retry(
+        self,
+        pairs: list[tuple[int, np.ndarray]],
+        timeout_s: float,
+        start: float,
+        fault: _Fault,
+    ) -> dict[str, np.ndarray]:
+        """After a failed first attempt (lock held): recover and retry as the policy allows."""
+        faults: list[str] = []
+        attempt = 1
+        while True:
+            faults.append(fault.cause.details.get("fault_kind") or type(fault.cause).__name__)
+            reset_error = self._recover()
+            if reset_error is not None:
+                self._poisoned = self._give_up(fault, attempt, reset_error)
+                raise self._poisoned from reset_error
+            if attempt >= self._policy.attempts or not fault.retryable:
+                raise self._give_up(fault, attempt) from fault.cause
+            attempt += 1
+            try:
+                outputs, submits = self._attempt(pairs, time.monotonic() + timeout_s)
+            except _Fault as again:
+                fault = again
+                continue
+            self._stats = (attempt, start, time.perf_counter(), submits, tuple(faults))
+            return outputs
 
     def _inputs(self, inputs: Mapping[str, np.ndarray]) -> list[tuple[int, np.ndarray]]:
         """``(address, array)`` per model input; the checks of :func:`check_inputs` (which
@@ -199,6 +239,23 @@ class LoadedModel:
         self, pairs: list[tuple[int, np.ndarray]], deadline: float
     ) -> tuple[dict[str, np.ndarray], int]:
         session = self._session
+        if self._flat is not None and self._scratch_spent:
+            # The common case, as a flat sequence: inputs into the mapped IO buffer, one
+            # recorded command buffer executed inline, outputs copied out.
+            flat_stream, flat_buf = self._flat
+            flat_in = self._flat_in
+            for addr, array in pairs:
+                np.copyto(flat_in[addr], array)
+            try:
+                ticket = session.execute(flat_stream, flat_buf, (), inline=True)
+            except UmdError as exc:
+                raise _Fault(exc, self._plan_stream, 0) from exc
+            if not session.done(ticket):
+                try:
+                    session.wait(ticket, timeout_s=max(deadline - time.monotonic(), 0.0))
+                except UmdError as exc:
+                    raise _Fault(exc, self._plan_stream, 0) from exc
+            return {name: view.copy() for name, view in self._flat_out}, 1
         schedule = self._image.schedule
         tickets: list[Ticket] = []
         views = self._in_views

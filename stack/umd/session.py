@@ -33,6 +33,9 @@ from stack.umd.pool import MemoryPool
 from stack.umd.pool_stats import PoolStats
 from stack.umd.program import Program
 
+#: The hot path's KMD-call guard, made once (it holds no state).
+_EXECUTE_CALL = kmd_call("execute_cmdbuf")
+
 
 @dataclass(frozen=True, slots=True)
 class Ticket:
@@ -52,12 +55,13 @@ class SessionStats:
 
 
 class _Stream:
-    __slots__ = ("fence", "lock", "next", "pending", "queue")
+    __slots__ = ("fence", "lock", "next", "pending", "queue", "reached")
 
     def __init__(self, queue: int, fence: int) -> None:
         self.queue = queue
         self.fence = fence
         self.next = 1
+        self.reached = 0  # fence value known reached (an execution completed inline)
         self.lock = threading.Lock()
         self.pending: list[tuple[int, tuple[int, ...]]] = []  # (fence value, scratch to free)
 
@@ -321,13 +325,16 @@ class UmdSession:
         waits = [(t.fence, t.value) for t in wait] if wait else ()
         with s.lock:
             value = s.next
-            with kmd_call("execute_cmdbuf"):
-                self.device.execute_cmdbuf(
-                    self.ctx, s.queue, cmdbuf, signal=(s.fence, value), wait=waits,
+            fence = s.fence
+            with _EXECUTE_CALL:
+                ran = self.device.execute_cmdbuf(
+                    self.ctx, s.queue, cmdbuf, signal=(fence, value), wait=waits,
                     rebind=rebind, inline=inline,
                 )  # fmt: skip
             s.next = value + 1
-        return Ticket(stream, s.fence, value)
+            if ran:
+                s.reached = value
+        return Ticket(stream, fence, value)
 
     def release(self, cmdbuf: int) -> None:
         """Destroy a recorded buffer (executions already queued still run)."""
@@ -355,7 +362,11 @@ class UmdSession:
             self.device.on_fence(self.ctx, ticket.fence, ticket.value, lambda *_: callback())
 
     def done(self, ticket: Ticket) -> bool:
-        """True once the ticket's fence value is reached (non-blocking)."""
+        """True once the ticket's fence value is reached (non-blocking): known without asking
+        the KMD when the execution completed inline."""
+        s = self._streams.get(ticket.stream)
+        if s is not None and s.fence == ticket.fence and ticket.value <= s.reached:
+            return True
         with kmd_call("fence_value"):
             return self.device.fence_value(self.ctx, ticket.fence) >= ticket.value
 
@@ -381,7 +392,7 @@ class UmdSession:
             with kmd_call("reset_queue"):
                 self.device.reset_queue(self.ctx, s.queue)
                 fence = self.device.create_fence(self.ctx, 0)
-            s.fence, s.next = fence, 1  # failed fences stay failed: continue on a new one
+            s.fence, s.next, s.reached = fence, 1, 0  # failed fences stay failed: use a new one
             dropped, s.pending = s.pending, []
         for _, scratch in dropped:
             for va in scratch:

@@ -111,6 +111,26 @@ def test_inline_execution_on_an_idle_queue_is_complete_on_return(rig: Rig) -> No
     )
 
 
+def test_execute_reports_whether_it_ran_inline_and_signalled(rig: Rig) -> None:
+    x, y = rig.put(np.full(4, -1.0, np.float32)), rig.empty((4,))
+    buf = _relu_buffer(rig, x, y)
+    rig.value += 1
+    assert rig.dev.execute_cmdbuf(
+        rig.ctx, rig.queue, buf, signal=(rig.fence, rig.value), inline=True
+    ) is True  # fmt: skip
+    rig.value += 1
+    queued = rig.dev.execute_cmdbuf(rig.ctx, rig.queue, buf, signal=(rig.fence, rig.value))
+    assert queued is False
+    rig.dev.wait_fence(rig.ctx, rig.fence, rig.value, timeout_s=30)
+    rig.dev.inject_fault(rig.ctx, rig.queue, FaultKind.ECC)  # an injection: never inline
+    rig.value += 1
+    assert rig.dev.execute_cmdbuf(
+        rig.ctx, rig.queue, buf, signal=(rig.fence, rig.value), inline=True
+    ) is False  # fmt: skip
+    with pytest.raises(FenceFailedError):
+        rig.dev.wait_fence(rig.ctx, rig.fence, rig.value, timeout_s=30)
+
+
 def test_destroyed_and_foreign_buffers_are_invalid_handles(dev: KmdDevice) -> None:
     mine, theirs = Rig(dev), Rig(dev)
     buf = _relu_buffer(mine, mine.empty((4,)), mine.empty((4,)))

@@ -39,6 +39,32 @@ def test_a_recorded_buffer_executes_each_time(session: UmdSession) -> None:
     session.release(buf)
 
 
+def test_an_inline_execution_is_known_done_without_asking_the_kmd(
+    session: UmdSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t, _ = _relu(session)
+    stream = session.create_stream()
+    buf = session.record((t,))
+    queued = session.execute(stream, buf)
+    session.wait(queued, timeout_s=10)
+    asked: list[int] = []
+    real = session.device.fence_value
+
+    def fence_value(ctx: int, fence: int) -> int:
+        asked.append(fence)
+        return real(ctx, fence)
+
+    monkeypatch.setattr(session.device, "fence_value", fence_value)
+    ticket = session.execute(stream, buf, inline=True)
+    assert session.done(ticket) and asked == []
+    assert session.done(queued) and asked == []  # an earlier value of the same fence
+    session.reset_stream(stream)  # a new fence: what was known reached is forgotten
+    fresh = session.execute(stream, buf)
+    session.wait(fresh, timeout_s=10)
+    assert session.done(fresh) and len(asked) == 1
+    session.release(buf)
+
+
 def test_a_mapped_view_aliases_device_memory(session: UmdSession) -> None:
     va = session.alloc(256)
     view = session.map(va + 64, (4,), DType.F32)
