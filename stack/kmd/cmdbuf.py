@@ -2,11 +2,13 @@
 
 The model is IREE's reusable command buffer (or a CUDA graph): CREATE_CMDBUF decodes every
 blob, checks it against its kernel ABI and resolves every tensor address to a view of the
-context's memory — once. EXECUTE_CMDBUF then queues the recorded launches with its own waits
-and signal, like a SUBMIT that has nothing left to check. The KMD owns the buffer and the
-addresses in it: an execution may *rebind* an allocation (old base → new base) and the KMD
-patches every tensor of the buffer inside the old allocation to the same offset in the new
-one, checks the patched blobs as at record time, and keeps the result for later executions.
+context's memory — once; an untiled launch whose kernel has a preparer is made into one
+closure then (:mod:`stack.kmd.kernels.prepared_np`). EXECUTE_CMDBUF then queues the recorded
+launches with its own waits and signal, like a SUBMIT that has nothing left to check. The KMD
+owns the buffer and the addresses in it: an execution may *rebind* an allocation (old base →
+new base) and the KMD patches every tensor of the buffer inside the old allocation to the same
+offset in the new one, checks the patched blobs as at record time, and keeps the result for
+later executions.
 
 Invalidation is per allocation: each allocation lists the buffers recorded against it
 (``Allocation.users``); freeing it marks exactly those buffers stale, and executing a stale
@@ -50,7 +52,7 @@ def record(
 ) -> CommandBuffer:
     """Bind ``blobs`` in ``ctx`` (BlobFormatError, KernelArgumentError, AccessViolationError)
     and register the buffer on every allocation it references."""
-    launches, allocs = planner.bind_all(blobs, ctx, space)
+    launches, allocs = planner.bind_all(blobs, ctx, space, prepare=True)
     buf = CommandBuffer(handle, ctx, blobs, launches, allocs, {a.va: a.nbytes for a in allocs})
     for alloc in allocs:
         alloc.users.add(handle)
@@ -83,7 +85,7 @@ def rebind(
             )
         moves[old] = (size, new)
     blobs = tuple(_patch(data, moves) for data in buf.blobs)
-    launches, allocs = planner.bind_all(blobs, buf.ctx, space)
+    launches, allocs = planner.bind_all(blobs, buf.ctx, space, prepare=True)
     forget(buf)
     buf.blobs, buf.launches, buf.allocs = blobs, launches, allocs
     buf.extents = {a.va: a.nbytes for a in allocs}

@@ -15,6 +15,7 @@ from stack.kmd.fence import TimelineFence
 from stack.kmd.kernels import current_launch, parallel
 from stack.kmd.kernels.lane import HOST, Lane
 from stack.kmd.kernels.parallel import WorkerPool
+from stack.kmd.kernels.registry import Preparer
 from stack.kmd.memory import Allocation
 
 KernelFn = Callable[[list[Any], list[Any], tuple[int, ...], tuple[float, ...]], None]
@@ -36,11 +37,21 @@ class Launch:
     #: The blob's whole launch configuration: GPU kernels read its block
     #: (:mod:`stack.kmd.kernels.current_launch`, :mod:`stack.kmd.kernels.gpu_tiles`).
     config: LaunchConfig = current_launch.DEFAULT
-    #: ``fn`` with its arguments bound, made once: a launch is cached and replayed per submit.
+    #: The kernel's preparer when this launch is recorded in a command buffer (untiled only):
+    #: :mod:`stack.kmd.kernels.prepared_np`.
+    prepare: Preparer | None = field(default=None, repr=False)
+    #: ``fn`` with its arguments bound, made once: a launch is cached and replayed per submit;
+    #: or the closure its preparer made.
     call: Callable[[], None] = field(init=False, repr=False)
+    #: Whether ``call`` is a prepared closure (it runs the launch whole, as one tile).
+    prepared: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
-        self.call = functools.partial(self.fn, self.ins, self.outs, self.ints, self.floats)
+        run = None
+        if self.prepare is not None and self.tiles <= 1:
+            run = self.prepare(self.ins, self.outs, self.ints, self.floats)
+        self.prepared = run is not None
+        self.call = run or functools.partial(self.fn, self.ins, self.outs, self.ints, self.floats)
 
 
 @dataclass(slots=True, eq=False)
@@ -73,31 +84,29 @@ def execute(
     fault, else run the launches in ``lane`` (with ``pool`` bound for grid splits) and await
     the lane; the fault (KERNEL, or DEVICE_LOST for a sticky device error), or None."""
 
-    def record(kind: FaultKind, message: str, address: int | None = None) -> FaultRecord:
-        return fault_record(cmd, ctx, qid, kind, message, address)
-
     for fence, value in cmd.waits:
         while fence.value < value and not fence.poll(value, 0.05):
             if fence.failure is not None:
                 msg = f"waited-on fence {fence.fid} failed: {fence.failure.message}"
-                return record(FaultKind.DEPENDENCY, msg)
+                return fault_record(cmd, ctx, qid, FaultKind.DEPENDENCY, msg)
             if cancel.is_set():
-                return record(FaultKind.RESET, "dropped by queue reset")
-    if injected is FaultKind.HANG:
-        cancel.wait()
-        return record(FaultKind.HANG, "command hung; ended by queue reset")
-    if injected is FaultKind.ECC:
-        return record(FaultKind.ECC, "uncorrectable ECC error during command")
-    if injected is FaultKind.BAD_ADDRESS:
-        bad = max((a.end for a in cmd.allocs), default=0) + 8
-        return record(FaultKind.BAD_ADDRESS, f"access to 0x{bad:x}", bad)
+                return fault_record(cmd, ctx, qid, FaultKind.RESET, "dropped by queue reset")
+    if injected is not None:
+        return _injected(cmd, injected, cancel, ctx, qid)
     launch = None
     previous = parallel.bind(pool)
     try:
         if lane is HOST:  # synchronous kernels: nothing to enter or await
+            whole = 0
+            bind_tiles = parallel.bind_tiles
             for launch in cmd.launches:
-                parallel.bind_tiles(launch.tiles)
+                if launch.prepared:  # one tile, decided at record time
+                    whole += 1
+                else:
+                    bind_tiles(launch.tiles)
                 launch.call()
+            if whole and pool is not None:
+                pool.tiles += whole
         else:
             with lane:  # this queue's stream on a GPU
                 for launch in cmd.launches:
@@ -111,6 +120,23 @@ def execute(
         return fault_record(cmd, ctx, qid, kind, msg, None, name)
     finally:
         parallel.bind(previous)
+    return None
+
+
+def _injected(
+    cmd: Command, injected: FaultKind, cancel: threading.Event, ctx: int, qid: int
+) -> FaultRecord | None:
+    """The fault an injection makes of ``cmd`` (HANG: after the queue's reset ends it)."""
+    if injected is FaultKind.HANG:
+        cancel.wait()
+        return fault_record(cmd, ctx, qid, FaultKind.HANG, "command hung; ended by queue reset")
+    if injected is FaultKind.ECC:
+        msg = "uncorrectable ECC error during command"
+        return fault_record(cmd, ctx, qid, FaultKind.ECC, msg)
+    if injected is FaultKind.BAD_ADDRESS:
+        bad = max((a.end for a in cmd.allocs), default=0) + 8
+        msg = f"access to 0x{bad:x}"
+        return fault_record(cmd, ctx, qid, FaultKind.BAD_ADDRESS, msg, bad)
     return None
 
 

@@ -281,7 +281,9 @@ class Driver:
         fid = fence.fid
         for alloc in allocs:
             alloc.inflight += 1
-            alloc.pending[fid] = max(alloc.pending.get(fid, 0), value)
+            pending = alloc.pending
+            if pending.get(fid, 0) < value:
+                pending[fid] = value
         return cmd, before
 
     def _push(self, q: CommandQueue, cmd: Command, before: int, inline: bool) -> bool:

@@ -38,6 +38,7 @@ class Plan:
     floats: tuple[float, ...]
     tiles: int  # grid[0] of the launch configuration (see stack.kmd.kernels.parallel)
     launch: blobfmt.LaunchConfig  # the whole configuration (GPU kernels read the block)
+    prepare: registry.Preparer | None = None  # the kernel's, for launches a buffer records
 
 
 def check_abi(abi: KernelAbi, b: blobfmt.InstructionBlob) -> int:
@@ -100,7 +101,7 @@ class Planner:
             fn = registry.kernel(self.backend.name, b.kernel_id)
         plan = Plan(
             abi.name, fn, params, n_in, abi.int_values(b.ints), abi.float_values(b.floats),
-            b.launch.grid[0], b.launch,
+            b.launch.grid[0], b.launch, registry.preparer(fn),
         )  # fmt: skip
         if len(self._cache) >= CACHE_LIMIT:
             self._cache.clear()
@@ -108,9 +109,15 @@ class Planner:
         return plan
 
     def bind(
-        self, data: bytes, ctx: int, space: AddressSpace, touched: dict[int, Allocation]
+        self,
+        data: bytes,
+        ctx: int,
+        space: AddressSpace,
+        touched: dict[int, Allocation],
+        prepare: bool = False,
     ) -> Launch:
-        """Plan ``data`` and resolve every tensor in ``ctx``'s memory (AccessViolationError)."""
+        """Plan ``data`` and resolve every tensor in ``ctx``'s memory (AccessViolationError);
+        ``prepare``: let the kernel's preparer make the launch's closure (command buffers)."""
         plan = self.plan(data)
         allocs = [space.lookup(ctx, p[0], p[1]) for p in plan.params]
         for alloc in allocs:
@@ -124,13 +131,14 @@ class Planner:
         addrs = tuple(p[0] for p in plan.params)
         return Launch(
             plan.kernel, plan.fn, views[:n], views[n:], plan.ints, plan.floats, addrs, plan.tiles,
-            plan.launch,
+            plan.launch, plan.prepare if prepare else None,
         )  # fmt: skip
 
     def bind_all(
-        self, blobs: tuple[bytes, ...], ctx: int, space: AddressSpace
+        self, blobs: tuple[bytes, ...], ctx: int, space: AddressSpace, prepare: bool = False
     ) -> tuple[list[Launch], list[Allocation]]:
-        """The launches of a whole command and the distinct allocations it touches."""
+        """The launches of a whole command and the distinct allocations it touches
+        (``prepare``: as :meth:`bind`)."""
         touched: dict[int, Allocation] = {}
-        launches = [self.bind(b, ctx, space, touched) for b in blobs]
+        launches = [self.bind(b, ctx, space, touched, prepare) for b in blobs]
         return launches, list(touched.values())

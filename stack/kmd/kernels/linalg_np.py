@@ -16,11 +16,13 @@ from stack.kmd.kernels import linalg, parallel
 from stack.kmd.kernels.elementwise import relu_
 from stack.kmd.kernels.ids import KernelId
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
 
 def gemm(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]) -> None:
     """Y = act(alpha * op(A) @ op(B) + beta * C) (the GEMM ABI), tile by tile of Y's rows."""
     if parallel.whole():
-        linalg.gemm(np, ins, outs, ints, fl)
+        _whole_gemm(ins, outs, ints, fl)
         return
     trans_a, trans_b, relu = ints[0], ints[1], ints[2]
     alpha, beta = fl[0], fl[1]
@@ -42,6 +44,40 @@ def gemm(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float
             relu_(np, yt, yt)
 
     parallel.grid(y.shape[0], tile)
+
+
+def dot_fits(a: Any, b: Any, y: Any) -> bool:
+    """Whether ``np.dot(a, b, out=y)`` computes ``a @ b`` into ``y``: 2-D operands of one float
+    dtype and a C-contiguous Y (``np.dot`` costs a third less to call than ``np.matmul``)."""
+    return (
+        a.ndim == 2
+        and b.ndim == 2
+        and y.dtype in _FLOATS
+        and a.dtype == y.dtype
+        and b.dtype == y.dtype
+        and y.flags.c_contiguous
+    )
+
+
+def _whole_gemm(
+    ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """The untiled GEMM: the generic kernel, with its product through ``np.dot`` where it fits."""
+    a = ins[0].T if ints[0] else ins[0]
+    b = ins[1].T if ints[1] else ins[1]
+    y = outs[0]
+    if not dot_fits(a, b, y):
+        linalg.gemm(np, ins, outs, ints, fl)
+        return
+    alpha, beta = fl[0], fl[1]
+    np.dot(a, b, out=y)
+    if alpha != 1.0:
+        np.multiply(y, alpha, out=y, casting="unsafe")
+    if len(ins) > 2 and beta != 0.0:
+        c = ins[2] if beta == 1.0 else ins[2] * beta
+        np.add(y, c, out=y, casting="unsafe")
+    if ints[2]:
+        relu_(np, y, y)
 
 
 def matmul(ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]) -> None:

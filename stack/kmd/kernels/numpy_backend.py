@@ -4,7 +4,8 @@ Backing storage is one zero-filled ``uint8`` array per allocation; kernels see t
 it (no copies on the hot path) and are the generic kernels bound to ``numpy``, except those in
 ``SPECIFIC`` (Conv2D: :mod:`stack.kmd.kernels.conv_np`; GEMM and MatMul, tiled over Y's rows:
 :mod:`stack.kmd.kernels.linalg_np`; LayerNorm and Softmax with row sums as BLAS products:
-:mod:`stack.kmd.kernels.norm_np`).
+:mod:`stack.kmd.kernels.norm_np`). The launches of a few kernels are prepared when a command
+buffer records them (:mod:`stack.kmd.kernels.prepared_np`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from stack.kmd.kernels import (
     norm,
     norm_np,
     pool,
+    prepared_np,
     quant,
     reduce,
     registry,
@@ -56,6 +58,17 @@ GENERIC = (
 )
 #: NumPy-specific kernels replacing generic ones (planned, with per-thread scratch).
 SPECIFIC = {ids.KernelId.CONV2D: conv_np.conv2d, **linalg_np.TABLE, **norm_np.TABLE}
+#: Kernels whose untiled launches a command buffer prepares at record time.
+PREPARED = {
+    ids.KernelId.GEMM: prepared_np.gemm,
+    ids.KernelId.MATMUL: prepared_np.matmul,
+    ids.KernelId.LAYERNORM: prepared_np.layernorm,
+    ids.KernelId.SOFTMAX: prepared_np.softmax,
+    ids.KernelId.TRANSPOSE: prepared_np.transpose,
+    ids.KernelId.ADD: prepared_np.add,
+    ids.KernelId.MUL: prepared_np.mul,
+    ids.KernelId.RELU: prepared_np.relu,
+}
 
 
 class NumpyBackend(registry.KernelBackend):
@@ -99,3 +112,5 @@ def install() -> None:
             registry.register(NAME, kid)(functools.partial(fn, np))
     for kid, specific in SPECIFIC.items():
         registry.register(NAME, kid)(specific)
+    for kid, prepare in PREPARED.items():
+        registry.register_preparer(registry.kernel(NAME, kid), prepare)

@@ -19,6 +19,11 @@ from stack.kmd.kernels.ids import KernelId
 from stack.kmd.kernels.lane import HOST, Lane
 
 KernelFn = Callable[[list[Any], list[Any], tuple[int, ...], tuple[float, ...]], None]
+#: Given a launch's operands at record time: a closure computing exactly what the kernel would,
+#: or None (:mod:`stack.kmd.kernels.prepared_np`).
+Preparer = Callable[
+    [list[Any], list[Any], tuple[int, ...], tuple[float, ...]], Callable[[], None] | None
+]
 ENV_BACKEND = "REFSTACK_BACKEND"
 
 
@@ -69,6 +74,7 @@ class KernelBackend:
 _BACKENDS: dict[str, Callable[[], KernelBackend]] = {}
 _AVAILABLE: dict[str, Callable[[], str | None]] = {}
 _KERNELS: dict[str, dict[KernelId, KernelFn]] = {}
+_PREPARERS: dict[KernelFn, Preparer] = {}  # by the registered kernel function itself
 
 
 def register_backend(
@@ -88,6 +94,17 @@ def register(backend: str, kernel_id: KernelId) -> Callable[[KernelFn], KernelFn
         return fn
 
     return deco
+
+
+def register_preparer(fn: KernelFn, preparer: Preparer) -> None:
+    """Let launches of the registered kernel ``fn`` be prepared at record time by ``preparer``
+    (keyed by the function: an operator module binding another function is never prepared)."""
+    _PREPARERS[fn] = preparer
+
+
+def preparer(fn: KernelFn) -> Preparer | None:
+    """The preparer registered for kernel function ``fn``, or None."""
+    return _PREPARERS.get(fn)
 
 
 def kernel(backend: str, kernel_id: KernelId) -> KernelFn:
