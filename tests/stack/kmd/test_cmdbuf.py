@@ -146,3 +146,35 @@ def test_destroying_the_context_frees_memory_its_buffers_referenced(dev: KmdDevi
     _relu_buffer(rig, rig.empty((4,)), rig.empty((4,)))
     dev.destroy_context(rig.ctx)
     assert dev.stats().allocations == 0
+
+
+@pytest.mark.parametrize(
+    ("field", "changes"),
+    [
+        ("ctx", {"ctx": -1}),
+        ("queue", {"queue": True}),
+        ("cmdbuf", {"cmdbuf": 1 << 64}),
+        ("signal", {"signal": (1, 0)}),
+        ("signal", {"signal": [1, 2]}),
+        ("signal.fence", {"signal": (1.0, 2)}),
+        ("wait", {"wait": [(1, 1)]}),
+        ("wait[0]", {"wait": ((1,),)}),
+        ("rebind", {"rebind": [(1, 2)]}),
+        ("inline", {"inline": 1}),
+    ],
+)
+def test_every_execute_field_is_checked_on_the_run_path(
+    field: str, changes: dict[str, object]
+) -> None:
+    """EXECUTE_CMDBUF's one-expression check lets only the plain form through; anything else
+    gets the field checks, which name the field."""
+    from stack.kmd.ioctl import ExecuteCmdbufArgs, Ioctl
+    from stack.kmd.validate import validate
+
+    plain = {"ctx": 1, "queue": 2, "cmdbuf": 3, "signal": (4, 5), "inline": True}
+    assert validate(Ioctl.EXECUTE_CMDBUF, ExecuteCmdbufArgs(**plain)) is Ioctl.EXECUTE_CMDBUF
+    waits = ExecuteCmdbufArgs(**plain, wait=((4, 1),), rebind=((8, 16),))
+    assert validate(Ioctl.EXECUTE_CMDBUF, waits) is Ioctl.EXECUTE_CMDBUF
+    with pytest.raises(InvalidArgumentError) as info:
+        validate(Ioctl.EXECUTE_CMDBUF, ExecuteCmdbufArgs(**{**plain, **changes}))
+    assert info.value.field == field
