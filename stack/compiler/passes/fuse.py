@@ -17,7 +17,10 @@ Patterns (the producer's output must feed only the absorbed op and must not be a
   (``pool_kernel``, ``pool_strides``, ``pool_pads``, ``pool_ceil``): the kernel pools each tile
   of output channels after its epilogue, so the full-size convolution output never becomes an
   intermediate the memory plan has to hold (matched after the Relu fusion, so
-  ``Conv -> Relu -> MaxPool`` fuses both).
+  ``Conv -> Relu -> MaxPool`` fuses both);
+* ``Mul(MatMul(p, q), scalar const)`` with ``p`` or ``q`` a Gemm of constant weights seen through
+  views and Transposes -> the scale folded into those weights, the Mul gone
+  (:mod:`stack.compiler.passes.fold_scale`: a transformer's attention scale).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from stack.compiler.ir import Graph, Node, OpType, TensorType, freeze_array
 from stack.compiler.options import CompileOptions
 from stack.compiler.passes import register
 from stack.compiler.passes._match import sole_consumer
+from stack.compiler.passes.fold_scale import fold_scale
 
 RELU_HOSTS = (OpType.CONV, OpType.GEMM, OpType.ADD, OpType.BATCHNORM)
 
@@ -48,6 +52,10 @@ def _other(add: Node, value: str) -> str:
 def _fuse_once(graph: Graph) -> Graph | None:
     users = graph.consumers()
     for node in graph.nodes:
+        if node.op is OpType.MUL:
+            folded = fold_scale(graph, node, users)
+            if folded is not None:
+                return folded
         nxt = sole_consumer(graph, users, node.outputs[0]) if node.outputs else None
         if nxt is None:
             continue
