@@ -16,11 +16,13 @@ Rules (generic over ops, read from the map's edges):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-from mapper.impact.mapview import MapView, Node
+from mapper.impact.mapview import Edge, MapView, Node
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import vocab
+from mapper.scenarios.records import ChangePoint, PointKind
 from mapper.scenarios.vocab import Value
 
 CITING = frozenset({EdgeKind.REFERENCES, EdgeKind.REGISTERS})
@@ -84,3 +86,50 @@ def enclosing(view: MapView, path: str | None, line: int | None, spelt: set[str]
                 return ""
             return str(node.get("qualname") or node.name) if test else node.name
     return ""
+
+
+def tests_own_code(view: MapView, point: ChangePoint, models: set[str]) -> bool:
+    """False for a test point whose model test covers definitions, none of them one the new
+    op gets a counterpart of (``models``): it tests shared code (a pass, a launcher, the
+    pipeline) on the similar op, behaviour peculiar to it. A test covering nothing the map
+    sees (it runs the op through a fixture) and every other point are kept."""
+    if point.kind is not PointKind.TEST:
+        return True
+    covered = {
+        e.target
+        for e in view.neighbours(point.like, {EdgeKind.COVERS}, "out")
+        if e.target.startswith("symbol:")
+    }
+    return not covered or bool(covered & models)
+
+
+def table_lines(view: MapView, node: Node, values: set[str]) -> list[Edge]:
+    """The references to the op's ``values`` from ``node``'s module whose line also names
+    ``node`` (``KernelId.GATHER: gather``, ``(OpType.GATHER, _gather)``): a table of a
+    family's ops mapping the op onto its definition, where the new op's definition and row
+    go too."""
+    if not node.path:
+        return []
+    short = vocab.short_name(node)
+    word = re.compile(rf"\b{re.escape(short)}\b")
+    text = _lines(view, node.path)
+    out = []
+    for value in values:
+        for edge in view.neighbours(value, {EdgeKind.REFERENCES}, "in"):
+            ev = view.citation(edge)
+            line = ev.line or 0
+            if ev.path == node.path and 0 < line <= len(text) and word.search(text[line - 1]):
+                out.append(edge)
+    return out
+
+
+def _lines(view: MapView, path: str) -> list[str]:
+    cache = view.cache.setdefault("footprint.lines", {})
+    assert isinstance(cache, dict)
+    if path not in cache:
+        try:
+            cache[path] = (view.config.root / path).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            cache[path] = []
+    lines: list[str] = cache[path]
+    return lines

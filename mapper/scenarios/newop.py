@@ -10,29 +10,13 @@ footprint needs no change, and says so with the interfaces it is crossed through
 
 from __future__ import annotations
 
-import difflib
-
 from mapper.errors import UnknownNameError
 from mapper.impact.mapview import MapView, Node, cite
 from mapper.impact.records import Hop
 from mapper.impact.walk import hop_of
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import companions, footprint, newop_places, opfamily, strings, vocab
+from mapper.scenarios import companions, footprint, newop_places, opfamily, similar, strings, vocab
 from mapper.scenarios.records import ChangePoint, LayerPlan, NewOpWalk, PointKind
-
-
-def similar_ops(
-    view: MapView, name: str, known: dict[str, list[vocab.Value]]
-) -> list[tuple[str, float]]:
-    """Existing ops by the similarity of their spellings to ``name``, most similar first."""
-    target = vocab.compact(name)
-    scored = []
-    for token, values in known.items():
-        best = max(
-            difflib.SequenceMatcher(None, target, s).ratio() for s in vocab.spellings(values)
-        )
-        scored.append((token, best))
-    return sorted(scored, key=lambda x: (-x[1], x[0]))
 
 
 def _layer(view: MapView, node: Node) -> str | None:
@@ -50,7 +34,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     Raises UnknownNameError listing the known ops when ``like`` is not one of them.
     """
     known = opfamily.ops(view)
-    ranked = similar_ops(view, name, known)
+    ranked = similar.similar_ops(name, known)
     if like is not None:
         found = opfamily.find(known, like)
         if found is None:
@@ -101,7 +85,8 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
             continue  # a helper spelt after the op that nothing ties to it
         if not test and any(footprint.enumerates(view, node, vs) for vs in vocabs.values()):
             continue  # a family handler: its enumerating members are extended above
-        if not test and not _in_place(view, node, vocabs):
+        tabled = [] if test or own_module else footprint.table_lines(view, node, ids)
+        if not test and not tabled and not _in_place(view, node, vocabs):
             if own_module:  # a module of its own, like the similar op's
                 layer = _layer(view, node)
                 points.extend(newop_places.new_module(view, node, name, layer, spelt, forms))
@@ -121,9 +106,14 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
             )
         )
         points.extend(_registrations(view, node, forms, name))
+        points.extend(newop_places.table_rows(view, node, tabled, name, spelt))
+    points.extend(newop_places.mapping_rows(view, values, name, spelt))
+    models = {p.like for p in points if p.kind is PointKind.IMPLEMENTATION}
+    points = [p for p in points if footprint.tests_own_code(view, p, models)]
     points.extend(companions.proto_companions(view, points, forms, name))
     devoted = newop_places.new_modules(view, points)
-    points.extend(strings.string_lists(view, known, token, name, devoted))
+    seen = {p.path for p in points if p.kind in (PointKind.USE, PointKind.REGISTRATION) and p.path}
+    points.extend(strings.string_lists(view, known, token, name, devoted, seen))
     written = [p for p in points if p.kind is PointKind.IMPLEMENTATION]
     points.extend(newop_places.docs(view, written))  # docs of the op's own code, not of shared code
     points.extend(newop_places.op_lists(view, known, token, name))

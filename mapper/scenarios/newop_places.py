@@ -18,7 +18,7 @@ import posixpath
 import re
 from collections.abc import Iterable
 
-from mapper.impact.mapview import EvidenceKind, MapView, Node
+from mapper.impact.mapview import Edge, EvidenceKind, MapView, Node, cite
 from mapper.impact.records import Hop
 from mapper.impact.walk import hop_of
 from mapper.model import EdgeKind, NodeKind
@@ -31,7 +31,12 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 def devoted(node: Node, spelt: set[str]) -> bool:
     """Whether ``node``'s module is named after the similar op."""
-    stem = posixpath.basename(node.path or "").partition(".")[0]
+    return devoted_path(node.path or "", spelt)
+
+
+def devoted_path(path: str, spelt: set[str]) -> bool:
+    """Whether the module at ``path`` is named after the similar op."""
+    stem = posixpath.basename(path).partition(".")[0]
     return bool(stem) and bool(vocab.runs(stem) & spelt)
 
 
@@ -199,3 +204,59 @@ def docs(view: MapView, points: Iterable[ChangePoint]) -> list[ChangePoint]:
                 (hop_of(view, edge, False),),
             )
     return list(out.values())
+
+
+def table_rows(
+    view: MapView, node: Node, edges: list[Edge], name: str, spelt: set[str]
+) -> list[ChangePoint]:
+    """A row for the new op's definition in each table mapping the similar op's value onto
+    ``node`` (:func:`~mapper.scenarios.footprint.table_lines`)."""
+    out = []
+    for edge in edges:
+        ev = view.citation(edge)
+        out.append(
+            ChangePoint(
+                PointKind.REGISTRATION,
+                view.config.layer_of(ev.path) if ev.path else None,
+                ev.path,
+                ev.line,
+                node.id,
+                footprint.enclosing(view, ev.path, ev.line, spelt),
+                f"map {name} onto its {vocab.short_name(node)} counterpart at {cite(ev)}, "
+                f"as the similar op's row does",
+                (hop_of(view, edge, False),),
+            )
+        )
+    return out
+
+
+def mapping_rows(
+    view: MapView, values: list[vocab.Value], name: str, spelt: set[str]
+) -> list[ChangePoint]:
+    """Lines mapping the similar op's value in one op vocabulary onto its value in another
+    (``OpKind.GATHER: KernelId.GATHER``): the new op's values are mapped the same way. A
+    line in a module devoted to the similar op is left to the new op's own module."""
+    cited: dict[tuple[str, int], dict[str, Edge]] = {}
+    for value in values:
+        for edge in view.neighbours(value.node.id, footprint.CITING, "in"):
+            ev = view.citation(edge)
+            if ev.path and ev.line:
+                cited.setdefault((ev.path, ev.line), {}).setdefault(value.vocabulary, edge)
+    out = []
+    for (path, line), edges in sorted(cited.items()):
+        if len(edges) < 2 or devoted_path(path, spelt):
+            continue
+        edge = edges[min(edges)]
+        out.append(
+            ChangePoint(
+                PointKind.USE,
+                view.config.layer_of(path),
+                path,
+                line,
+                edge.target,
+                footprint.enclosing(view, path, line, spelt),
+                f"map {name}'s values onto each other at {path}:{line}, as the similar op's are",
+                (hop_of(view, edge, False),),
+            )
+        )
+    return out

@@ -10,6 +10,10 @@ of ``Row(3, "CONV2D", "CONV2D")``) is a string vocabulary when its strings name:
   of its own, the similar op's module among them — a list of that folder's families (a
   test asserting which translator families exist) that gains the new module's.
 
+In a file where the map records no use of the op's values (a test: the map does not
+resolve its names), members of the op vocabularies spelt out in a literal count as strings do
+(a test's table of requests, ``OpRequest.make(OpKind.CONV2D, …)``, one per op).
+
 Each becomes a ``use`` point at the similar op's entry, its symbol the enclosing definition
 (the assignment or the test holding the literal).
 """
@@ -41,10 +45,18 @@ def _outermost(tree: ast.AST) -> Iterator[ast.expr]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _strings(node: ast.AST) -> Iterator[tuple[str, int]]:
+def _strings(node: ast.AST, classes: set[str]) -> Iterator[tuple[str, int]]:
+    """The strings in ``node``, and the member names of ``classes`` it spells out
+    (``OpKind.CONV2D`` gives ``CONV2D``)."""
     for sub in ast.walk(node):
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
             yield sub.value, sub.lineno
+        elif (
+            isinstance(sub, ast.Attribute)
+            and isinstance(sub.value, ast.Name)
+            and sub.value.id in classes
+        ):
+            yield sub.attr, sub.lineno
 
 
 class _Vocabulary:
@@ -91,11 +103,20 @@ def string_lists(
     token: str,
     name: str,
     devoted: dict[str, str],
+    seen: set[str],
 ) -> list[ChangePoint]:
     """Points for the string vocabularies the new op enters (see the module docstring);
     ``devoted`` maps each new module predicted for the op to the similar op's module it
-    mirrors."""
+    mirrors. In files the map holds no use of the op's values in (``seen`` lists those it
+    does: tests, whose names the map does not resolve), members of the op vocabularies spelt
+    out in a literal (``OpKind.CONV2D``) count as its strings do."""
     vocabs = _vocabularies(view, known, token, devoted)
+    classes = {
+        vocab.short_name(node)
+        for node in (view.node(v.vocabulary) for vs in known.values() for v in vs)
+        if node is not None
+    }
+    members = re.compile(rf"\b(?:{'|'.join(map(re.escape, sorted(classes)))})\.(\w+)")
     out: list[ChangePoint] = []
     root = view.config.root
     for file in view.nodes(NodeKind.FILE):
@@ -106,7 +127,8 @@ def string_lists(
             text = (root / path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        quoted = set(_QUOTED.findall(text))
+        spelt_out = set() if path in seen or not classes else classes
+        quoted = set(_QUOTED.findall(text)) | (set(members.findall(text)) if spelt_out else set())
         hopeful = [
             v for v in vocabs if len(v.named(quoted)) >= v.least and v.named(quoted) & v.like
         ]
@@ -117,7 +139,7 @@ def string_lists(
         except SyntaxError:
             continue
         for literal in _outermost(tree):
-            strings = list(_strings(literal))
+            strings = list(_strings(literal, spelt_out))
             for v in hopeful:
                 named = v.named(s for s, _ in strings)
                 if len(named) < v.least or not named & v.like:

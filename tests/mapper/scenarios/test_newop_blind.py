@@ -81,3 +81,40 @@ def test_lists_of_every_op_are_predicted_and_code_about_a_few_ops_is_not(
         "stack/umd/tuner.py",
     ):
         assert peculiar not in predicted
+
+
+def test_string_tables_generated_stub_and_test_lists_are_predicted(blind: dict[str, Any]) -> None:
+    """Places the map's names alone do not show: the op table spelt as strings, protoc's stub
+    beside the proto, a test's list of translator families and a test's table of requests,
+    each named by the definition that gains the row."""
+    got = {(p["kind"], p["path"], p["predicted"]) for p in _points(blind)}
+    assert {
+        ("use", "stack/kmd/kernels/op_table.py", "stack.kmd.kernels.op_table.ROWS"),
+        (
+            "use",
+            "tests/stack/umd/test_registry.py",
+            "tests.stack.umd.test_registry.test_every_op_kind_is_routed",
+        ),
+        ("use", "tests/stack/umd/test_translators.py", "tests.stack.umd.test_translators.CASES"),
+        (
+            "generated",
+            "stack/umd/service/umd_pb2.pyi",
+            "stack.umd.service.umd_pb2.OP_CONVTRANSPOSE",
+        ),
+        (
+            "generated",
+            "stack/umd/service/umd_pb2.pyi",
+            "stack.umd.service.umd_pb2.OpType.OP_CONVTRANSPOSE",
+        ),
+        ("use", "stack/runtime/opcodes.py", "stack.runtime.opcodes.UMD_OPS"),
+    } <= got
+    assert blind["existing_files"]["missed"] == []  # every file that existed is predicted
+
+
+def test_without_like_the_similar_op_is_chosen_by_shape() -> None:
+    if not _has(LANDED):
+        pytest.skip(f"{LANDED} and its parent are not in this clone (a shallow one)")
+    result = predict_at(REPO, "ConvTranspose", LANDED)
+    candidates = [c["op"] for c in result["prediction"]["candidates"]]
+    assert result["like"] == "conv2d"
+    assert candidates.index("conv2d") < candidates.index("transpose")

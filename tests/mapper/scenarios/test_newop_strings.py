@@ -4,6 +4,7 @@ proto value, and the enclosing definition each extended place is scored by."""
 
 from __future__ import annotations
 
+import difflib
 import textwrap
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from mapper.impact import MapView, open_view
 from mapper.ingest import ingest
+from mapper.scenarios import opfamily, similar, vocab
 from mapper.scenarios.newop import walk_new_op
 
 FILES = {
@@ -25,6 +27,7 @@ FILES = {
             ADD = "Add"
             MUL = "Mul"
             RELU = "Relu"
+            TRANSPOSE = "Transpose"
     """,
     "toy/up/rules.py": """
         from toy.up.ir import OpType
@@ -57,6 +60,7 @@ FILES = {
             OpType.ADD: KernelId.ADD,
             OpType.MUL: KernelId.MUL,
             OpType.RELU: KernelId.RELU,
+            OpType.TRANSPOSE: KernelId.TRANSPOSE,
         }
     """,
     "toy/down/__init__.py": "",
@@ -69,6 +73,7 @@ FILES = {
             ADD = 2
             MUL = 3
             RELU = 4
+            TRANSPOSE = 5
     """,
     "toy/down/table.py": """
         from typing import NamedTuple
@@ -84,8 +89,45 @@ FILES = {
             Row(2, "ADD"),
             Row(3, "MUL"),
             Row(4, "RELU"),
+            Row(5, "TRANSPOSE"),
         )
         FUSED = ("CONV2D", "RELU")
+    """,
+    "toy/down/pointwise.py": """
+        from toy.down.kernels import KernelId
+
+
+        def relu(x):
+            return x
+
+
+        def add(x, y):
+            return x
+
+
+        TABLE = {KernelId.RELU: relu, KernelId.ADD: add}
+    """,
+    "toy/up/families.py": """
+        from toy.down.kernels import KernelId
+        from toy.up.ir import OpType
+
+        POINTWISE = {OpType.RELU: KernelId.RELU}
+
+
+        def fuse(ops):
+            return ops
+    """,
+    "tests/test_pointwise.py": """
+        from toy.down.pointwise import relu
+        from toy.up.families import fuse
+
+
+        def test_relu_kernel():
+            assert relu(1) == 1
+
+
+        def test_relu_fuses():
+            assert fuse([1]) == [1]
     """,
     "toy/down/fam/__init__.py": """
         from toy.down.fam import add, conv_pool, mul, relu
@@ -200,3 +242,48 @@ def test_string_vocabularies_generated_companions_and_enclosing_definitions(
     mirrors = {"toy/down/fam/conv_transpose.py": "toy/down/fam/conv_pool.py"}
     for point in walk.points:  # a new module is cited where the module it mirrors is
         assert point.why and point.why[0].path == mirrors.get(point.path, point.path), point
+
+
+def test_the_similar_op_is_chosen_by_shape_as_well_as_spelling(view: MapView) -> None:
+    """By spelling alone ConvTranspose is most like Transpose; the ONNX schemas say it has
+    Conv's inputs, output and six of its attributes, and nothing of Transpose's."""
+    known = opfamily.ops(view)
+    assert similar.shape("convtranspose", "conv") == 10 / 12
+    assert similar.shape("convtranspose", "transpose") == 0.0
+    assert similar.shape("convtranspose", "conv2d") is None  # no ONNX operator of that name
+    spelling = {
+        op: max(_ratio("convtranspose", s) for s in vocab.spellings(vs)) for op, vs in known.items()
+    }
+    assert max(spelling, key=spelling.__getitem__) == "transpose"
+    ranked = similar.similar_ops("ConvTranspose", known)
+    assert ranked[:2] == [
+        ("conv2d", (spelling["conv2d"] + 10 / 12) / 2),
+        ("transpose", spelling["transpose"] / 2),
+    ]
+    assert walk_new_op(view, "ConvTranspose").like == "conv2d"
+
+
+def _ratio(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a, b).ratio()
+
+
+def test_family_tables_mapping_rows_and_tests_of_the_op_own_code(view: MapView) -> None:
+    """Relu lives in a module about a few ops (not named after it): a table there maps its
+    value onto its kernel, so the new op's kernel and row go beside them; a one-entry map
+    between two op vocabularies gains the new op's entry; of the tests spelt after relu, the
+    one covering its kernel is mirrored and the one covering a shared pass is not."""
+    walk = walk_new_op(view, "Gelu", like="relu")
+    got = {(p.kind.value, p.path, p.line, p.predicted) for p in walk.points}
+    assert got == {
+        ("vocabulary", "contracts/toy.proto", 8, "toy.v1.OpType.OP_GELU"),
+        ("vocabulary", "toy/down/kernels.py", 8, "toy.down.kernels.KernelId.GELU"),
+        ("vocabulary", "toy/up/ir.py", 8, "toy.up.ir.OpType.GELU"),
+        ("generated", "toy/down/service/toy_pb2.py", 1, ""),
+        ("generated", "toy/down/service/toy_pb2.pyi", 5, "toy.down.service.toy_pb2.OpType.OP_GELU"),
+        ("implementation", "toy/down/pointwise.py", 4, "toy.down.pointwise.gelu"),
+        ("registration", "toy/down/pointwise.py", 12, "toy.down.pointwise.TABLE"),
+        ("use", "toy/up/families.py", 4, "toy.up.families.POINTWISE"),
+        ("use", "toy/up/lower.py", 8, "toy.up.lower.LOWER"),
+        ("use", "toy/down/table.py", 13, "toy.down.table.ROWS"),
+        ("test", "tests/test_pointwise.py", 5, "tests.test_pointwise.test_gelu_kernel"),
+    }
