@@ -8,9 +8,12 @@ changed, beside two baselines measured on the same map in the same run:
 - ``name``: every file of the parent naming the definition's short name (``git grep -w``);
 - ``imports``: the defining file and the reverse-import closure of it on the map.
 
-Two truths per case: ``all``, every file the commit changed that existed at the parent, and
-``related``, those among them whose changed lines name the definition (plus its own file).
-Truths and predictions are both taken over the files and pages on the parent's map (a file
+Three truths per case (:mod:`mapper.impact.mining` defines them): ``all``, every file the
+commit changed that existed at the parent; ``related``, those among them whose changed lines
+name the definition's short name as a word; ``call_sites``, those that used the definition at
+the parent and whose changed lines call it, apply it as a decorator or (a page) name it in a
+code span — the call sites the commit updated, what the goal is measured on. Truths and
+predictions are both taken over the files and pages on the parent's map (a file
 no map holds, such as a change log, is listed per case as ``unmapped``).
 """
 
@@ -32,12 +35,12 @@ from mapper.config import StackmapConfig, load_config
 from mapper.errors import ConfigError
 from mapper.impact.analyse import impact_of
 from mapper.impact.mapview import MapView, open_view
-from mapper.impact.mining import Case, mine
+from mapper.impact.mining import Case, mine, short_name, users_at
 from mapper.impact.records import Mode
 from mapper.model import EdgeKind, NodeKind
 
 METHODS = ("precise", "conservative", "name", "imports")
-TRUTHS = ("all", "related")
+TRUTHS = ("all", "related", "call_sites")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,28 +94,10 @@ def config_for(tree: Path, fallback: StackmapConfig) -> StackmapConfig:
     return replace(config, store=".stackmap-eval")
 
 
-def _short(qualname: str) -> str:
-    """The name call sites write: a constructor is called by its class's name."""
-    parts = qualname.split(".")
-    return parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
-
-
 def _mapped(view: MapView) -> set[str]:
     """Paths of the files and pages on the map: what any of the methods can name."""
     kinds = (NodeKind.FILE, NodeKind.DOC)
     return {n.path for kind in kinds for n in view.nodes(kind) if n.path}
-
-
-def _name_baseline(root: Path, rev: str, qualname: str) -> set[str]:
-    short = _short(qualname)
-    proc = subprocess.run(
-        ["git", "-C", str(root), "grep", "-l", "-w", "-F", short, rev, "--"],
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    prefix = f"{rev}:"
-    return {p.removeprefix(prefix) for p in proc.stdout.decode().splitlines() if p}
 
 
 def _import_closure(view: MapView, path: str) -> set[str]:
@@ -133,10 +118,14 @@ def _one(root: Path, view: MapView, tree: Path, case: Case) -> dict[str, Any]:
     for mode in (Mode.PRECISE, Mode.CONSERVATIVE):
         report = impact_of(view, tree, f"symbol:{case.qualname}", mode=mode)
         predicted[mode.value] = {f.path for f in report.files} | {case.path}
-    predicted["name"] = _name_baseline(root, case.parent, case.qualname)
+    predicted["name"] = users_at(root, case.parent, short_name(case.qualname))
     predicted["imports"] = _import_closure(view, case.path)
     predicted = {k: v & mapped for k, v in predicted.items()}
-    truths = {"all": set(case.changed) & mapped, "related": set(case.related) & mapped}
+    truths = {
+        "all": set(case.changed) & mapped,
+        "related": set(case.related) & mapped,
+        "call_sites": set(case.call_sites) & mapped,
+    }
     return {
         "unmapped": sorted(set(case.changed) - mapped),
         "commit": case.commit[:12],

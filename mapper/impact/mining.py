@@ -2,7 +2,19 @@
 
 A case is one commit with one parent where a public Python function or method of the mapped
 layers changed its signature (as ``stackmap diff`` classifies it: parameters, their types,
-order or defaults, the return type) and where another file's changed lines name it.
+order or defaults, the return type) and where the commit updates a call site of it in another
+code file.
+
+Three sets of files per case, each among the files the commit changed that exist at the parent:
+
+- ``changed``: all of them;
+- ``related``: those whose changed lines name the definition's short name as a word (with its
+  own file): ``t.Tuple`` in an annotation, ``runner.invoke`` or the word "option" in prose
+  count for ``Tuple.__init__``, ``Context.invoke`` and ``option`` alike;
+- ``call_sites``: those that used the definition at the parent and whose changed lines use it
+  (with its own file): the short name called (``name(``), applied as a decorator
+  (``@…name``) or, on a page, written in a code span. A call the commit adds to a file that
+  never used the name is new code, not an updated call site, and is not counted.
 """
 
 from __future__ import annotations
@@ -29,6 +41,7 @@ class Case:
     messages: tuple[str, ...]
     changed: tuple[str, ...]  # files the commit changed that exist at the parent
     related: tuple[str, ...]  # those whose changed lines name the definition (with its own)
+    call_sites: tuple[str, ...] = ()  # those updating a use it had at the parent (with its own)
 
 
 def _git(root: Path, *args: str) -> str:
@@ -53,6 +66,37 @@ def diff_by_file(root: Path, parent: str, commit: str) -> dict[str, str]:
         elif current is not None and line[:1] in "+-" and not line.startswith(("+++", "---")):
             current.append(line[1:])
     return {path: "\n".join(lines) for path, lines in out.items()}
+
+
+def short_name(qualname: str) -> str:
+    """The name call sites write: a constructor is called by its class's name."""
+    parts = qualname.split(".")
+    return parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
+
+
+def use_pattern(short: str, *, page: bool) -> re.Pattern[str]:
+    """A use of ``short``: called, applied as a decorator, or on a page (``page``) inside a
+    code span."""
+    name = re.escape(short)
+    span = rf"|`[^`\n]*\b{name}\b[^`\n]*`" if page else ""
+    return re.compile(rf"\b{name}\s*\(|@[\w.]*\b{name}\b{span}")
+
+
+def _uses(path: str, lines: str, short: str) -> bool:
+    code = language_for(path) in CODE_LANGUAGES
+    return bool(use_pattern(short, page=not code).search(lines))
+
+
+def users_at(root: Path, rev: str, short: str) -> set[str]:
+    """Files of ``rev`` naming ``short`` as a word (``git grep -w``)."""
+    proc = subprocess.run(
+        ["git", "-C", str(root), "grep", "-l", "-w", "-F", short, rev, "--"],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    prefix = f"{rev}:"
+    return {p.removeprefix(prefix) for p in proc.stdout.decode().splitlines() if p}
 
 
 def mine(root: Path, config: StackmapConfig, limit: int, rev: str = "HEAD") -> Iterator[Case]:
@@ -84,15 +128,19 @@ def mine(root: Path, config: StackmapConfig, limit: int, rev: str = "HEAD") -> I
             if change.name in seen:
                 continue
             seen.add(change.name)
-            parts = change.name.split(".")
-            short = parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
+            short = short_name(change.name)
             name = re.compile(rf"\b{re.escape(short)}\b")
             own = change.location.path
             related = tuple(p for p in existing if p == own or name.search(lines.get(p, "")))
-            if not any(p != own and language_for(p) in CODE_LANGUAGES for p in related):
+            used = [p for p in related if p != own and _uses(p, lines.get(p, ""), short)]
+            users = users_at(root, parent, short) if used else set()
+            calls = tuple(p for p in related if p == own or (p in used and p in users))
+            if not any(p != own and language_for(p) in CODE_LANGUAGES for p in calls):
                 continue  # no call site in another code file was updated
             messages = tuple(c.message for c in signature if c.name == change.name)
-            yield Case(commit, parent, subject, change.name, own, messages, existing, related)
+            yield Case(
+                commit, parent, subject, change.name, own, messages, existing, related, calls
+            )
             found += 1
             if found >= limit:
                 return

@@ -1,4 +1,9 @@
-"""``stackmap eval impact`` on a fixture history with one signature change and its call site."""
+"""``stackmap eval impact`` on a fixture history with one signature change and its call site.
+
+Besides the call site, the commit edits a page and a file in ways that name ``submit`` without
+updating a use of it: the word in prose, and a call written into a file that never used it.
+Both are ``related`` (the word is in their changed lines) and neither is a ``call_sites``.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +35,18 @@ def test_one_case_scored_beside_both_baselines(
         "self.session.submit(blob, wait=False)",
     )
     edit(repo, "knowledge_base/kmd/device.md", "# KMD device memory", "# KMD memory")
+    edit(
+        repo,
+        "knowledge_base/umd/session.md",
+        "Clients reach the UMD",
+        "Each submit waits only when asked. Clients reach the UMD",
+    )
+    edit(
+        repo,
+        "fx/kmd/device.py",
+        '"""Device memory."""',
+        '"""Device memory: submit(blob) fills it."""',
+    )
     commit(repo, "submit: wait is required")
     lines: list[str] = []
     result = evaluate(repo, 5, progress=lines.append)
@@ -38,8 +55,20 @@ def test_one_case_scored_beside_both_baselines(
     assert case["symbol"] == "fx.umd.session.Session.submit"
     assert lines == [f"{case['commit']} fx.umd.session.Session.submit"]
     assert case["truth"] == {
-        "all": ["fx/runtime/engine.py", "fx/umd/session.py", "knowledge_base/kmd/device.md"],
-        "related": ["fx/runtime/engine.py", "fx/umd/session.py"],
+        "all": [
+            "fx/kmd/device.py",
+            "fx/runtime/engine.py",
+            "fx/umd/session.py",
+            "knowledge_base/kmd/device.md",
+            "knowledge_base/umd/session.md",
+        ],
+        "related": [
+            "fx/kmd/device.py",
+            "fx/runtime/engine.py",
+            "fx/umd/session.py",
+            "knowledge_base/umd/session.md",
+        ],
+        "call_sites": ["fx/runtime/engine.py", "fx/umd/session.py"],
     }
     assert case["predicted"]["name"] == [
         "contracts/runtime_umd.yaml",
@@ -50,7 +79,8 @@ def test_one_case_scored_beside_both_baselines(
         "knowledge_base/umd/session.md",
     ]
     assert case["predicted"]["imports"] == ["fx/runtime/engine.py", "fx/umd/session.py"]
-    related = case["scores"]["related"]
+    assert case["scores"]["related"]["precise"]["truth"] == 4
+    related = case["scores"]["call_sites"]
     assert related["precise"] == {
         "recall": 1.0,
         "precision": round(2 / 7, 4),
@@ -59,4 +89,4 @@ def test_one_case_scored_beside_both_baselines(
         "truth": 2,
     }
     assert related["imports"]["recall"] == 1.0 and related["imports"]["precision"] == 1.0
-    assert result["overall"]["related"]["precise"]["micro"]["recall"] == 1.0
+    assert result["overall"]["call_sites"]["precise"]["micro"]["recall"] == 1.0
