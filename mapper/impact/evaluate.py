@@ -12,7 +12,9 @@ Three truths per case (:mod:`mapper.impact.mining` defines them): ``all``, every
 commit changed that existed at the parent; ``related``, those among them whose changed lines
 name the definition's short name as a word; ``call_sites``, those that used the definition at
 the parent and whose changed lines call it, apply it as a decorator or (a page) name it in a
-code span — the call sites the commit updated, what the goal is measured on. Truths and
+code span — the call sites the commit updated, what the goal is measured on; its scores are
+also given apart for the cases changing how calls are written and those changing only
+annotations (``by_change``). Truths and
 predictions are both taken over the files and pages on the parent's map (a file
 no map holds, such as a change log, is listed per case as ``unmapped``).
 """
@@ -20,6 +22,7 @@ no map holds, such as a change log, is listed per case as ``unmapped``).
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +43,8 @@ from mapper.impact.records import Mode
 from mapper.model import EdgeKind, NodeKind
 
 METHODS = ("precise", "conservative", "name", "imports")
+# a change message about annotations only (``stackmap diff``'s wording)
+_TYPES_ONLY = re.compile(r"^python \S+: (?:parameter '[^']*' type |return type )")
 TRUTHS = ("all", "related", "call_sites")
 
 
@@ -132,6 +137,9 @@ def _one(root: Path, view: MapView, tree: Path, case: Case) -> dict[str, Any]:
         "subject": case.subject,
         "symbol": case.qualname,
         "how": list(case.messages),
+        "change": "types_only"
+        if all(_TYPES_ONLY.search(m) for m in case.messages)
+        else "call_shape",
         "truth": {k: sorted(v) for k, v in truths.items()},
         "predicted": {k: sorted(v) for k, v in predicted.items()},
         "scores": {
@@ -140,8 +148,23 @@ def _one(root: Path, view: MapView, tree: Path, case: Case) -> dict[str, Any]:
     }
 
 
-def _overall(cases: list[dict[str, Any]]) -> dict[str, Any]:
+def _by_change(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """``call_sites`` scores of the cases whose change alters how calls are written (a
+    parameter added, removed, moved, a default) apart from those changing only annotations
+    (which no call site has to follow): how many of each, and their micro scores."""
     out: dict[str, Any] = {}
+    for kind in ("call_shape", "types_only"):
+        some = [c for c in cases if c["change"] == kind]
+        out[kind] = {"cases": len(some)}
+        for m in METHODS:
+            scores = [c["scores"]["call_sites"][m] for c in some]
+            tp, pred, truth = (sum(s[k] for s in scores) for k in ("tp", "predicted", "truth"))
+            out[kind][m] = _score_of(tp, pred, truth)
+    return out
+
+
+def _overall(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"by_change": _by_change(cases)}
     for t in TRUTHS:
         out[t] = {}
         for m in METHODS:

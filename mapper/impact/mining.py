@@ -13,8 +13,9 @@ Three sets of files per case, each among the files the commit changed that exist
   count for ``Tuple.__init__``, ``Context.invoke`` and ``option`` alike;
 - ``call_sites``: those that used the definition at the parent and whose changed lines use it
   (with its own file): the short name called (``name(``), applied as a decorator
-  (``@…name``) or, on a page, written in a code span. A call the commit adds to a file that
-  never used the name is new code, not an updated call site, and is not counted.
+  (``@…name``) or, on a page, written in a code span — at the parent and in the change. A
+  call the commit adds to a file that never used the name so is new code, not an updated call
+  site, and is not counted.
 """
 
 from __future__ import annotations
@@ -133,8 +134,8 @@ def mine(root: Path, config: StackmapConfig, limit: int, rev: str = "HEAD") -> I
             own = change.location.path
             related = tuple(p for p in existing if p == own or name.search(lines.get(p, "")))
             used = [p for p in related if p != own and _uses(p, lines.get(p, ""), short)]
-            users = users_at(root, parent, short) if used else set()
-            calls = tuple(p for p in related if p == own or (p in used and p in users))
+            users = {p for p in used if _uses(p, _git(root, "show", f"{parent}:{p}"), short)}
+            calls = tuple(p for p in related if p == own or p in users)
             if not any(p != own and language_for(p) in CODE_LANGUAGES for p in calls):
                 continue  # no call site in another code file was updated
             messages = tuple(c.message for c in signature if c.name == change.name)

@@ -3,7 +3,9 @@
 What depends on a symbol: its callers (``calls`` in), the tests that call it (``covers`` in),
 the interfaces it implements and, through those, the contract entry, the pages and scenario
 steps naming the interface and the components consuming it; the docs naming the symbol. A
-constructor's signature is its class's: the class's interfaces and pages count too.
+constructor's signature is its class's: the class's interfaces and pages count too, and
+constructing a subclass that defines no ``__init__`` calls it. A test calling a changed symbol
+is a call site (a test to edit) even when it also covers the changed file's component.
 ``--precise`` follows code evidence (and explicit declarations: contracts, front matter, and
 doc sections naming a changed node in a code span) and stops at direct callers; ``--conservative``
 also follows imports, every doc mention, similarity and declared component dependencies, up to
@@ -93,7 +95,7 @@ class _Walk:
             certainty,
         )
         old = self.found.get(item.node)
-        if old is not None and old.rank_key() <= item.rank_key():
+        if old is not None and _keeps(old, item):
             return None
         self.found[item.node] = item
         return item
@@ -193,11 +195,12 @@ class _Walk:
             for edge in self.edges(node.id, _E.CONTAINS, "in"):
                 owner, path = self.step(edge, False, why)
                 if owner is not None and owner.kind is NodeKind.SYMBOL:
-                    callees.append((owner, path))
-                    for cover in self.edges(owner.id, _E.COVERS, "in"):
-                        test, tpath = self.step(cover, False, path)
-                        if test is not None:
-                            self.add(test, Category.TEST, tpath)
+                    for cls, cpath in [(owner, path), *self.heirs(owner, path)]:
+                        callees.append((cls, cpath))
+                        for cover in self.edges(cls.id, _E.COVERS, "in"):
+                            test, tpath = self.step(cover, False, cpath)
+                            if test is not None:
+                                self.add(test, Category.TEST, tpath)
         for callee, via in callees:
             self.callers_of(callee, via, depth)
         if self.opts.mode is Mode.CONSERVATIVE:
@@ -205,6 +208,22 @@ class _Walk:
                 file, path = self.step(edge, False, why)
                 if file is not None:
                     self.file(file, path, depth)
+
+    def heirs(self, cls: Node, why: tuple[Hop, ...]) -> list[tuple[Node, tuple[Hop, ...]]]:
+        """Subclasses of ``cls`` (transitively) defining no ``__init__`` of their own:
+        constructing one runs ``cls``'s constructor."""
+        out: list[tuple[Node, tuple[Hop, ...]]] = []
+        todo, seen = [(cls, why)], {cls.id}
+        while todo:
+            base, path = todo.pop()
+            for edge in self.edges(base.id, _E.INHERITS, "in"):
+                sub, spath = self.step(edge, False, path)
+                if sub is None or sub.id in seen or self.view.node(f"{sub.id}.__init__"):
+                    continue
+                seen.add(sub.id)
+                out.append((sub, spath))
+                todo.append((sub, spath))
+        return out
 
     def callers_of(self, node: Node, why: tuple[Hop, ...], depth: int) -> None:
         for edge in self.edges(node.id, _E.CALLS, "in"):
@@ -268,6 +287,15 @@ class _Walk:
             added = importer is not None and self.add(importer, Category.IMPORTER, path)
             if added and importer is not None and self.opts.mode is Mode.CONSERVATIVE:
                 self.queue.append((importer, path, depth + 1, False))
+
+
+def _keeps(old: Affected, new: Affected) -> bool:
+    """Whether ``old`` stays the item of its node: the better path wins, except that a test
+    calling a changed symbol is a call site whichever way it is also reached as a test to
+    rerun (covering the changed file's component)."""
+    if (old.category is Category.RERUN) != (new.category is Category.RERUN):
+        return new.category is Category.RERUN
+    return old.rank_key() <= new.rank_key()
 
 
 def walk(view: MapView, seeds: Iterable[Node], options: WalkOptions) -> list[Affected]:

@@ -136,6 +136,14 @@ def extract(
         found = _self_attribute(node, module)
         if found is not None:
             attributes.append(found)
+    for node in sorted(caps.get("reference.local", ()), key=_START):
+        typed = _local_type(node)
+        if typed is not None:
+            attributes.append((scope_at(node.start_byte) or module, *typed))
+    for node in sorted(caps.get("reference.returned", ()), key=_START):
+        scope = scope_at(node.start_byte)
+        if scope is not None:  # what the function returns: its name "return" (no local's)
+            attributes.append((scope, "return", text(node.child_by_field_name("function"))))
     definition_at = {r[0]: r[2] for r in ranges}
     decorated = _python_refs.decorators(caps.get("reference.decorator", ()), definition_at, where)
     if not detail:  # a test file: the decorators its tests apply are what they exercise too
@@ -199,6 +207,17 @@ def _self_attribute(node: ts.Node, module: str) -> tuple[str, str, str] | None:
                 declared = callee
     # the scope around a method: its class; "" when the type cannot be told
     return _scope(method, module), name, declared or ""
+
+
+def _local_type(node: ts.Node) -> tuple[str, str] | None:
+    """``x: Type = …`` / ``x = Callee(…)`` → (x, the type or the callee as written): the callee
+    is a class or a factory whose return annotation names one (the resolver tells which)."""
+    name = text(node.child_by_field_name("left"))
+    declared = annotation_class(text(node.child_by_field_name("type")))
+    right = node.child_by_field_name("right")
+    if declared is None and right is not None and right.type == "call":
+        declared = text(right.child_by_field_name("function"))
+    return (name, declared) if declared else None
 
 
 def _param_type(method: ts.Node, name: str) -> str | None:

@@ -119,10 +119,12 @@ def _docstring(node: ts.Node) -> str | None:
 
 def annotation_class(written: str) -> str | None:
     """The class a simple annotation names: ``Dev``, ``mod.Dev``, ``Dev | None``,
-    ``Optional[Dev]``, ``"Dev"``; None for anything else (generics, unions of classes)."""
+    ``Optional[Dev]`` (``t.``/``typing.Optional``), ``"Dev"``; None for anything else
+    (generics, unions of classes)."""
     t = written.strip().strip("\"'")
-    if t.startswith("Optional[") and t.endswith("]"):
-        t = t[9:-1]
+    for prefix in ("Optional[", "t.Optional[", "typing.Optional["):
+        if t.startswith(prefix) and t.endswith("]"):
+            t = t[len(prefix) : -1].strip().strip("\"'")
     parts = [p.strip() for p in t.split("|") if p.strip() != "None"]
     if len(parts) != 1 or not parts[0].replace(".", "").replace("_", "").isalnum():
         return None

@@ -86,8 +86,10 @@ class ParsedFile:
     module: str | None = None
     loc: int = 0
     bases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # Python class → base names as written
-    # (class, attribute, type as written; "" when unknown: no class to resolve): what a class's
-    # methods assign to self
+    # (owner, name, type as written; "" when unknown: no class to resolve): for a class, what its
+    # methods assign to self; for a function or the module, a name bound to a constructed or
+    # annotated value (``x = Cls(…)``, ``x = make(…)``, ``x: Cls = …``), and under the name
+    # ``return`` what it returns constructed (``return Cls(…)``)
     attributes: tuple[tuple[str, str, str], ...] = ()
 
 

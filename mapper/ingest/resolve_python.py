@@ -4,7 +4,9 @@ through the class hierarchy.
 A Python call resolves through the file's imports (and the packages re-exporting a name),
 ``self``/``cls``/``super()`` methods of the enclosing class and its bases, and names of the
 same module (confidence 1); ``self.attr.m()`` through the attribute's annotated or assigned
-class and ``param.m()`` through the parameter's annotated class (confidence 0.9); any other
+class, ``param.m()`` through the parameter's annotated class and ``x.m()`` through the class a
+local (or module-level) ``x`` is constructed from, annotated with or made by a factory whose
+return annotation names (confidence 0.9); any other
 attribute call resolves only to the one method of that name in a class the file imports
 (0.7) or in a module it imports (0.6), provenance inferred.
 """
@@ -16,12 +18,13 @@ from collections import defaultdict
 
 from mapper.ingest._python_defs import annotation_class
 from mapper.ingest.code import ParsedFile
+from mapper.ingest.resolve_instances import InstanceTypes
 from mapper.model import Language, Reference, Symbol, SymbolKind
 
 _ARGS = re.compile(r"\([^()]*\)")
 
 
-class PythonNames:
+class PythonNames(InstanceTypes):
     """The Python modules, qualnames, methods, class bases and attribute types of the parsed
     files, and the resolution of names and calls written in them."""
 
@@ -36,8 +39,9 @@ class PythonNames:
         self._classes: dict[str, str | None] = {}  # scope → enclosing class (memo)
         self._reexports: dict[str, Symbol | None] = {}  # name through a package → symbol
         self.bases: dict[str, list[str]] = {}  # class qualname → resolved base qualnames
-        self.attr_types: dict[tuple[str, str], str] = {}  # (class, attribute) → class
+        self.attr_types: dict[tuple[str, str], str] = {}  # (owner, name) → class
         self.attributes: set[tuple[str, str]] = set()  # (class, attribute) its methods assign
+        self._returned: dict[str, list[str]] = {}  # function → callees it returns, as written
         for pf in files:
             self._index(pf)
         for pf in files:
@@ -61,6 +65,9 @@ class PythonNames:
         if pf.language is Language.PYTHON and pf.module is not None:
             self.modules.setdefault(pf.module, pf.path)
         self._files.setdefault(pf.path, pf)
+        for owner, name, written in pf.attributes:
+            if name == "return":
+                self._returned.setdefault(owner, []).append(written)
         for sym in pf.symbols:
             if sym.language is not Language.PYTHON:
                 continue
@@ -75,11 +82,11 @@ class PythonNames:
         for cls, written in pf.bases:
             found = [self.python_name(pf, name) for name in written]
             self.bases[cls] = [b.qualname for b in found if b is not None]
-        for cls, attr, annotation in pf.attributes:
-            self.attributes.add((cls, attr))
-            typ = self.python_name(pf, annotation)
-            if typ is not None and typ.kind is SymbolKind.CLASS:
-                self.attr_types.setdefault((cls, attr), typ.qualname)
+        for owner, attr, typed in pf.attributes:
+            self.attributes.add((owner, attr))
+            typ = self.instance_class(pf, typed) if typed else None
+            if typ is not None:
+                self.attr_types.setdefault((owner, attr), typ)
 
     def _bindings(self, pf: ParsedFile) -> tuple[dict[str, str], set[str], set[str]]:
         """``pf``'s imports as a dict, the targets they bind, and the modules those targets
@@ -152,7 +159,7 @@ class PythonNames:
         if found is not None:
             return found, 1.0
         if scope and len(parts) == 2:  # param.method(): the parameter's annotated class
-            typ = self._param_class(pf, scope, parts[0])
+            typ = self._param_class(pf, scope, parts[0]) or self._local_class(scope, parts[0])
             member = self.member(typ, parts[1]) if typ else None
             if member is not None:
                 return member, 0.9
@@ -166,16 +173,22 @@ class PythonNames:
 
     def _param_class(self, pf: ParsedFile, scope: str, name: str) -> str | None:
         """The class a parameter ``name`` of the function ``scope`` (or of a function it is
-        nested in) is annotated with."""
+        nested in) is annotated with, or (unannotated, in a pytest module) the fixture of its
+        name gives; a test file's functions carry no signature: a name is taken for a
+        parameter there when a fixture of that name exists."""
         parts = scope.split(".")
         for cut in range(len(parts), 0, -1):
             fn = self.py.get(".".join(parts[:cut]))
             if fn is None or fn.kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD):
                 continue
-            for param in fn.signature.params if fn.signature else ():
+            if fn.signature is None:
+                return self._fixture_class(pf, name)
+            for param in fn.signature.params:
                 if param.name == name:
                     written = annotation_class(param.type or "")
-                    typ = self.python_name(pf, written) if written else None
+                    if not written:
+                        return self._fixture_class(pf, name)
+                    typ = self.python_name(pf, written)
                     return typ.qualname if typ and typ.kind is SymbolKind.CLASS else None
         return None
 

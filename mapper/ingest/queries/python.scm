@@ -24,6 +24,13 @@
 (assignment
   left: (attribute object: (identifier) attribute: (identifier))) @reference.attribute
 
+; a name bound to a constructed or annotated value (x = Cls(...), x = make(...), x: Cls = ...):
+; gives locals (and module-level instances) their types
+(assignment left: (identifier) right: (call function: [(identifier) (attribute)])) @reference.local
+(assignment left: (identifier) type: (type)) @reference.local
+; a function returning a constructed value (return Cls(...)): a factory, or a pytest fixture
+(return_statement (call function: [(identifier) (attribute)]) @reference.returned)
+
 (import_statement) @reference.import
 (import_from_statement) @reference.import
 

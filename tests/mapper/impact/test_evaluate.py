@@ -90,3 +90,7 @@ def test_one_case_scored_beside_both_baselines(
     }
     assert related["imports"]["recall"] == 1.0 and related["imports"]["precision"] == 1.0
     assert result["overall"]["call_sites"]["precise"]["micro"]["recall"] == 1.0
+    assert case["change"] == "call_shape"  # the default of wait removed: calls must follow
+    by_change = result["overall"]["by_change"]
+    assert (by_change["call_shape"]["cases"], by_change["types_only"]["cases"]) == (1, 0)
+    assert by_change["call_shape"]["precise"] == related["precise"]
