@@ -8,7 +8,10 @@ left out of the truth (listed as ``ignored_files``; ``files_with_ignored`` score
 Recall and precision are given per file and per symbol; per file also over the files that
 existed before the change (``existing_files``), since a file the change creates (``new_files``:
 a new family module, say) has no path a footprint could name. A predicted file the
-configuration ignores is scored only in ``files_with_ignored``, as the truth's are.
+configuration ignores is scored only in ``files_with_ignored``, as the truth's are. A changed
+file outside the stack the map describes (in no layer, doc folder, contract folder or test
+glob: the tool's own code naming the op in a range since a saved prediction) is listed as
+``unmapped_files`` and left out of both.
 
 Per symbol (:mod:`.newop_truth`), ``symbols`` scores every definition the change touched for
 the op (added, or extended by a line spelling it) against the prediction's new definitions
@@ -75,6 +78,19 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
     def ignored(path: str) -> bool:
         return config is not None and config.is_ignored(path)
 
+    def mapped(path: str) -> bool:  # in a layer, a doc, a contract or a test of the map
+        if config is None:
+            return True
+        contracts = config.contracts.rstrip("/") + "/"
+        return bool(
+            config.layer_of(path)
+            or config.is_test(path)
+            or config.is_document(path)
+            or path.startswith(contracts)
+        )
+
+    unmapped = {p for p in spelling if not mapped(p)}
+    spelling -= unmapped
     real_files = {p for p in spelling if not ignored(p)}
     added, extended = newop_truth.touched(
         root, spec, [f for f in files if f.path in real_files], spelt
@@ -92,6 +108,7 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
         "range": revisions,
         "files": _files({p for p in predicted_files if not ignored(p)}, real_files),
         "ignored_files": sorted(spelling - real_files),
+        "unmapped_files": sorted(unmapped),
         "files_with_ignored": _files(predicted_files, spelling),
         "new_files": sorted(created),
         "existing_files": _files(

@@ -168,9 +168,9 @@ def _texts(view: MapView) -> Iterable[Node]:
     yield from view.nodes(NodeKind.INTERFACE)
 
 
-def new_modules(view: MapView, points: Iterable[ChangePoint]) -> dict[str, str]:
-    """Each new module predicted → the similar op's module it mirrors."""
-    out = {}
+def new_modules(view: MapView, points: Iterable[ChangePoint]) -> dict[str, set[str]]:
+    """Each new module predicted → the similar op's modules it mirrors."""
+    out: dict[str, set[str]] = {}
     for p in points:
         like = view.node(p.like)
         if (
@@ -181,7 +181,7 @@ def new_modules(view: MapView, points: Iterable[ChangePoint]) -> dict[str, str]:
             and view.node(f"file:{p.path}") is None
             and like.path != p.path
         ):
-            out[p.path] = like.path
+            out.setdefault(p.path, set()).add(like.path)
     return out
 
 

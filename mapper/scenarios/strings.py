@@ -7,8 +7,9 @@ of ``Row(3, "CONV2D", "CONV2D")``) is a string vocabulary when its strings name:
 - at least a third of the known ops (and no fewer than three), the similar op among them — a
   table of every op (a generator's rows, a test's per-op specs) that gains the new op's row;
 - or at least a third (and three) of the modules of a folder where the new op gets a module
-  of its own, the similar op's module among them — a list of that folder's families (a
-  test asserting which translator families exist) that gains the new module's.
+  of its own, the similar op's module among them, as strings or as plain names — a list of
+  that folder's families (a test asserting which translator families exist, a backend's tuple
+  of kernel modules) that gains the new module's.
 
 In a file where the map records no use of the op's values (a test: the map does not
 resolve its names), members of the op vocabularies spelt out in a literal count as strings do
@@ -32,6 +33,7 @@ from mapper.scenarios import vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 _LITERALS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
+_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 _QUOTED = re.compile(r"""["']([A-Za-z][A-Za-z0-9_]*)["']""")
 
 
@@ -45,12 +47,15 @@ def _outermost(tree: ast.AST) -> Iterator[ast.expr]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _strings(node: ast.AST, classes: set[str]) -> Iterator[tuple[str, int]]:
-    """The strings in ``node``, and the member names of ``classes`` it spells out
-    (``OpKind.CONV2D`` gives ``CONV2D``)."""
+def _strings(node: ast.AST, classes: set[str], bare: bool) -> Iterator[tuple[str, int]]:
+    """The strings in ``node``, the member names of ``classes`` it spells out
+    (``OpKind.CONV2D`` gives ``CONV2D``), and with ``bare`` the plain names it holds (a
+    tuple of imported modules)."""
     for sub in ast.walk(node):
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
             yield sub.value, sub.lineno
+        elif bare and isinstance(sub, ast.Name):
+            yield sub.id, sub.lineno
         elif (
             isinstance(sub, ast.Attribute)
             and isinstance(sub.value, ast.Name)
@@ -62,8 +67,11 @@ def _strings(node: ast.AST, classes: set[str]) -> Iterator[tuple[str, int]]:
 class _Vocabulary:
     """One vocabulary spelt as strings: compact spelling → the items it names."""
 
-    def __init__(self, label: str, spellings: dict[str, set[str]], like: set[str]) -> None:
+    def __init__(
+        self, label: str, spellings: dict[str, set[str]], like: set[str], bare: bool = False
+    ) -> None:
         self.label = label
+        self.bare = bare  # plain names count as its strings do (modules named in a tuple)
         self.spellings = spellings
         self.like = like  # the items standing for the similar op
         items = {i for found in spellings.values() for i in found}
@@ -78,7 +86,7 @@ class _Vocabulary:
 
 
 def _vocabularies(
-    view: MapView, known: dict[str, list[vocab.Value]], token: str, devoted: dict[str, str]
+    view: MapView, known: dict[str, list[vocab.Value]], token: str, devoted: dict[str, set[str]]
 ) -> list[_Vocabulary]:
     ops: dict[str, set[str]] = {}
     for op, values in known.items():
@@ -93,7 +101,7 @@ def _vocabularies(
             for p in files
             if p and posixpath.dirname(p) == folder and not posixpath.basename(p).startswith("_")
         }
-        out.append(_Vocabulary(f"modules of {folder}", stems, {mirrored}))
+        out.append(_Vocabulary(f"modules of {folder}", stems, mirrored, bare=True))
     return out
 
 
@@ -102,11 +110,11 @@ def string_lists(
     known: dict[str, list[vocab.Value]],
     token: str,
     name: str,
-    devoted: dict[str, str],
+    devoted: dict[str, set[str]],
     seen: set[str],
 ) -> list[ChangePoint]:
     """Points for the string vocabularies the new op enters (see the module docstring);
-    ``devoted`` maps each new module predicted for the op to the similar op's module it
+    ``devoted`` maps each new module predicted for the op to the similar op's modules it
     mirrors. In files the map holds no use of the op's values in (``seen`` lists those it
     does: tests, whose names the map does not resolve), members of the op vocabularies spelt
     out in a literal (``OpKind.CONV2D``) count as its strings do."""
@@ -129,8 +137,12 @@ def string_lists(
             continue
         spelt_out = set() if path in seen or not classes else classes
         quoted = set(_QUOTED.findall(text)) | (set(members.findall(text)) if spelt_out else set())
+        words = set(_NAME.findall(text))
         hopeful = [
-            v for v in vocabs if len(v.named(quoted)) >= v.least and v.named(quoted) & v.like
+            v
+            for v in vocabs
+            if len(v.named(words if v.bare else quoted)) >= v.least
+            and v.named(words if v.bare else quoted) & v.like
         ]
         if not hopeful:
             continue
@@ -139,8 +151,8 @@ def string_lists(
         except SyntaxError:
             continue
         for literal in _outermost(tree):
-            strings = list(_strings(literal, spelt_out))
             for v in hopeful:
+                strings = list(_strings(literal, spelt_out, v.bare))
                 named = v.named(s for s, _ in strings)
                 if len(named) < v.least or not named & v.like:
                     continue

@@ -107,6 +107,7 @@ def test_string_tables_generated_stub_and_test_lists_are_predicted(blind: dict[s
             "stack.umd.service.umd_pb2.OpType.OP_CONVTRANSPOSE",
         ),
         ("use", "stack/runtime/opcodes.py", "stack.runtime.opcodes.UMD_OPS"),
+        ("use", "stack/kmd/kernels/numpy_backend.py", "stack.kmd.kernels.numpy_backend.GENERIC"),
     } <= got
     assert blind["existing_files"]["missed"] == []  # every file that existed is predicted
 

@@ -70,6 +70,9 @@ def test_prediction_scored_against_the_real_change(
             assert old in text
             text = text.replace(old, new, 1)
         (repo / path).write_text(text, encoding="utf-8")
+    (repo / "tools").mkdir()  # the change's own tooling: outside the stack the map describes
+    (repo / "tools" / "gen.py").write_text('OPS = ["Relu", "Gelu"]\n', encoding="utf-8")
+    _git(repo, "add", "-A")
     _git(repo, "commit", "-qam", "gelu")
     result = compare_prediction(prediction, repo, "HEAD~1..HEAD")
     assert result["files"] == {  # toy/mid/plan.py changed too, but not for GELU
@@ -79,6 +82,7 @@ def test_prediction_scored_against_the_real_change(
         "missed": [],
         "extra": ["docs/back.md"],
     }
+    assert result["unmapped_files"] == ["tools/gen.py"]  # in no layer, doc, contract or test
     assert result["new_files"] == []  # every file the change touched existed before it
     assert result["existing_files"] == result["files"]
     added = [

@@ -131,6 +131,8 @@ FILES = {
     """,
     "toy/down/fam/__init__.py": """
         from toy.down.fam import add, conv_pool, mul, relu
+
+        FAMILIES = (add, conv_pool, mul, relu)
     """,
     "toy/down/fam/conv_pool.py": """
         from toy.down.kernels import KernelId
@@ -214,7 +216,8 @@ def test_string_vocabularies_generated_companions_and_enclosing_definitions(
         ("use", "toy/up/lower.py", 5, "toy.up.lower.LOWER"),  # the table, not the file
         # every op as strings; FUSED names two ops, behaviour peculiar to them
         ("use", "toy/down/table.py", 10, "toy.down.table.ROWS"),
-        # a module of its own for the new op, the folder's import list and its test's list
+        # a module of its own for the new op, the folder's import list, its tuple of modules
+        # and its test's list of families
         (
             "implementation",
             "toy/down/fam/conv_transpose.py",
@@ -222,6 +225,7 @@ def test_string_vocabularies_generated_companions_and_enclosing_definitions(
             "toy.down.fam.conv_transpose.ConvtransposeFamily",
         ),
         ("registration", "toy/down/fam/__init__.py", 1, ""),
+        ("use", "toy/down/fam/__init__.py", 3, "toy.down.fam.FAMILIES"),  # modules by name
         ("use", "tests/test_fam.py", 2, "tests.test_fam.test_every_family_is_there"),
         # protoc's stub repeats the value in its enum and at module level; the module is
         # regenerated beside it
