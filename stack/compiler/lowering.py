@@ -45,7 +45,7 @@ def lower_node(node: Node) -> tuple[ExecOp, tuple[tuple[str, AttrValue], ...]]:
 
 
 _WINDOW = ("kernel_shape", "strides", "pads", "dilations", "ceil_mode")
-_CONV = ("strides", "pads", "dilations", "group", "relu")
+_CONV = ("strides", "pads", "dilations", "group", "relu", "algorithm")
 _FUSED_POOL = ("pool_kernel", "pool_strides", "pool_pads", "pool_ceil")
 register(OpType.CONV, Lowering(ExecOp.CONV2D, (*_CONV, *_FUSED_POOL)))
 register(

@@ -14,6 +14,7 @@ DEFAULT_PASSES: tuple[str, ...] = (
     "fold_batchnorm",
     "lower",
     "fuse",
+    "winograd",
     "dce",
     "layout",
     "infer_shapes",

@@ -79,6 +79,10 @@ def _conv(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray
     x, w = _need(node, t, 0), _need(node, t, 1)
     if len(x.shape) != 4 or len(w.shape) != 4:
         raise _fail(node, f"Conv needs 4-D X and W, got {x} and {w}")
+    if node.attr("algorithm", 0):  # Winograd weights U[4, 4, M, C] of a 3x3 kernel
+        if w.shape[:2] != (4, 4):
+            raise _fail(node, f"Winograd weights must be [4, 4, M, C], got {w}")
+        w = TensorType(w.dtype, (w.shape[2], w.shape[3], 3, 3))
     group = int(node.attr("group", 1))
     if x.shape[1] != w.shape[1] * group:
         raise _fail(node, f"X has {x.shape[1]} channels, W expects {w.shape[1]}x{group}")

@@ -40,7 +40,11 @@ def grid_of(call: KernelCall) -> tuple[int, int] | None:
             return None  # batched or grouped: one batched product, run whole
         # output pixels from X and the strides: Y may be the smaller output of a fused pool
         strides = int(call.attrs.get("stride_h", 1)) * int(call.attrs.get("stride_w", 1))  # type: ignore[arg-type]
-        return w[0], w[0] * math.prod(w[1:]) * (x[2] * x[3] // max(1, strides))
+        pixels = x[2] * x[3] // max(1, strides)
+        if int(call.attrs.get("algorithm", 0)):  # type: ignore[arg-type]
+            # Winograd W[4, 4, M, C]: 16 products per 2x2 outputs
+            return w[2], w[2] * w[3] * 4 * pixels
+        return w[0], w[0] * math.prod(w[1:]) * pixels
     if kid in (KernelId.GEMM, KernelId.MATMUL) and len(y) >= 2:
         a = call.ins[0].shape
         if len(a) < 2:

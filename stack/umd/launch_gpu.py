@@ -35,7 +35,8 @@ def tileable(call: KernelCall) -> bool:
     if call.kernel_id not in TILED or any(p.dtype is not DType.F32 for p in call.params):
         return False
     if call.kernel_id is KernelId.CONV2D:
-        return int(call.attrs.get("pool_h", 0)) <= 0  # type: ignore[arg-type]
+        pool_h = int(call.attrs.get("pool_h", 0))  # type: ignore[arg-type]
+        return pool_h <= 0 and not call.attrs.get("algorithm", 0)  # Winograd: library path
     return len(call.outs[0].shape) == 2
 
 

@@ -30,6 +30,7 @@ class PassRecord:
 
 
 _PASSES: dict[str, PassFn] = {}
+_LOADED = False
 
 
 def register(name: str, fn: PassFn) -> None:
@@ -72,8 +73,12 @@ def run_passes(
 
 
 def _load_builtin() -> None:
-    if _PASSES:
+    """Import the built-in pass modules once (a test importing one pass module first must not
+    hide the others)."""
+    global _LOADED
+    if _LOADED:
         return
+    _LOADED = True
     from stack.compiler.passes import (  # noqa: F401  (modules register themselves)
         dce,
         fold_batchnorm,
@@ -82,4 +87,5 @@ def _load_builtin() -> None:
         infer_shapes,
         layout,
         lower,
+        winograd,
     )

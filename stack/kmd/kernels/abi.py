@@ -110,12 +110,16 @@ for _abi in (
             Imm("pool_h", 0, "fused max pool window height (0: no pool)"), Imm("pool_w", 0),
             Imm("pool_stride_h", 1), Imm("pool_stride_w", 1), Imm("pool_pad_top", 0),
             Imm("pool_pad_left", 0), Imm("pool_pad_bottom", 0), Imm("pool_pad_right", 0),
+            Imm("algorithm", 0, "0 direct; 1 Winograd F(2x2,3x3): W is U[4,4,M,C]"),
         ),
         doc="NCHW. X[N,C,H,W], W[M,C/group,kH,kW], B[M], R[N,M,oH,oW] -> Y = act(conv + B + R);"
         " R is an optional fused residual (after B), act an optional fused ReLU. With pool_h > 0"
         " a max pool (MAXPOOL's window, padding never wins, output size from Y) follows the"
         " epilogue: Y is the pooled output and the convolution's own output (oH, oW from X, W"
-        " and the conv attributes) never leaves the kernel's scratch.",
+        " and the conv attributes) never leaves the kernel's scratch. algorithm 1 (Winograd"
+        " F(2x2,3x3); 3x3 kernel, stride 1, dilation 1, group 1, no pool): W holds the weights"
+        " transformed once by the compiler, U[a,b,m,c] = (G g[m,c] G^T)[a,b] with"
+        " G = [[1,0,0],[1/2,1/2,1/2],[1/2,-1/2,1/2],[0,0,1]].",
         grid="output channels M (one image, group 1)",
     ),
     KernelAbi(

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from stack.kmd.kernels import winograd
 from stack.kmd.kernels.elementwise import relu_
 from stack.kmd.kernels.ids import KernelId
 
@@ -43,11 +44,20 @@ def pool_ints(ints: tuple[int, ...]) -> tuple[int, ...] | None:
     return (*ints[10:18], 1, 1)
 
 
+def algorithm(ints: tuple[int, ...]) -> int:
+    """The ``algorithm`` immediate (0 direct, 1 Winograd F(2x2,3x3); ABI int 18)."""
+    return ints[18] if len(ints) > 18 else 0
+
+
 def conv2d(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
     """Y = act(conv(X, W) + B + R) (B, R optional; R a fused residual of the convolution's
-    output), then the fused max pool when ``pool_h`` > 0."""
+    output), then the fused max pool when ``pool_h`` > 0; ``algorithm`` 1: W holds Winograd
+    weights (:mod:`stack.kmd.kernels.winograd`)."""
+    if algorithm(ints):
+        winograd.conv2d(xp, ins, outs, ints)
+        return
     pooled = pool_ints(ints)
     if pooled is not None:
         from stack.kmd.kernels import pool  # pool builds on this module: imported when used

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from stack.kmd.kernels import conv, parallel, pool, scratch
+from stack.kmd.kernels import conv, parallel, pool, scratch, winograd
 from stack.kmd.kernels.conv_plan import FAST, ConvPlan, Method, Work, build_plan, window, work
 from stack.kmd.kernels.elementwise import relu_
 
@@ -51,6 +51,9 @@ def conv2d(
     """Y = act(conv(X, W) + B + R) (the CONV2D ABI: B and the residual R optional), then the
     fused max pool when ``pool_h`` > 0. ``post(lo, hi)`` runs on each finished range of output
     channels (the fused pool's own hook)."""
+    if conv.algorithm(ints):
+        _winograd(ins, outs, ints, fl)
+        return
     pooled = conv.pool_ints(ints)
     if pooled is not None:
         _pooled(ins, outs, ints, fl, pooled)
@@ -84,6 +87,18 @@ def conv2d(
             post(0, y.shape[1])
         return
     _run(wk, x, w, ins[2] if len(ins) > 2 else None, y, ints[9], residual, post)
+
+
+def _winograd(
+    ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """``algorithm`` 1: the planned NumPy Winograd kernel for contiguous float operands of one
+    dtype, else the generic one."""
+    x = ins[0]
+    if x.dtype in FAST and all(a.dtype == x.dtype and a.flags.c_contiguous for a in (*ins, *outs)):
+        winograd.conv2d_np(ins, outs, ints)
+    else:
+        conv.conv2d(np, ins, outs, ints, fl)
 
 
 def _pooled(

@@ -104,6 +104,7 @@ def conv2d(
     launch = current_launch.current()
     if (
         launch.block[0] == LIBRARY
+        or conv.algorithm(ints)
         or conv.pool_ints(ints) is not None
         or not _f32(*ins, *outs)
         or outs[0].size == 0

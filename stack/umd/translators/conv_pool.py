@@ -62,6 +62,22 @@ def _fused_pool(attrs: dict) -> dict:
     }  # fmt: skip
 
 
+def _algorithm(attrs: dict, kattrs: dict) -> int:
+    """A CONV2D's ``algorithm``: 0 direct, 1 Winograd F(2x2,3x3) (W then holds the compiler's
+    transformed weights U[4, 4, M, C]; stride 1, dilation 1, group 1, no fused pool)."""
+    algorithm = attr_int(attrs, "algorithm", 0)
+    if algorithm not in (0, 1):
+        raise ShapeError(f"unknown conv algorithm {algorithm} (0 direct, 1 Winograd)",
+                         field="attrs.algorithm")  # fmt: skip
+    plain = (kattrs["stride_h"], kattrs["stride_w"], kattrs["dilation_h"], kattrs["dilation_w"])
+    if algorithm and (plain != (1, 1, 1, 1) or kattrs["group"] != 1 or "pool_h" in kattrs):
+        raise ShapeError(
+            "Winograd needs stride 1, dilation 1, group 1 and no fused pool",
+            field="attrs.algorithm",
+        )
+    return algorithm
+
+
 def _out_dim(size: int, k: int, stride: int, lo: int, hi: int, dil: int, ceil: bool) -> int:
     span = size + lo + hi - dil * (k - 1) - 1
     if span < 0:
@@ -87,6 +103,7 @@ class ConvPoolTranslator(OpTranslator):
             kattrs["relu"] = attr_int(attrs, "relu", 0)
             if "pool_kernel" in attrs:
                 kattrs.update(_fused_pool(attrs))
+            kattrs["algorithm"] = _algorithm(attrs, kattrs)
         elif req.op is OpKind.GLOBALAVGPOOL:
             need_counts(req, (1, 1))
             kattrs = {}
@@ -116,6 +133,12 @@ class ConvPoolTranslator(OpTranslator):
         if call.kernel_id is KernelId.CONV2D:
             wsh = call.ins[1].shape
             g = call.i("group")
+            if call.attrs.get("algorithm", 0) and len(wsh) == 4:
+                if wsh[:2] != (4, 4):
+                    raise ShapeError(
+                        f"Winograd weights must be [4, 4, M, C], got {wsh}", field="inputs[1].shape"
+                    )
+                wsh = (wsh[2], wsh[3], 3, 3)  # the 3x3 kernel the weights were transformed from
             if len(wsh) != 4 or g < 1 or wsh[1] * g != c or wsh[0] % g:
                 raise ShapeError(
                     f"weights {wsh} do not fit input channels {c} with group {g}",
