@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mapper.impact import MapView, Mode, impact_of, open_view
+from mapper.impact import MapView, Mode, impact_of
 from mapper.impact.records import Affected, Category, ImpactReport
-from mapper.ingest import ingest
+from tests.mapper.toy_map import build_view
 
 FILES = {
     "stackmap.toml": (
@@ -61,11 +61,7 @@ FILES = {
 @pytest.fixture(scope="module")
 def view(tmp_path_factory: pytest.TempPathFactory) -> tuple[MapView, Path]:
     root = tmp_path_factory.mktemp("loose")
-    for path, text in FILES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
-    ingest(root, embed=False, progress=False)
-    return open_view(root), root
+    return build_view(root, FILES), root
 
 
 def _items(report: ImpactReport) -> dict[str, Affected]:

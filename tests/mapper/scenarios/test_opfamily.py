@@ -4,15 +4,12 @@ and fault-kind vocabularies that are spelt alike in both layers but name no op."
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
 import pytest
 
-from mapper.impact import MapView, open_view
-from mapper.ingest import ingest
+from mapper.impact import MapView
 from mapper.scenarios import opfamily
 from mapper.scenarios.newop import walk_new_op
+from tests.mapper.toy_map import build_view
 
 FILES = {
     "toy/__init__.py": "",
@@ -135,13 +132,7 @@ description = "Kernels."
 
 @pytest.fixture(scope="module")
 def view(tmp_path_factory: pytest.TempPathFactory) -> MapView:
-    root: Path = tmp_path_factory.mktemp("family")
-    (root / "stackmap.toml").write_text(CONFIG, encoding="utf-8")
-    for path, text in FILES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    ingest(root, embed=False, progress=False)
-    return open_view(root)
+    return build_view(tmp_path_factory.mktemp("family"), FILES, CONFIG, dedent=True)
 
 
 def test_only_op_vocabularies_name_ops(view: MapView) -> None:
