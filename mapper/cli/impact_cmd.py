@@ -127,7 +127,7 @@ def eval_impact(
     """Impact's recall and precision on commits that change a signature and its call sites,
     beside the name-matching and reverse-import baselines measured in the same run."""
     from mapper.config import load_config
-    from mapper.impact.evaluate import METHODS, evaluate
+    from mapper.impact.evaluate import METHODS, TRUTHS, evaluate
 
     try:
         base = None
@@ -142,11 +142,11 @@ def eval_impact(
         emit_json(result)
         return
     typer.echo(f"{result['cases']} case(s) in {result['seconds']} s")
-    for truth, methods in result["overall"].items():
+    for truth in TRUTHS:  # "by_change" beside them is in the JSON
         for method in METHODS:
-            micro = methods[method]["micro"]
+            micro = result["overall"][truth][method]["micro"]
             typer.echo(
-                f"  truth={truth:8} {method:12} recall {micro['recall']:.2f}  "
+                f"  truth={truth:10} {method:12} recall {micro['recall']:.2f}  "
                 f"precision {micro['precision']:.2f}"
             )
 

@@ -8,14 +8,17 @@ changed, beside two baselines measured on the same map in the same run:
 - ``name``: every file of the parent naming the definition's short name (``git grep -w``);
 - ``imports``: the defining file and the reverse-import closure of it on the map.
 
-Three truths per case (:mod:`mapper.impact.mining` defines them): ``all``, every file the
-commit changed that existed at the parent; ``related``, those among them whose changed lines
-name the definition's short name as a word; ``call_sites``, those that used the definition at
-the parent and whose changed lines call it, apply it as a decorator or (a page) name it in a
-code span — the call sites the commit updated, what the goal is measured on; its scores are
-also given apart for the cases changing how calls are written and those changing only
-annotations (``by_change``). Truths and
-predictions are both taken over the files and pages on the parent's map (a file
+Four truths per case (:mod:`mapper.impact.mining` defines the first three): ``all``, every
+file the commit changed that existed at the parent; ``related``, those among them whose changed
+lines name the definition's short name as a word; ``call_sites``, those that used the
+definition at the parent and whose changed lines call it, apply it as a decorator or (a page)
+name it in a code span; ``resolved``, the ``call_sites`` less the files whose changed uses an
+independent resolver attributes to other definitions (:mod:`mapper.impact.arbiter`: Jedi, on
+both revisions; ``runner.invoke`` is ``CliRunner.invoke``, not the changed ``Command.invoke``)
+— the call sites the commit updated, what the goal is measured on. Each case lists Jedi's
+verdict per judged file (``jedi``). The ``resolved`` scores are also given apart for the
+cases changing how calls are written and those changing only annotations (``by_change``).
+Truths and predictions are both taken over the files and pages on the parent's map (a file
 no map holds, such as a change log, is listed per case as ``unmapped``).
 """
 
@@ -37,15 +40,16 @@ from typing import Any
 from mapper.config import StackmapConfig, load_config
 from mapper.errors import ConfigError
 from mapper.impact.analyse import impact_of
+from mapper.impact.arbiter import Arbiter, Verdict, hunks, resolved
 from mapper.impact.mapview import MapView, open_view
-from mapper.impact.mining import Case, mine, short_name, users_at
+from mapper.impact.mining import Case, diff_text, mine, short_name, users_at
 from mapper.impact.records import Mode
 from mapper.model import EdgeKind, NodeKind
 
 METHODS = ("precise", "conservative", "name", "imports")
 # a change message about annotations only (``stackmap diff``'s wording)
 _TYPES_ONLY = re.compile(r"^python \S+: (?:parameter '[^']*' type |return type )")
-TRUTHS = ("all", "related", "call_sites")
+TRUTHS = ("all", "related", "call_sites", "resolved")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +103,13 @@ def config_for(tree: Path, fallback: StackmapConfig) -> StackmapConfig:
     return replace(config, store=".stackmap-eval")
 
 
+def _roots(tree: Path, config: StackmapConfig) -> tuple[str, ...]:
+    """Python source roots for Jedi: the configured ones, or ``src`` in a src layout."""
+    if config.python_roots:
+        return config.python_roots
+    return ("src",) if (tree / "src").is_dir() else ()
+
+
 def _mapped(view: MapView) -> set[str]:
     """Paths of the files and pages on the map: what any of the methods can name."""
     kinds = (NodeKind.FILE, NodeKind.DOC)
@@ -117,7 +128,7 @@ def _import_closure(view: MapView, path: str) -> set[str]:
     return seen
 
 
-def _one(root: Path, view: MapView, tree: Path, case: Case) -> dict[str, Any]:
+def _one(root: Path, view: MapView, tree: Path, case: Case, arbiter: Arbiter) -> dict[str, Any]:
     mapped = _mapped(view)
     predicted: dict[str, set[str]] = {}
     for mode in (Mode.PRECISE, Mode.CONSERVATIVE):
@@ -126,10 +137,13 @@ def _one(root: Path, view: MapView, tree: Path, case: Case) -> dict[str, Any]:
     predicted["name"] = users_at(root, case.parent, short_name(case.qualname))
     predicted["imports"] = _import_closure(view, case.path)
     predicted = {k: v & mapped for k, v in predicted.items()}
+    changes = hunks(diff_text(root, case.parent, case.commit))
+    kept, verdicts = resolved(arbiter, view, case.qualname, case.path, case.call_sites, changes)
     truths = {
         "all": set(case.changed) & mapped,
         "related": set(case.related) & mapped,
         "call_sites": set(case.call_sites) & mapped,
+        "resolved": kept & mapped,
     }
     return {
         "unmapped": sorted(set(case.changed) - mapped),
@@ -141,6 +155,7 @@ def _one(root: Path, view: MapView, tree: Path, case: Case) -> dict[str, Any]:
         if all(_TYPES_ONLY.search(m) for m in case.messages)
         else "call_shape",
         "truth": {k: sorted(v) for k, v in truths.items()},
+        "jedi": {p: _verdict_json(v) for p, v in sorted(verdicts.items())},
         "predicted": {k: sorted(v) for k, v in predicted.items()},
         "scores": {
             t: {m: _score(predicted[m], truths[t]).to_json() for m in METHODS} for t in TRUTHS
@@ -148,8 +163,18 @@ def _one(root: Path, view: MapView, tree: Path, case: Case) -> dict[str, Any]:
     }
 
 
+def _verdict_json(verdict: Verdict) -> dict[str, Any]:
+    return {
+        "calls": verdict.calls,
+        "matched": list(verdict.matched),
+        "other": list(verdict.other),
+        "unknown": verdict.unknown,
+        "kept": not verdict.elsewhere,
+    }
+
+
 def _by_change(cases: list[dict[str, Any]]) -> dict[str, Any]:
-    """``call_sites`` scores of the cases whose change alters how calls are written (a
+    """``resolved`` scores of the cases whose change alters how calls are written (a
     parameter added, removed, moved, a default) apart from those changing only annotations
     (which no call site has to follow): how many of each, and their micro scores."""
     out: dict[str, Any] = {}
@@ -157,7 +182,7 @@ def _by_change(cases: list[dict[str, Any]]) -> dict[str, Any]:
         some = [c for c in cases if c["change"] == kind]
         out[kind] = {"cases": len(some)}
         for m in METHODS:
-            scores = [c["scores"]["call_sites"][m] for c in some]
+            scores = [c["scores"]["resolved"][m] for c in some]
             tp, pred, truth = (sum(s[k] for s in scores) for k in ("tp", "predicted", "truth"))
             out[kind][m] = _score_of(tp, pred, truth)
     return out
@@ -210,11 +235,13 @@ def evaluate(
     results: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="stackmap-eval-") as tmp:
-        tree = Path(tmp) / "tree"
+        tree, after = Path(tmp) / "tree", Path(tmp) / "after"
         tree.mkdir()
+        after.mkdir()
         for case in mine(repo, base, commits, rev):
             say(f"{case.commit[:12]} {case.qualname}")
             export_tree(repo, case.parent, tree)
+            export_tree(repo, case.commit, after)
             cfg = config_for(tree, base)
             ingest(tree, cfg, embed=False, progress=False)
             view = open_view(tree, cfg)
@@ -227,7 +254,8 @@ def evaluate(
                     }
                 )
                 continue
-            results.append(_one(repo, view, tree, case))
+            arbiter = Arbiter(tree, after, _roots(tree, cfg))
+            results.append(_one(repo, view, tree, case, arbiter))
     return {
         "repo": str(repo),
         "rev": rev,

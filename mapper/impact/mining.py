@@ -55,9 +55,14 @@ def _git(root: Path, *args: str) -> str:
     return proc.stdout.decode("utf-8", "replace")
 
 
+def diff_text(root: Path, parent: str, commit: str) -> str:
+    """``git diff -U0`` of the commit against its parent, without renames."""
+    return _git(root, "diff", "-U0", "--no-color", "--no-renames", parent, commit)
+
+
 def diff_by_file(root: Path, parent: str, commit: str) -> dict[str, str]:
     """path → the changed lines (``+``/``-``, no headers) of each file."""
-    text = _git(root, "diff", "-U0", "--no-color", "--no-renames", parent, commit)
+    text = diff_text(root, parent, commit)
     out: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in text.splitlines():

@@ -3,11 +3,14 @@
 Besides the call site, the commit edits a page and a file in ways that name ``submit`` without
 updating a use of it: the word in prose, and a call written into a file that never used it.
 Both are ``related`` (the word is in their changed lines) and neither is a ``call_sites``.
+The ``resolved`` truth keeps the call site: Jedi resolves it to the changed method.
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -69,6 +72,18 @@ def test_one_case_scored_beside_both_baselines(
             "knowledge_base/umd/session.md",
         ],
         "call_sites": ["fx/runtime/engine.py", "fx/umd/session.py"],
+        "resolved": ["fx/runtime/engine.py", "fx/umd/session.py"],
+    }
+    # Jedi follows self.session to the Session the engine constructs: the call is the changed
+    # method's (the definition's own file is kept without asking)
+    assert case["jedi"] == {
+        "fx/runtime/engine.py": {
+            "calls": 2,
+            "matched": ["fx.umd.session.Session.submit"],
+            "other": [],
+            "unknown": 0,
+            "kept": True,
+        }
     }
     assert case["predicted"]["name"] == [
         "contracts/runtime_umd.yaml",
@@ -93,4 +108,19 @@ def test_one_case_scored_beside_both_baselines(
     assert case["change"] == "call_shape"  # the default of wait removed: calls must follow
     by_change = result["overall"]["by_change"]
     assert (by_change["call_shape"]["cases"], by_change["types_only"]["cases"]) == (1, 0)
-    assert by_change["call_shape"]["precise"] == related["precise"]
+    assert by_change["call_shape"]["precise"] == case["scores"]["resolved"]["precise"]
+    # the text output: one line per truth and method, from the same figures
+    stackmap = Path(sys.executable).with_name("stackmap")
+    proc = subprocess.run(
+        [str(stackmap), "eval", "impact", str(repo), "--commits", "5"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("1 case(s) in ")
+    assert len(lines) == 1 + 4 * 4
+    assert lines[1 + 2 * 4] == "  truth=call_sites precise      recall 1.00  precision 0.29"
+    assert lines[1 + 3 * 4] == "  truth=resolved   precise      recall 1.00  precision 0.29"
