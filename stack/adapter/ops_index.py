@@ -1,5 +1,6 @@
-"""Importers of the indexing and reduction family: Gather, GatherElements, Slice, Split,
-Expand, Tile, Pad, Size, Range, NonZero, Reduce*, ArgMax / ArgMin, CumSum and TopK.
+"""Importers of the indexing and reduction family: Gather, GatherElements, GatherND,
+ScatterND, Slice, Split, Expand, Tile, Pad, Size, Range, NonZero, Reduce*, ArgMax / ArgMin,
+CumSum and TopK.
 
 Inputs that carry attributes (Slice's bounds, Expand's shape, TopK's k, reduction axes...)
 must be constants at import: a run-time one is a DynamicShapeError naming the tensor. Axes
@@ -13,10 +14,10 @@ import numpy as np
 import onnx
 
 from stack.adapter.context import ImportContext, attributes
-from stack.adapter.errors import DynamicShapeError
+from stack.adapter.errors import DynamicShapeError, ModelFormatError
 from stack.adapter.registry import register
 from stack.compiler import OpType, ShapeInferenceError
-from stack.compiler.op_rules import clamp_slice
+from stack.compiler.op_rules import SCATTER_REDUCTIONS, clamp_slice
 
 REDUCE = (
     "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
@@ -45,6 +46,34 @@ def _ints(arr: np.ndarray | None) -> list[int] | None:
 def gather_nd(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     b = int(attributes(proto).get("batch_dims", 0))
     ctx.emit(name, OpType.GATHER_ND, list(proto.input[:2]), [proto.output[0]], batch_dims=b)
+
+
+@register("ScatterND")
+def scatter_nd(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """ONNX leaves repeated places undefined without a reduction; here the last update wins."""
+    if len(proto.input) != 3 or not all(proto.input):
+        raise ModelFormatError(
+            f"ScatterND takes data, indices and updates, got {list(proto.input)}",
+            op="ScatterND",
+            node=name,
+        )
+    reduction = str(attributes(proto).get("reduction", "none"))
+    known = SCATTER_REDUCTIONS[: 1 if ctx.opset < 16 else 3 if ctx.opset < 18 else 5]
+    if reduction not in known:
+        raise ModelFormatError(
+            f"ScatterND reduction {reduction!r} is not one of {', '.join(known)} "
+            f"(opset {ctx.opset})",
+            op="ScatterND",
+            node=name,
+        )
+    data, indices = ctx.type_of(proto.input[0]), ctx.const(proto.input[1])
+    if indices is not None and indices.ndim and indices.shape[-1] <= len(data.shape):
+        dims = np.array(data.shape[: indices.shape[-1]], np.int64)
+        if indices.size and ((indices < -dims).any() or (indices >= dims).any()):
+            raise ModelFormatError(
+                f"ScatterND indices address outside data {data}", op="ScatterND", node=name
+            )
+    ctx.emit(name, OpType.SCATTER_ND, list(proto.input), [proto.output[0]], reduction=reduction)
 
 
 @register("Gather", "GatherElements")

@@ -156,6 +156,30 @@ def _gather_nd(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
     return [picked.reshape((*idx.shape[:-1], *data.shape[b + k :]))]
 
 
+_COMBINE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def _scatter_nd(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+    """The updates applied one after the other, in order, as ONNX's reference does (repeated
+    places combine in order; with no reduction the last one wins). Declines indices out of
+    range: the device kernel reports them."""
+    data, idx, upd = a
+    k = idx.shape[-1]
+    n = int(np.prod(idx.shape[:-1], dtype=np.int64))
+    dims = np.array(data.shape[:k], np.int64)
+    places = idx.reshape(n, k).astype(np.int64)
+    places = np.where(places < 0, places + dims, places)
+    if places.size and ((places < 0).any() or (places >= dims).any()):
+        return None
+    rows = upd.reshape((n, *data.shape[k:]))
+    combine = _COMBINE.get(str(node.attr("reduction", "none")))
+    out = data.copy()
+    for place, row in zip(places, rows, strict=True):
+        at = tuple(int(v) for v in place)
+        out[at] = row if combine is None else combine(out[at], row)
+    return [out]
+
+
 def _slice(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
     from stack.compiler.op_rules import clamp_slice
 
@@ -206,6 +230,7 @@ for _op, _fn in (
     (OpType.GATHER, _gather),
     (OpType.GATHER_ELEMENTS, _gather_elements),
     (OpType.GATHER_ND, _gather_nd),
+    (OpType.SCATTER_ND, _scatter_nd),
     (OpType.SLICE, _slice),
     (OpType.EXPAND, _expand),
     (OpType.TILE, _tile),

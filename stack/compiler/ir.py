@@ -105,6 +105,7 @@ class OpType(enum.StrEnum):
     GATHER = "Gather"
     GATHER_ELEMENTS = "GatherElements"
     GATHER_ND = "GatherND"  # batch_dims
+    SCATTER_ND = "ScatterND"  # reduction: none, add, mul, max, min
     SLICE = "Slice"  # starts, ends, steps: one per axis, clamped
     PAD = "Pad"  # mode, pads (begins then ends), value
     EXPAND = "Expand"  # shape: the output shape

@@ -164,6 +164,28 @@ def _gather_nd(node: Node, t: Types, c: Consts) -> list:
     return [TensorType(x.dtype, (*idx.shape[:-1], *x.shape[b + idx.shape[-1] :]))]
 
 
+#: ScatterND's ``reduction`` values (how an update meets the value it lands on), in the order ONNX
+#: added them: none (opset 11), add and mul (16), max and min (18).
+SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+@register(OpType.SCATTER_ND)
+def _scatter_nd(node: Node, t: Types, c: Consts) -> list:
+    x, idx, upd = _need(node, t, 0), _need(node, t, 1), _need(node, t, 2)
+    _indices(node, idx)
+    if not idx.shape or idx.shape[-1] > len(x.shape):
+        raise _fail(node, f"indices {idx} do not address data {x}")
+    want = (*idx.shape[:-1], *x.shape[idx.shape[-1] :])
+    if upd.shape != want or upd.dtype != x.dtype:
+        raise _fail(node, f"updates {upd} must be {x.dtype.value}{list(want)} for data {x}")
+    reduction = node.attr("reduction", "none")
+    if reduction not in SCATTER_REDUCTIONS:
+        raise _fail(
+            node, f"unknown reduction {reduction!r}; known: {', '.join(SCATTER_REDUCTIONS)}"
+        )
+    return [x]
+
+
 def clamp_slice(n: int, start: int, end: int, step: int) -> tuple[int, int, int]:
     """ONNX Slice bounds on an axis of ``n`` as a Python slice triple (stop ``-n-1``: "past 0")."""
     start = start + n if start < 0 else start

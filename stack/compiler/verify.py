@@ -71,6 +71,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.GATHER: Arity(2, 2),
     OpType.GATHER_ELEMENTS: Arity(2, 2),
     OpType.GATHER_ND: Arity(2, 2),
+    OpType.SCATTER_ND: Arity(3, 3),  # data, indices, updates
     OpType.SLICE: Arity(1, 1),
     OpType.PAD: Arity(1, 1),
     OpType.EXPAND: Arity(1, 1),

@@ -56,6 +56,7 @@ class ExecOp(enum.IntEnum):
     TILE = 36
     GATHER_ND = 37
     CONV_TRANSPOSE = 38
+    SCATTER_ND = 39
 
 
 class ExecDType(enum.IntEnum):
@@ -142,6 +143,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.TILE: OpKind.TILE,
     ExecOp.GATHER_ND: OpKind.GATHER_ND,
     ExecOp.CONV_TRANSPOSE: OpKind.CONV_TRANSPOSE,
+    ExecOp.SCATTER_ND: OpKind.SCATTER_ND,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

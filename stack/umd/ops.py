@@ -61,6 +61,7 @@ class OpKind(enum.IntEnum):
     TILE = 36
     GATHER_ND = 37
     CONV_TRANSPOSE = 38
+    SCATTER_ND = 39
     # END GENERATED
 
 

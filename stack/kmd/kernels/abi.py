@@ -248,6 +248,12 @@ for _abi in (
         doc="ONNX GatherND: indices' last axis addresses data's axes after batch_dims.",
     ),
     KernelAbi(
+        KernelId.SCATTER_ND, ("data", "indices", "updates"), ("Y",),
+        ints=(Imm("reduction", 0, "ScatterReduction: 0 none, 1 add, 2 mul, 3 max, 4 min"),),
+        doc="ONNX ScatterND: Y = data with updates at the places indices' last axis addresses; "
+        "repeated places take the updates in order (none: the last one wins).",
+    ),
+    KernelAbi(
         KernelId.SLICE, ("X",), ("Y",), int_list="spec",
         doc="Y = X[start:stop:step, ...]; ints: (start, stop, step) per axis, clamped.",
     ),

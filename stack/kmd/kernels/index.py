@@ -1,8 +1,10 @@
-"""Indexing and shape-changing data movement, any ``xp``: GATHER, GATHER_ELEMENTS, SLICE, PAD,
-EXPAND, TILE and CAST.
+"""Indexing and shape-changing data movement, any ``xp``: GATHER, GATHER_ELEMENTS, GATHER_ND,
+SCATTER_ND, SLICE, PAD, EXPAND, TILE and CAST.
 
 Index tensors may hold negative indices (counted from the end, as ONNX allows); an index out of
 range is a kernel fault. SLICE and PAD take their geometry as an ints list (see the ABI).
+SCATTER_ND applies its updates in their order, so updates to the same place combine (or, with
+no reduction, the last one wins) the same way on every backend.
 """
 
 from __future__ import annotations
@@ -25,6 +27,25 @@ class PadMode(enum.IntEnum):
 
 
 _NP_MODE = {PadMode.REFLECT: "reflect", PadMode.EDGE: "edge", PadMode.WRAP: "wrap"}
+
+
+class ScatterReduction(enum.IntEnum):
+    """SCATTER_ND's ``reduction`` (its int immediate): how an update meets the value it lands on.
+    Values are ABI."""
+
+    NONE = 0
+    ADD = 1
+    MUL = 2
+    MAX = 3
+    MIN = 4
+
+
+_COMBINE = {
+    ScatterReduction.ADD: "add",
+    ScatterReduction.MUL: "multiply",
+    ScatterReduction.MAX: "maximum",
+    ScatterReduction.MIN: "minimum",
+}
 
 
 def _wrap_indices(xp: Any, idx: Any, n: int) -> Any:
@@ -70,6 +91,55 @@ def gather_nd(
     rows = xp.arange(batch).reshape(batch, 1)
     picked = d[(rows, *(i[..., j] for j in range(k)))]
     xp.copyto(outs[0], picked.reshape(outs[0].shape))
+
+
+def _rounds(xp: Any, lin: Any) -> list[Any]:
+    """The update rows grouped into rounds: round r holds, in order, every row that is the
+    (r+1)-th to land on its place, so no place occurs twice in a round and applying the rounds
+    one after the other is applying the rows in order."""
+    n = lin.shape[0]
+    pos = xp.arange(n, dtype=xp.int64)
+    order = xp.lexsort(xp.stack([pos, lin]))  # by place, then by position: keys are unique
+    placed = lin[order]
+    rank = xp.empty_like(pos)
+    rank[order] = pos - xp.searchsorted(placed, placed, side="left")
+    return [xp.nonzero(rank == r)[0] for r in range(int(rank.max()) + 1)]
+
+
+def scatter_nd(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """ONNX ScatterND: Y = data with ``updates`` written at the places ``indices`` names (its
+    last axis addresses data's leading axes), combined by ``reduction`` (ints[0]); repeated
+    places take the updates in order (no reduction: the last one)."""
+    data, idx, upd = ins
+    mode = ScatterReduction(ints[0] if ints else 0)
+    k = idx.shape[-1]
+    if k > data.ndim or upd.shape != (*idx.shape[:-1], *data.shape[k:]):
+        raise ValueError(
+            f"ScatterND shapes data{data.shape} indices{idx.shape} updates{upd.shape} disagree"
+        )
+    n, places, tail = (
+        int(np.prod(s, dtype=np.int64)) for s in (idx.shape[:-1], data.shape[:k], data.shape[k:])
+    )
+    dims = xp.asarray(np.array(data.shape[:k], dtype=np.int64))
+    i = idx.reshape(n, k).astype(xp.int64)
+    i = xp.where(i < 0, i + dims, i)
+    if i.size and (bool((i < 0).any()) or bool((i >= dims).any())):
+        raise IndexError("ScatterND index out of range")
+    # row-major place of each update row among the places data's leading k axes address
+    strides = np.cumprod((1, *data.shape[1:k][::-1]), dtype=np.int64)[::-1][:k]
+    lin = (i * xp.asarray(strides.copy())).sum(axis=1)
+    work = data.reshape(places, tail).copy()
+    rows = upd.reshape(n, tail)
+    if n and places and tail:
+        for sel in _rounds(xp, lin):
+            at = lin[sel]
+            if mode is ScatterReduction.NONE:
+                work[at] = rows[sel]
+            else:
+                work[at] = getattr(xp, _COMBINE[mode])(work[at], rows[sel])
+    xp.copyto(outs[0], work.reshape(outs[0].shape))
 
 
 def slice_(
@@ -134,6 +204,7 @@ TABLE = {
     KernelId.GATHER: gather,
     KernelId.GATHER_ELEMENTS: gather_elements,
     KernelId.GATHER_ND: gather_nd,
+    KernelId.SCATTER_ND: scatter_nd,
     KernelId.SLICE: slice_,
     KernelId.PAD: pad,
     KernelId.EXPAND: expand,

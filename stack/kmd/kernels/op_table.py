@@ -60,4 +60,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(36, "TILE", "TILE"),
     KernelRow(37, "GATHER_ND", "GATHER_ND"),
     KernelRow(38, "CONV_TRANSPOSE", "CONV_TRANSPOSE"),
+    KernelRow(39, "SCATTER_ND", "SCATTER_ND"),
 )

@@ -1,12 +1,13 @@
-"""The indexing family: GATHER, GATHER_ELEMENTS (``axis``), SLICE (``starts``, ``ends``,
-``steps``: one per axis of the input), PAD (``mode``, ``pads``: begins then ends, ``value``),
-EXPAND (to the output's shape) and TILE (``repeats``)."""
+"""The indexing family: GATHER, GATHER_ELEMENTS (``axis``), GATHER_ND (``batch_dims``),
+SCATTER_ND (``reduction``: none, add, mul, max, min), SLICE (``starts``, ``ends``, ``steps``:
+one per axis of the input), PAD (``mode``, ``pads``: begins then ends, ``value``), EXPAND (to
+the output's shape) and TILE (``repeats``)."""
 
 from __future__ import annotations
 
 from stack.kmd.dtypes import DType
 from stack.kmd.kernels.ids import KernelId
-from stack.kmd.kernels.index import PadMode
+from stack.kmd.kernels.index import PadMode, ScatterReduction
 from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
 from stack.umd.ops import OpKind, OpRequest
 from stack.umd.plan import KernelCall, Semantic
@@ -27,6 +28,7 @@ _KERNEL = {
     OpKind.GATHER: KernelId.GATHER,
     OpKind.GATHER_ELEMENTS: KernelId.GATHER_ELEMENTS,
     OpKind.GATHER_ND: KernelId.GATHER_ND,
+    OpKind.SCATTER_ND: KernelId.SCATTER_ND,
     OpKind.SLICE: KernelId.SLICE,
     OpKind.PAD: KernelId.PAD,
     OpKind.EXPAND: KernelId.EXPAND,
@@ -34,6 +36,7 @@ _KERNEL = {
 }
 PAD_MODES = {"constant": PadMode.CONSTANT, "reflect": PadMode.REFLECT, "edge": PadMode.EDGE,
              "wrap": PadMode.WRAP}  # fmt: skip
+REDUCTIONS = {r.name.lower(): r for r in ScatterReduction}
 
 
 def slice_spec(shape: tuple[int, ...], starts, ends, steps) -> tuple[int, ...]:  # type: ignore[no-untyped-def]
@@ -64,15 +67,24 @@ class IndexTranslator(OpTranslator):
         attrs = req.attr_map()
         x = req.inputs[0] if req.inputs else None
         ndim = len(x.shape) if x is not None else 0
-        two = req.op in (OpKind.GATHER, OpKind.GATHER_ELEMENTS, OpKind.GATHER_ND)
-        need_counts(req, (2, 2) if two else (1, 1))
+        scatter = req.op is OpKind.SCATTER_ND
+        indexed = scatter or req.op in (OpKind.GATHER, OpKind.GATHER_ELEMENTS, OpKind.GATHER_ND)
+        need_counts(req, (3, 3) if scatter else (2, 2) if indexed else (1, 1))
         same_dtype(req, (0,), "outputs")
         kattrs: dict = {}
-        if two:
+        if indexed:
             if req.inputs[1].dtype not in (DType.I32, DType.I64):
                 raise UnsupportedDtypeError("indices must be I32 or I64", field="inputs[1].dtype")
             if req.op is OpKind.GATHER_ND:
                 kattrs["batch_dims"] = attr_int(attrs, "batch_dims", 0)
+            elif scatter:
+                same_dtype(req, (0, 2))
+                reduction = attrs.get("reduction", "none")
+                if reduction not in REDUCTIONS:
+                    raise InvalidRequestError(
+                        f"unknown reduction {reduction!r}", field="attrs.reduction"
+                    )
+                kattrs["reduction"] = int(REDUCTIONS[str(reduction)])
             else:
                 kattrs["axis"] = axis_of(attr_int(attrs, "axis", 0), ndim)
         elif req.op is OpKind.SLICE:
@@ -104,6 +116,15 @@ class IndexTranslator(OpTranslator):
             if not idx or not 0 <= b < min(len(x), len(idx)) + 1 or b + idx[-1] > len(x):
                 raise ShapeError(f"indices {idx} do not address data {x}", field="inputs[1].shape")
             return ((*idx[:-1], *x[b + idx[-1] :]),)
+        if k is KernelId.SCATTER_ND:
+            idx, upd = call.ins[1].shape, call.ins[2].shape
+            if not idx or idx[-1] > len(x):
+                raise ShapeError(f"indices {idx} do not address data {x}", field="inputs[1].shape")
+            if upd != (*idx[:-1], *x[idx[-1] :]):
+                raise ShapeError(
+                    f"updates {upd} must be {(*idx[:-1], *x[idx[-1] :])}", field="inputs[2].shape"
+                )
+            return (x,)
         if k is KernelId.GATHER_ELEMENTS:
             if len(call.ins[1].shape) != len(x):
                 raise ShapeError("indices must have the data's rank", field="inputs[1].shape")

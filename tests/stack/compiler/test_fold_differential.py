@@ -169,6 +169,12 @@ SPECS: dict[str, Spec] = {
     "GatherND": Spec(
         OpType.GATHER_ND, ((2, 4, 3), (2, 5, 1)), ALL, {"batch_dims": 1}, make=in_range(4)
     ),
+    **{  # five updates to four rows: a place is always updated more than once
+        f"ScatterND.{r}": Spec(
+            OpType.SCATTER_ND, ((4, 3), (5, 1), (5, 3)), ALL, {"reduction": r}, make=in_range(4)
+        )
+        for r in ("none", "add", "mul", "max", "min")
+    },
     "Slice": Spec(
         OpType.SLICE, ((5, 4),), ALL, {"starts": (4, 1), "ends": (-6, 4), "steps": (-2, 2)}
     ),
@@ -193,6 +199,18 @@ def test_every_evaluator_has_a_differential_spec() -> None:
     assert registered == {s.op for s in SPECS.values()} | set(FOLD_ONLY)
     assert set(evaluate_ops._UNARY) == set(UNARY_DTYPES)
     assert set(evaluate_ops._BINARY) == set(BINARY_DTYPES)
+
+
+def test_scatter_nd_folding_declines_indices_out_of_range() -> None:
+    """The device kernel reports them (a fault naming the op), not the folder."""
+    node = Node.make("n", OpType.SCATTER_ND, ["d", "i", "u"], ["y"], reduction="add")
+    fold = evaluate.evaluator_for(OpType.SCATTER_ND)
+    assert fold is not None
+    data, updates = np.zeros((3, 2), np.float32), np.ones((1, 2), np.float32)
+    for bad in (3, -4):
+        assert fold(node, [data, np.array([[bad]], np.int64), updates]) is None
+    (ok,) = fold(node, [data, np.array([[-3]], np.int64), updates]) or [None]
+    np.testing.assert_array_equal(ok, [[1, 1], [0, 0], [0, 0]])
 
 
 CASES = [(label, dtype) for label, spec in SPECS.items() for dtype in spec.dtypes]
