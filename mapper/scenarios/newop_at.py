@@ -63,7 +63,7 @@ def predict_at(
         ingest(tree, config, embed=False, progress=False)
         walk = walk_new_op(open_view(tree, config), op, like)
     prediction = walk.to_json()
-    result = compare_prediction(prediction, root, revisions or f"{parent}..{rev}")
+    result = compare_prediction(prediction, root, revisions or f"{parent[:12]}..{rev}")
     result["at"] = {"revision": rev, "parent": parent[:12]}
     result["prediction"] = prediction
     return result

@@ -26,6 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from mapper.check.errors import RevisionError
 from mapper.config import StackmapConfig, load_config
 from mapper.errors import ConfigError
 from mapper.impact.changes import changed_files, parse_range
@@ -66,7 +67,8 @@ def _score(predicted: set[str], real: set[str]) -> dict[str, Any]:
 def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -> dict[str, Any]:
     """Scores of ``prediction`` against the range ``revisions`` (``A..B``) of ``root``.
 
-    RevisionError for a range git cannot resolve.
+    RevisionError for a range git cannot resolve, and for one that changes no mapped file
+    naming the op (nothing to score against).
     """
     spec = parse_range(root, revisions)
     files = changed_files(root, spec)
@@ -92,6 +94,11 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
     unmapped = {p for p in spelling if not mapped(p)}
     spelling -= unmapped
     real_files = {p for p in spelling if not ignored(p)}
+    if not real_files:  # scoring against nothing would read recall 1.0
+        raise RevisionError(
+            f"{revisions} changes no mapped file that names {prediction['op']}: nothing to "
+            "score the prediction against (--at names the commit that added the op)"
+        )
     added, extended = newop_truth.touched(
         root, spec, [f for f in files if f.path in real_files], spelt
     )

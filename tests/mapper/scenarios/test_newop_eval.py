@@ -156,3 +156,32 @@ def test_eval_new_op_at_an_unknown_revision_is_one_line(toy: Path, tmp_path: Pat
     assert cli.stderr.strip().splitlines() == [
         "error: unknown revision or one without a parent: 'HEAD'"
     ]
+
+
+def test_eval_new_op_on_a_change_without_the_op_is_one_line(toy: Path, tmp_path: Path) -> None:
+    """A commit that does not add the op leaves nothing to score: an error, not recall 1.0."""
+    repo = tmp_path / "toy"
+    shutil.copytree(toy, repo, ignore=shutil.ignore_patterns(".stackmap"))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "first")
+    (repo / "toy" / "mid" / "plan.py").write_text(
+        (repo / "toy" / "mid" / "plan.py").read_text(encoding="utf-8") + "\n# no op here\n",
+        encoding="utf-8",
+    )
+    _git(repo, "commit", "-q", "-am", "second")
+    cli = subprocess.run(
+        [str(STACKMAP), "eval", "new-op", "gelu", "--at", "HEAD", "--root", str(repo)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert cli.returncode == 2
+    parent = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD^"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert cli.stderr.strip().splitlines()[-1:] == [
+        f"error: {parent[:12]}..HEAD changes no mapped file that names gelu: nothing to score the "
+        "prediction against (--at names the commit that added the op)"
+    ]
