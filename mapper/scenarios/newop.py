@@ -65,7 +65,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 node.path,
                 node.line,
                 node.id,
-                vocab.rename(node.name, forms),
+                vocab.rename(node.name, forms, vocab.words(name)),
                 f"add a value for {name} to {family} "
                 f"(like {vocab.short_name(node)} = {node.get('value')})",
                 _definition_hop(view, node),
@@ -100,7 +100,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 node.path,
                 node.line,
                 node.id,
-                vocab.rename(str(node.get("qualname") or node.name), forms),
+                vocab.rename(str(node.get("qualname") or node.name), forms, vocab.words(name)),
                 f"{verb} {node.name}",
                 _definition_hop(view, node),
             )
@@ -220,7 +220,7 @@ def _registrations(
                 ev.path or node.path,
                 ev.line or node.line,
                 node.id,
-                vocab.rename(node.name, forms),
+                vocab.rename(node.name, forms, vocab.words(name)),
                 f"register the {name} counterpart in {registry} ({ev.detail or cite(ev)})",
                 (hop_of(view, edge, edge.source == node.id),),
             )

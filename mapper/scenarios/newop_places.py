@@ -70,7 +70,9 @@ def new_module(
     if module and path.endswith(".py"):
         package = str(module).rpartition(".")[0]
         own = {vocab.compact(base.partition(".")[0]): vocab.compact(name), **forms}
-        predicted = f"{package}.{stem}.{vocab.rename(vocab.short_name(node), own)}"
+        predicted = (
+            f"{package}.{stem}.{vocab.rename(vocab.short_name(node), own, vocab.words(name))}"
+        )
     defines = view.neighbours(node.id, {EdgeKind.DEFINES}, "in")
     out = [
         ChangePoint(

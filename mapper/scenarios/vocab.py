@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from mapper.impact.mapview import MapView, Node
@@ -149,9 +149,12 @@ def new_forms(spelt: set[str], new: str) -> dict[str, str]:
     return out
 
 
-def rename(name: str, forms: dict[str, str]) -> str:
+def rename(name: str, forms: dict[str, str], new_words: Sequence[str] = ()) -> str:
     """``name`` with the similar op's spelling in its last component replaced by the new
-    op's, case kept (``_import_relu`` → ``_import_gelu``, ``RELU`` → ``GELU``)."""
+    op's, case kept (``_import_relu`` → ``_import_gelu``, ``RELU`` → ``GELU``). With the new
+    op's words (``ScatterND`` → scatter, nd), a spelling whose words are separated keeps the
+    separation (``GATHER_ND`` → ``SCATTER_ND``, ``_gather_nd`` → ``_scatter_nd``) and a
+    CamelCase one its capitals (``GatherND`` → ``ScatterND``)."""
     head, dot, last = name.rpartition(".")
     ws = _WORD.findall(last)
     for i in range(len(ws)):
@@ -162,14 +165,40 @@ def rename(name: str, forms: dict[str, str]) -> str:
             start = last.find(ws[i])
             end = last.find(ws[j - 1], start) + len(ws[j - 1])
             seg = last[start:end]
+            sep = "_" if "_" in seg else ""
+            parts = _split(new, new_words) if sep or seg[:1].isupper() else [new]
             if seg.isupper():
-                rep = new.upper()
-            elif seg[:1].isupper():
-                rep = new[:1].upper() + new[1:]
+                rep = sep.join(p.upper() for p in parts)
+            elif seg[:1].isupper():  # CamelCase: each word capitalised, an acronym kept
+                like = ws[i:j] if len(parts) == j - i else [""] * len(parts)
+                rep = sep.join(
+                    p.upper() if len(w) > 1 and w.isupper() else p[:1].upper() + p[1:]
+                    for p, w in zip(parts, like, strict=True)
+                )
             else:
-                rep = new.lower()
+                rep = sep.join(p.lower() for p in parts)
             return head + dot + last[:start] + rep + last[end:]
     return name
+
+
+def _split(form: str, new_words: Sequence[str]) -> list[str]:
+    """``form`` (a compact spelling of the new op) cut at the new op's word boundaries: each
+    word in turn, or the rest of ``form`` where a word is only its start (``instancenorm``
+    with instance, normalization → instance, norm)."""
+    parts: list[str] = []
+    rest = form
+    for word in new_words:
+        if not rest:
+            break
+        if rest.startswith(word):
+            parts.append(word)
+            rest = rest[len(word) :]
+        elif word.startswith(rest):
+            parts.append(rest)
+            rest = ""
+        else:
+            return [form]
+    return [*parts, rest] if rest else parts
 
 
 def short_name_of(node_id: str) -> str:

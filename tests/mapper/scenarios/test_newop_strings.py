@@ -214,7 +214,7 @@ def test_string_vocabularies_generated_companions_and_enclosing_definitions(
             "implementation",
             "toy/down/fam/conv_transpose.py",
             1,
-            "toy.down.fam.conv_transpose.ConvtransposeFamily",
+            "toy.down.fam.conv_transpose.ConvTransposeFamily",
         ),
         ("registration", "toy/down/fam/__init__.py", 1, ""),
         ("use", "toy/down/fam/__init__.py", 3, "toy.down.fam.FAMILIES"),  # modules by name
