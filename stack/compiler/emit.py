@@ -2,7 +2,8 @@
 
 Tensor records are written in a fixed order (model inputs, then every other value in order of
 first appearance); the const segment packs each constant at a 64-byte aligned offset; the IO
-buffer packs inputs then outputs at ``alignment``. The result is validated by the runtime's
+buffer packs inputs then outputs at ``alignment``, each in at least one aligned slot (a tensor of
+zero elements too, so no two share an address). The result is validated by the runtime's
 own format checks (``Executable.validate``) before it is returned, so a bad plan fails here,
 in the compiler, with an :class:`EmitError` naming the field.
 """
@@ -120,8 +121,10 @@ def emit_executable(
             consts.extend(np.ascontiguousarray(graph.constants[src]).tobytes())
             size = nbytes
         elif role in (TensorRole.INPUT, TensorRole.OUTPUT):
+            # A zero-element input or output still reserves one aligned slot: every IO
+            # tensor gets an address of its own (the runtime keys its IO views by address).
             segment, offset = Segment.IO, align_up(io_end, alignment)
-            size = align_up(nbytes, alignment)
+            size = align_up(max(nbytes, 1), alignment)
             io_end = offset + size
         else:
             buf = plan.buffers[prog.root(v)]

@@ -21,6 +21,10 @@ from stack.kmd.memory import Allocation
 KernelFn = Callable[[list[Any], list[Any], tuple[int, ...], tuple[float, ...]], None]
 
 
+def _nothing() -> None:
+    """The call of a launch whose outputs are all empty."""
+
+
 @dataclass(slots=True, eq=False)
 class Launch:
     """One kernel launch with its tensors resolved to backend array views."""
@@ -47,6 +51,11 @@ class Launch:
     prepared: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
+        if all(out.size == 0 for out in self.outs):
+            # Every output has zero elements: there is nothing to compute or write, and a
+            # kernel need not handle the degenerate shapes (Conv of a batch of 0, ...).
+            self.call = _nothing
+            return
         run = None
         if self.prepare is not None and self.tiles <= 1:
             run = self.prepare(self.ins, self.outs, self.ints, self.floats)

@@ -137,6 +137,25 @@ def _check_reuse(exe: Executable) -> None:
             live.insert(i, [t.offset, end, 1, tid])
 
 
+def _check_io(exe: Executable) -> None:
+    """Every model input and output owns bytes of its own in the IO buffer: at least one (a
+    tensor of zero elements too), overlapping no other IO tensor. The runtime keys the host
+    views of the IO buffer by address: two tensors at one address would share one view."""
+    io = sorted((t.offset, t.id) for t in exe.tensors if t.segment is Segment.IO)
+    end, owner = 0, -1
+    for offset, tid in io:
+        t = exe.tensors[tid]
+        if t.size < 1:
+            raise _bad(f"IO tensor {t.name!r} reserves no bytes", f"tensors[{tid}].size")
+        if offset < end:
+            raise _bad(
+                f"IO tensor {t.name!r} at [{offset}, {offset + t.size}) overlaps IO tensor "
+                f"{exe.tensors[owner].name!r}",
+                f"tensors[{tid}].offset",
+            )
+        end, owner = offset + t.size, tid
+
+
 def validate_executable(exe: Executable) -> None:
     """Raise ExecutableFormatError(field=...) on the first inconsistency in ``exe``."""
     if len(exe.version) != 3 or exe.version[0] != FORMAT_VERSION[0]:
@@ -157,4 +176,5 @@ def validate_executable(exe: Executable) -> None:
         raise _bad("input and output names must be unique", "symbols.tensors")
     for pos, op in enumerate(exe.ops):
         _check_op(exe, pos, op)
+    _check_io(exe)
     _check_reuse(exe)

@@ -58,6 +58,8 @@ class ExeBuilder:
     def _io(self, name: str, shape: tuple[int, ...], dtype: ExecDType, role: TensorRole) -> int:
         offset = _align(self.io, 64)
         tid = self._add(name, shape, dtype, role, Segment.IO, 0, offset)
+        # Like the compiler's emitter: an IO tensor of zero elements still reserves a byte.
+        self.tensors[tid]["size"] = max(self.tensors[tid]["size"], 1)
         self.io = offset + self.tensors[tid]["size"]
         return tid
 
