@@ -139,19 +139,28 @@ def test_prediction_scored_against_the_real_change(
     assert blind["at"]["revision"] == "HEAD"
 
 
-def test_eval_new_op_at_an_unknown_revision_is_one_line(toy: Path, tmp_path: Path) -> None:
+def _one_commit(toy: Path, tmp_path: Path) -> Path:
+    """The toy stack as a repository with one commit."""
     repo = tmp_path / "toy"
     shutil.copytree(toy, repo, ignore=shutil.ignore_patterns(".stackmap"))
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "only")
-    cli = subprocess.run(
+    _git(repo, "commit", "-q", "-m", "first")
+    return repo
+
+
+def _eval_at_head(repo: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [str(STACKMAP), "eval", "new-op", "gelu", "--at", "HEAD", "--root", str(repo)],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+def test_eval_new_op_at_an_unknown_revision_is_one_line(toy: Path, tmp_path: Path) -> None:
+    cli = _eval_at_head(_one_commit(toy, tmp_path))
     assert cli.returncode == 2
     assert cli.stderr.strip().splitlines() == [
         "error: unknown revision or one without a parent: 'HEAD'"
@@ -160,23 +169,11 @@ def test_eval_new_op_at_an_unknown_revision_is_one_line(toy: Path, tmp_path: Pat
 
 def test_eval_new_op_on_a_change_without_the_op_is_one_line(toy: Path, tmp_path: Path) -> None:
     """A commit that does not add the op leaves nothing to score: an error, not recall 1.0."""
-    repo = tmp_path / "toy"
-    shutil.copytree(toy, repo, ignore=shutil.ignore_patterns(".stackmap"))
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "first")
-    (repo / "toy" / "mid" / "plan.py").write_text(
-        (repo / "toy" / "mid" / "plan.py").read_text(encoding="utf-8") + "\n# no op here\n",
-        encoding="utf-8",
-    )
+    repo = _one_commit(toy, tmp_path)
+    plan = repo / "toy" / "mid" / "plan.py"
+    plan.write_text(plan.read_text(encoding="utf-8") + "\n# no op here\n", encoding="utf-8")
     _git(repo, "commit", "-q", "-am", "second")
-    cli = subprocess.run(
-        [str(STACKMAP), "eval", "new-op", "gelu", "--at", "HEAD", "--root", str(repo)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    cli = _eval_at_head(repo)
     assert cli.returncode == 2
     parent = subprocess.run(
         ["git", "-C", str(repo), "rev-parse", "HEAD^"], capture_output=True, text=True, check=True
