@@ -32,6 +32,7 @@ from stack.kmd.kernels import (
     norm,
     norm_np,
     pool,
+    prepared_conv,
     prepared_np,
     quant,
     reduce,
@@ -68,6 +69,7 @@ PREPARED = {
     ids.KernelId.ADD: prepared_np.add,
     ids.KernelId.MUL: prepared_np.mul,
     ids.KernelId.RELU: prepared_np.relu,
+    ids.KernelId.CONV2D: prepared_conv.conv2d,
 }
 
 
