@@ -70,6 +70,7 @@ PREPARED = {
     ids.KernelId.MUL: prepared_np.mul,
     ids.KernelId.RELU: prepared_np.relu,
     ids.KernelId.CONV2D: prepared_conv.conv2d,
+    ids.KernelId.GLOBALAVGPOOL: prepared_np.globalavgpool,
 }
 
 

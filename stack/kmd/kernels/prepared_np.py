@@ -174,3 +174,24 @@ def relu(
 ) -> Run | None:
     """RELU."""
     return functools.partial(relu_, np, ins[0], outs[0])
+
+
+def globalavgpool(
+    ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> Run | None:
+    """GLOBALAVGPOOL on the kernel's float path (C-contiguous X and Y of one float dtype): the
+    row sums into Y, then the scale by 1 / (H * W)."""
+    x, y = ins[0], outs[0]
+    plain = x.dtype == y.dtype and x.dtype.kind == "f" and x.dtype != np.float16
+    if x.ndim < 3 or not plain or not (x.flags.c_contiguous and y.flags.c_contiguous):
+        return None
+    n, c = x.shape[:2]
+    rows, flat = x.reshape(n, c, -1), y.reshape(n, c)
+    scale = 1.0 / max(1, x.size // max(1, n * c))
+    total, mul = np.add.reduce, np.multiply
+
+    def run() -> None:
+        total(rows, axis=2, out=flat)
+        mul(flat, scale, out=flat, casting="unsafe")
+
+    return run

@@ -47,6 +47,8 @@ CASES = [
     (KernelId.ADD, [_f32(4, 6), _f32(4, 6)], (4, 6), (1,), ()),
     (KernelId.MUL, [_f32(4, 6), np.array(0.25, np.float32)], (4, 6), (), ()),
     (KernelId.RELU, [_f32(64, 128)], (64, 128), (), ()),
+    (KernelId.GLOBALAVGPOOL, [_f32(1, 64, 4, 4)], (1, 64, 1, 1), (), ()),
+    (KernelId.GLOBALAVGPOOL, [_f32(2, 3, 5, 7)], (2, 3, 1, 1), (), ()),
 ]
 
 
@@ -92,6 +94,11 @@ def test_paths_a_preparer_does_not_cover_are_left_to_the_kernel() -> None:
     strided = _f32(4, 16)[:, ::2]
     assert prepared_np.layernorm([strided, _f32(8)], [np.empty_like(x)], (-1,), (1e-5,)) is None
     assert prepared_np.matmul([_f32(7), _f32(7, 3)], [np.empty(3, np.float32)], (), ()) is None
+    pooled = _f32(1, 4, 6, 6)
+    assert prepared_np.globalavgpool([pooled[:, :, ::2]], [_f32(1, 4, 1, 1)], (), ()) is None
+    assert (
+        prepared_np.globalavgpool([pooled.astype(np.float16)], [_f32(1, 4, 1, 1)], (), ()) is None
+    )
     assert registry.preparer(lambda *args: None) is None  # a function nobody registered
 
 
