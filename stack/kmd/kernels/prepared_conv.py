@@ -16,8 +16,7 @@ buffer belong to the launch (its command buffer's executions never overlap), at 
 The calls are the untiled kernel's (:func:`stack.kmd.kernels.conv_np._whole`) in the same
 order, so results are bit-identical, except that the product is ``np.dot`` (the same BLAS call
 as ``np.matmul`` on 2-D operands, cheaper to make) and a ReLU on a contiguous output reads a
-zero *row* (:func:`relu_rows`) at every size, where ``relu_`` falls back to a broadcast scalar
-zero below 4096 elements (2-3x slower); both give ``max(v, 0)``.
+zero row at every size (:func:`stack.kmd.kernels.prepared_np.relu_rows`).
 
 Covered: algorithm 0 (direct), one image, group 1, C-contiguous float32/float64 operands of one
 dtype, with or without the fused max pool (without padding: the separable ``maximum`` passes
@@ -28,7 +27,6 @@ kernel). Everything else calls the kernel as before.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -36,13 +34,12 @@ import numpy as np
 
 from stack.kmd.kernels import conv, pool, scratch
 from stack.kmd.kernels.conv_plan import FAST, Method, Work, build_plan, window, work
-from stack.kmd.kernels.elementwise import _zero_row, relu_
+from stack.kmd.kernels.elementwise import relu_
+from stack.kmd.kernels.prepared_np import relu_rows
 
 Run = Callable[[], None]
 #: Largest buffers (bytes) a prepared pooled convolution keeps of its own.
 SCRATCH_BYTES = 1 << 18
-#: Widest zero row a prepared ReLU reads (a divisor of the output's size).
-RELU_ROW = 1024
 
 
 def conv2d(
@@ -138,19 +135,6 @@ def _epilogue(
             np.copyto(y, src)
 
     return plain, []
-
-
-def relu_rows(src: Any, out: Any) -> Run:
-    """``out = max(src, 0)`` against a zero row of up to ``RELU_ROW`` elements when both are the
-    same contiguous shape (NumPy's maximum vectorises only when no operand has stride 0 along
-    the inner loop), else :func:`stack.kmd.kernels.elementwise.relu_`."""
-    n = math.gcd(out.size, RELU_ROW)
-    if src.shape != out.shape or not (src.flags.c_contiguous and out.flags.c_contiguous) or n < 16:
-        return functools.partial(relu_, np, src, out)
-    rows = (out.size // n, n)
-    return functools.partial(
-        np.maximum, src.reshape(rows), _zero_row(n, out.dtype), out=out.reshape(rows)
-    )
 
 
 def _maxpool(x: Any, y: Any, ints: tuple[int, ...]) -> tuple[list[Run], int]:

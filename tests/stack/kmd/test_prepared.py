@@ -150,3 +150,18 @@ def test_a_rebound_buffer_prepares_its_launches_against_the_new_allocation(rig: 
     assert [launch.prepared for launch in launches] == [True]
     got = rig.dev.read_array(rig.ctx, y.addr, y.shape, y.dtype)
     np.testing.assert_array_equal(got, np.full(4, 2.0))
+
+
+def test_a_relu_on_a_contiguous_output_reads_a_zero_row() -> None:
+    for size in (10, 1024, 2048, 4096, 4 * 7 * 7):
+        x = _f32(size)
+        x[::3] = -0.0
+        want = np.maximum(x, 0)
+        out = np.empty_like(x)
+        prepared_np.relu_rows(x, out)()
+        np.testing.assert_array_equal(out, want)
+        assert not np.signbit(out).any()
+    ints = np.arange(-3, 5)
+    out = np.empty(8, np.float32)
+    prepared_np.relu_rows(ints, out)()  # another dtype: the kernel's relu_
+    np.testing.assert_array_equal(out, np.maximum(ints, 0))

@@ -122,13 +122,3 @@ def test_paths_the_conv_preparer_does_not_cover_are_left_to_the_kernel() -> None
     strided = _f(1, 16, 16, 32)[..., ::2]
     assert prepared_conv.conv2d([strided, *ins[1:]], [y], ints, ()) is None
     assert prepared_conv.conv2d(ins, [np.empty((1, 16, 17, 17), np.float32)], ints, ()) is None
-
-
-def test_a_relu_on_a_contiguous_output_reads_a_zero_row() -> None:
-    for size in (10, 1024, 2048, 4096, 4 * 7 * 7):
-        x = _f(size)
-        want = np.maximum(x, 0)
-        out = np.empty_like(x)
-        prepared_conv.relu_rows(x, out)()
-        np.testing.assert_array_equal(out, want)
-        assert not np.signbit(out).any()
