@@ -3,32 +3,39 @@
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
 
 from stack.kmd.kernels.ids import KernelId
 
-_ROW = 1024
+_ROW = 1024  # widest zero row a ReLU reads (a divisor of the output's size)
 
 
 @functools.cache
-def _zero_row(n: int, dtype: Any) -> Any:
+def zero_row(n: int, dtype: Any) -> Any:
     return np.zeros(n, dtype=dtype)
 
 
+def relu_row(src: Any, out: Any) -> int:
+    """The width of the zero row ``max(src, 0)`` into ``out`` reads on NumPy, or 0 where a
+    broadcast scalar must do (shapes or dtypes differ, an operand is not contiguous, no divisor
+    of the size reaches 16). NumPy's maximum vectorises only when no operand has stride 0 along
+    the inner loop (measured, best of 7x3x10000 calls: 16x128 3.9 against 3.0 us, 1x32x8x8 4.4
+    against 2.5 us); both give ``max(v, 0)``, +0.0 for -0.0 included."""
+    n = math.gcd(out.size, _ROW)
+    same = src.shape == out.shape and src.dtype == out.dtype
+    if not (same and src.flags.c_contiguous and out.flags.c_contiguous) or n < 16:
+        return 0
+    return n
+
+
 def relu_(xp: Any, src: Any, out: Any) -> None:
-    """out = max(src, 0). On NumPy, large contiguous tensors go through a zero *row* rather than
-    a broadcast scalar: NumPy's maximum only vectorises when no operand has stride 0 (2-3x)."""
-    if (
-        xp is np
-        and out.size >= 4 * _ROW
-        and out.size % _ROW == 0
-        and src.shape == out.shape
-        and src.flags.c_contiguous
-        and out.flags.c_contiguous
-    ):
-        np.maximum(src.reshape(-1, _ROW), _zero_row(_ROW, out.dtype), out=out.reshape(-1, _ROW))
+    """out = max(src, 0); on NumPy against a zero row where :func:`relu_row` allows."""
+    n = relu_row(src, out) if xp is np else 0
+    if n:
+        np.maximum(src.reshape(-1, n), zero_row(n, out.dtype), out=out.reshape(-1, n))
     else:
         xp.maximum(src, 0, out=out)
 

@@ -15,8 +15,7 @@ buffer belong to the launch (its command buffer's executions never overlap), at 
 
 The calls are the untiled kernel's (:func:`stack.kmd.kernels.conv_np._whole`) in the same
 order, so results are bit-identical, except that the product is ``np.dot`` (the same BLAS call
-as ``np.matmul`` on 2-D operands, cheaper to make) and a ReLU on a contiguous output reads a
-zero row at every size (:func:`stack.kmd.kernels.prepared_np.relu_rows`).
+as ``np.matmul`` on 2-D operands, cheaper to make).
 
 Covered: algorithm 0 (direct), one image, group 1, C-contiguous float32/float64 operands of one
 dtype, with or without the fused max pool (without padding: the separable ``maximum`` passes

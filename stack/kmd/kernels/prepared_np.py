@@ -5,7 +5,7 @@ A kernel checks its operands, reshapes them and picks a path on every call; for 
 command buffer, whose views, shapes and immediates never change between executions, all of
 that is decided once. A *preparer* receives the launch's operands when the buffer is bound and
 returns a closure that computes exactly what the kernel would (the same NumPy calls in the same
-order, so bit-identical results; a ReLU reads a zero row at every size, :func:`relu_rows`), or
+order, so bit-identical results), or
 None when the launch takes a path it does not cover; that launch then calls the kernel as
 before. Only untiled launches (``grid[0]`` = 1) are prepared:
 a tiled launch shares its tiles out at run time (:mod:`stack.kmd.kernels.parallel`).
@@ -26,29 +26,23 @@ from typing import Any
 import numpy as np
 
 from stack.kmd.kernels import linalg_np, norm_np
-from stack.kmd.kernels.elementwise import _zero_row, relu_
+from stack.kmd.kernels.elementwise import relu_, relu_row, zero_row
 
 Run = Callable[[], None]
 #: Largest scratch (elements) a prepared launch keeps allocated between executions.
 SCRATCH_LIMIT = 1 << 16
-#: Widest zero row a prepared ReLU reads (a divisor of the output's size).
-RELU_ROW = 1024
 
 
 def relu_rows(src: Any, out: Any) -> Run:
-    """``out = max(src, 0)`` against a zero row of up to ``RELU_ROW`` elements when both are the
-    same contiguous shape and dtype, else :func:`stack.kmd.kernels.elementwise.relu_`. NumPy's
-    maximum vectorises only when no operand has stride 0 along the inner loop; ``relu_`` reads
-    a zero row from 4096 elements on and a broadcast scalar below (measured, best of 7x3x10000
-    calls on the loaded machine: 16x128 3.9 against 3.0 us, 1x32x8x8 4.4 against 2.5 us); both
-    give ``max(v, 0)``, +0.0 for -0.0 included."""
-    n = math.gcd(out.size, RELU_ROW)
-    same = src.shape == out.shape and src.dtype == out.dtype
-    if not (same and src.flags.c_contiguous and out.flags.c_contiguous) or n < 16:
+    """``out = max(src, 0)`` as the kernel's :func:`~stack.kmd.kernels.elementwise.relu_`
+    computes it, with its zero row (:func:`~stack.kmd.kernels.elementwise.relu_row`) chosen
+    once."""
+    n = relu_row(src, out)
+    if not n:
         return functools.partial(relu_, np, src, out)
     rows = (out.size // n, n)
     return functools.partial(
-        np.maximum, src.reshape(rows), _zero_row(n, out.dtype), out=out.reshape(rows)
+        np.maximum, src.reshape(rows), zero_row(n, out.dtype), out=out.reshape(rows)
     )
 
 
