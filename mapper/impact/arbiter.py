@@ -34,7 +34,7 @@ from typing import Any
 from mapper.errors import ConfigError
 from mapper.impact.arbiter_pages import sample_at, samples, span_verdict
 from mapper.impact.mapview import MapView
-from mapper.impact.mining import short_name
+from mapper.impact.mining import changed_lines, short_name
 from mapper.model import EdgeKind
 from mapper.query import Direction
 
@@ -58,25 +58,13 @@ class Verdict:
 def hunks(diff: str) -> dict[str, tuple[list[tuple[int, str]], list[tuple[int, str]]]]:
     """path → (added lines with their line in the commit, removed lines with their line in the
     parent), from ``git diff -U0`` output."""
-    out: dict[str, tuple[list[tuple[int, str]], list[tuple[int, str]]]] = {}
-    current: tuple[list[tuple[int, str]], list[tuple[int, str]]] | None = None
-    old = new = 0
-    header = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
-    for line in diff.splitlines():
-        if line.startswith("diff --git "):
-            path = line.split(" b/", 1)[1] if " b/" in line else line
-            current = out.setdefault(path, ([], []))
-        elif current is None or line.startswith(("+++", "---")):
-            continue
-        elif match := header.match(line):
-            old, new = int(match.group(1)), int(match.group(2))
-        elif line.startswith("+"):
-            current[0].append((new, line[1:]))
-            new += 1
-        elif line.startswith("-"):
-            current[1].append((old, line[1:]))
-            old += 1
-    return out
+    return {
+        path: (
+            [(n, text) for sign, n, text in lines if sign == "+"],
+            [(n, text) for sign, n, text in lines if sign == "-"],
+        )
+        for path, lines in changed_lines(diff).items()
+    }
 
 
 class Arbiter:

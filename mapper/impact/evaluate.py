@@ -128,7 +128,14 @@ def _import_closure(view: MapView, path: str) -> set[str]:
     return seen
 
 
-def _one(root: Path, view: MapView, tree: Path, case: Case, arbiter: Arbiter) -> dict[str, Any]:
+def _one(
+    root: Path,
+    view: MapView,
+    tree: Path,
+    case: Case,
+    arbiter: Arbiter,
+    changes: dict[str, tuple[list[tuple[int, str]], list[tuple[int, str]]]],
+) -> dict[str, Any]:
     mapped = _mapped(view)
     predicted: dict[str, set[str]] = {}
     for mode in (Mode.PRECISE, Mode.CONSERVATIVE):
@@ -137,7 +144,6 @@ def _one(root: Path, view: MapView, tree: Path, case: Case, arbiter: Arbiter) ->
     predicted["name"] = users_at(root, case.parent, short_name(case.qualname))
     predicted["imports"] = _import_closure(view, case.path)
     predicted = {k: v & mapped for k, v in predicted.items()}
-    changes = hunks(diff_text(root, case.parent, case.commit))
     kept, verdicts = resolved(arbiter, view, case.qualname, case.path, case.call_sites, changes)
     truths = {
         "all": set(case.changed) & mapped,
@@ -238,13 +244,18 @@ def evaluate(
         tree, after = Path(tmp) / "tree", Path(tmp) / "after"
         tree.mkdir()
         after.mkdir()
+        laid = ""  # the commit whose trees, map, diff and Jedi projects are laid out
         for case in mine(repo, base, commits, rev):
             say(f"{case.commit[:12]} {case.qualname}")
-            export_tree(repo, case.parent, tree)
-            export_tree(repo, case.commit, after)
-            cfg = config_for(tree, base)
-            ingest(tree, cfg, embed=False, progress=False)
-            view = open_view(tree, cfg)
+            if case.commit != laid:  # a commit's cases come together: lay it out once
+                export_tree(repo, case.parent, tree)
+                export_tree(repo, case.commit, after)
+                cfg = config_for(tree, base)
+                ingest(tree, cfg, embed=False, progress=False)
+                view = open_view(tree, cfg)
+                arbiter = Arbiter(tree, after, _roots(tree, cfg))
+                changes = hunks(diff_text(repo, case.parent, case.commit))
+                laid = case.commit
             if view.node(f"symbol:{case.qualname}") is None:
                 skipped.append(
                     {
@@ -254,8 +265,7 @@ def evaluate(
                     }
                 )
                 continue
-            arbiter = Arbiter(tree, after, _roots(tree, cfg))
-            results.append(_one(repo, view, tree, case, arbiter))
+            results.append(_one(repo, view, tree, case, arbiter, changes))
     return {
         "repo": str(repo),
         "rev": rev,

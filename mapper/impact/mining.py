@@ -31,6 +31,8 @@ from mapper.config import StackmapConfig
 from mapper.impact.changes import DiffSpec, changed_files, classify
 from mapper.ingest.code import CODE_LANGUAGES, language_for
 
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
 
 @dataclass(frozen=True, slots=True)
 class Case:
@@ -60,18 +62,33 @@ def diff_text(root: Path, parent: str, commit: str) -> str:
     return _git(root, "diff", "-U0", "--no-color", "--no-renames", parent, commit)
 
 
-def diff_by_file(root: Path, parent: str, commit: str) -> dict[str, str]:
-    """path → the changed lines (``+``/``-``, no headers) of each file."""
-    text = diff_text(root, parent, commit)
-    out: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in text.splitlines():
+def changed_lines(diff: str) -> dict[str, list[tuple[str, int, str]]]:
+    """path → its changed lines in diff order, from ``git diff -U0`` output: (``+`` or ``-``,
+    the line's number in the commit for ``+`` and in the parent for ``-``, its text)."""
+    out: dict[str, list[tuple[str, int, str]]] = {}
+    current: list[tuple[str, int, str]] | None = None
+    old = new = 0
+    for line in diff.splitlines():
         if line.startswith("diff --git "):
             path = line.split(" b/", 1)[1] if " b/" in line else line
             current = out.setdefault(path, [])
-        elif current is not None and line[:1] in "+-" and not line.startswith(("+++", "---")):
-            current.append(line[1:])
-    return {path: "\n".join(lines) for path, lines in out.items()}
+        elif current is None or line.startswith(("+++", "---")):
+            continue
+        elif match := _HUNK.match(line):
+            old, new = int(match.group(1)), int(match.group(2))
+        elif line.startswith("+"):
+            current.append(("+", new, line[1:]))
+            new += 1
+        elif line.startswith("-"):
+            current.append(("-", old, line[1:]))
+            old += 1
+    return out
+
+
+def diff_by_file(root: Path, parent: str, commit: str) -> dict[str, str]:
+    """path → the changed lines (``+``/``-``, no headers) of each file."""
+    changed = changed_lines(diff_text(root, parent, commit))
+    return {path: "\n".join(text for _, _, text in lines) for path, lines in changed.items()}
 
 
 def short_name(qualname: str) -> str:
