@@ -20,9 +20,12 @@ _WINDOW = 3  # lines after the cited one that may hold the needle (decorators, w
 _FRONT_MATTER_MAX = 60
 
 
+_SEGMENT = re.compile(r"::|\.|/|:|#")
+
+
 def tail(name: str) -> str:
     """The last segment of a dotted, ``::`` or path-qualified name."""
-    return re.split(r"::|\.|/|:|#", name)[-1] or name
+    return _SEGMENT.split(name)[-1] or name
 
 
 def _kind_of(path: str) -> CitationKind:

@@ -71,9 +71,11 @@ def _index(view: MapView) -> _Index:
     if found is not None:
         return found
     idx = _Index()
+    written: set[str] = set()  # every word of the map's text, stemmed once each below
     for node in view.nodes():
-        idx.vocabulary |= words_of(" ".join(str(node.attrs.get(k) or "") for k in _TEXT))
-        idx.vocabulary |= words_of(node.id.replace("_", " "))
+        attrs = node.attrs
+        text = " ".join([str(value) for key in _TEXT if (value := attrs.get(key))])
+        written.update(_WORD.findall(f"{text} {node.id.replace('_', ' ')}".lower()))
         if node.kind not in _KINDS:
             continue
         bare = node.id.split(":", 1)[1].lower()
@@ -89,6 +91,7 @@ def _index(view: MapView) -> _Index:
             idx.phrase[_phrase(bare)].add(node.id)
             idx.phrase[_phrase(node.name)].add(node.id)
             idx.phrase[_phrase(node.name.removesuffix(" shim"))].add(node.id)
+    idx.vocabulary = {stem(w) for w in written if w not in _STOP and len(w) > 2}
     _INDEXES[view] = idx
     return idx
 
