@@ -11,8 +11,8 @@ a new family module, say) has no path a footprint could name. A predicted file t
 configuration ignores is scored only in ``files_with_ignored``, as the truth's are. A changed
 file outside the stack the map describes (in no layer, doc folder, contract folder or test
 glob: the tool's own code naming the op in a range since a saved prediction) is listed as
-``unmapped_files`` and left out of both. Lines naming a file the range adds that the map
-ignores (the saved prediction itself) are bookkeeping, not the op's change
+``unmapped_files`` and left out of both. Lines naming a file the map ignores whose
+name spells the op (the saved prediction itself) are bookkeeping, not the op's change
 (:func:`~mapper.scenarios.newop_truth.bookkeeping`); those files are listed as
 ``bookkeeping``.
 
@@ -82,7 +82,7 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
     def ignored(path: str) -> bool:
         return config is not None and config.is_ignored(path)
 
-    skip = newop_truth.bookkeeping(files, ignored)
+    skip = newop_truth.bookkeeping(root, spec.new or "HEAD", ignored, spelt)
     spelling = {f.path for f in files if newop_truth.spells(lines.get(f.path, ""), spelt, skip)}
 
     def mapped(path: str) -> bool:  # in a layer, a doc, a contract or a test of the map

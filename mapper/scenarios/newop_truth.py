@@ -7,9 +7,9 @@ spells the op: a table gaining a row, a registry function gaining a call, a test
 gaining a value. A line inside an added definition belongs to that definition; a line outside
 every definition (a module-level call) touches the file only.
 
-*Bookkeeping* is left out: a changed line naming a file the range adds and the map
-configuration ignores (the saved prediction itself, a fixture) is about that file, not about
-the op. A list of saved predictions gaining ``"new_op_x.json": ("X", ...)`` records the
+*Bookkeeping* is left out: a changed line naming a file the map configuration ignores
+whose name spells the op (the saved prediction itself, ``new_op_x.json``) is about that file,
+not about the op. A list of saved predictions gaining ``"new_op_x.json": ("X", ...)`` records the
 evaluation, it is no place the op's change had to reach; the prediction is not asked to
 foresee its own entry.
 """
@@ -54,10 +54,19 @@ def spells(text: str, spelt: set[str], bookkeeping: Iterable[str] = ()) -> bool:
     return any(vocab.runs(w) & spelt for ln in kept for w in _WORD.findall(ln))
 
 
-def bookkeeping(files: Iterable[FileChange], ignored: Callable[[str], bool]) -> set[str]:
-    """The base names of the files the range added that the map ignores (``ignored``): lines
-    naming them are the evaluation's bookkeeping (see the module docstring)."""
-    return {posixpath.basename(f.path) for f in files if f.status == "added" and ignored(f.path)}
+def bookkeeping(root: Path, rev: str, ignored: Callable[[str], bool], spelt: set[str]) -> set[str]:
+    """The base names of the files at ``rev`` that the map ignores (``ignored``) and whose
+    names spell the op: lines naming them are the evaluation's bookkeeping (see the module
+    docstring)."""
+    proc = subprocess.run(
+        ["git", "-C", str(root), "ls-tree", "-r", "--name-only", rev],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    names = (posixpath.basename(p) for p in proc.stdout.splitlines() if ignored(p))
+    return {n for n in names if spells(n.partition(".")[0], spelt)}
 
 
 def _show(root: Path, rev: str, path: str) -> bytes | None:
