@@ -188,8 +188,8 @@ def test_the_evaluations_own_bookkeeping_is_no_change_for_the_op(
     toy: Path, toy_view: MapView, tmp_path: Path
 ) -> None:
     """A list of saved predictions gaining the new one's entry names the saved file, which the
-    the map ignores and is named after the op: bookkeeping, not a place the op reached. A line spelling
-    the op beside it, naming no such file, still counts."""
+    map ignores and is named after the op: bookkeeping, not a place the op reached. A line
+    spelling the op beside it, naming no such file, still counts."""
     prediction = walk_new_op(toy_view, "gelu").to_json()
     repo = _one_commit(toy, tmp_path)
     config = repo / "stackmap.toml"
