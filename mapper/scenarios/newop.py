@@ -15,7 +15,16 @@ from mapper.impact.mapview import MapView, Node, cite
 from mapper.impact.records import Hop
 from mapper.impact.walk import hop_of
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import companions, footprint, newop_places, opfamily, similar, strings, vocab
+from mapper.scenarios import (
+    companions,
+    conventions,
+    footprint,
+    newop_places,
+    opfamily,
+    similar,
+    strings,
+    vocab,
+)
 from mapper.scenarios.records import ChangePoint, LayerPlan, NewOpWalk, PointKind
 
 
@@ -117,6 +126,8 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     written = [p for p in points if p.kind is PointKind.IMPLEMENTATION]
     points.extend(newop_places.docs(view, written))  # docs of the op's own code, not of shared code
     points.extend(newop_places.op_lists(view, known, token, name))
+    points.extend(conventions.test_modules(view, known, name))
+    points.extend(conventions.attribute_contracts(view, known, token, name))
     return _plan(view, name, token, ranked[:5], _unique(points))
 
 

@@ -11,7 +11,10 @@ a new family module, say) has no path a footprint could name. A predicted file t
 configuration ignores is scored only in ``files_with_ignored``, as the truth's are. A changed
 file outside the stack the map describes (in no layer, doc folder, contract folder or test
 glob: the tool's own code naming the op in a range since a saved prediction) is listed as
-``unmapped_files`` and left out of both.
+``unmapped_files`` and left out of both. Lines naming a file the map ignores whose
+name spells the op (the saved prediction itself) are bookkeeping, not the op's change
+(:func:`~mapper.scenarios.newop_truth.bookkeeping`); those files are listed as
+``bookkeeping``.
 
 Per symbol (:mod:`.newop_truth`), ``symbols`` scores every definition the change touched for
 the op (added, or extended by a line spelling it) against the prediction's new definitions
@@ -74,11 +77,13 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
     files = changed_files(root, spec)
     spelt = {vocab.compact(prediction["op"])}
     lines = diff_by_file(root, spec.old, spec.new or "HEAD")
-    spelling = {f.path for f in files if newop_truth.spells(lines.get(f.path, ""), spelt)}
     config = _config(root)
 
     def ignored(path: str) -> bool:
         return config is not None and config.is_ignored(path)
+
+    skip = newop_truth.bookkeeping(root, spec.new or "HEAD", ignored, spelt)
+    spelling = {f.path for f in files if newop_truth.spells(lines.get(f.path, ""), spelt, skip)}
 
     def mapped(path: str) -> bool:  # in a layer, a doc, a contract or a test of the map
         if config is None:
@@ -100,7 +105,7 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
             "score the prediction against (--at names the commit that added the op)"
         )
     added, extended = newop_truth.touched(
-        root, spec, [f for f in files if f.path in real_files], spelt
+        root, spec, [f for f in files if f.path in real_files], spelt, skip
     )
     named = {  # the new definitions it names
         s
@@ -116,6 +121,7 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
         "files": _files({p for p in predicted_files if not ignored(p)}, real_files),
         "ignored_files": sorted(spelling - real_files),
         "unmapped_files": sorted(unmapped),
+        "bookkeeping": sorted(skip),
         "files_with_ignored": _files(predicted_files, spelling),
         "new_files": sorted(created),
         "existing_files": _files(

@@ -6,14 +6,21 @@ sides have is *extended* when a line the change added inside it (innermost defin
 spells the op: a table gaining a row, a registry function gaining a call, a test's list
 gaining a value. A line inside an added definition belongs to that definition; a line outside
 every definition (a module-level call) touches the file only.
+
+*Bookkeeping* is left out: a changed line naming a file the map configuration ignores
+whose name spells the op (the saved prediction itself, ``new_op_x.json``) is about that file,
+not about the op. A list of saved predictions gaining ``"new_op_x.json": ("X", ...)`` records the
+evaluation, it is no place the op's change had to reach; the prediction is not asked to
+foresee its own entry.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,9 +47,26 @@ def last(name: str) -> str:
     return name.removeprefix("symbol:").rpartition(":")[2].rpartition(".")[2]
 
 
-def spells(text: str, spelt: set[str]) -> bool:
-    """Whether a word of ``text`` spells the op (a run of its words is a spelling)."""
-    return any(vocab.runs(w) & spelt for w in _WORD.findall(text))
+def spells(text: str, spelt: set[str], bookkeeping: Iterable[str] = ()) -> bool:
+    """Whether a word of ``text`` spells the op (a run of its words is a spelling), on a line
+    naming none of the ``bookkeeping`` file names."""
+    kept = [ln for ln in text.splitlines() if not any(b in ln for b in bookkeeping)]
+    return any(vocab.runs(w) & spelt for ln in kept for w in _WORD.findall(ln))
+
+
+def bookkeeping(root: Path, rev: str, ignored: Callable[[str], bool], spelt: set[str]) -> set[str]:
+    """The base names of the files at ``rev`` that the map ignores (``ignored``) and whose
+    names spell the op: lines naming them are the evaluation's bookkeeping (see the module
+    docstring)."""
+    proc = subprocess.run(
+        ["git", "-C", str(root), "ls-tree", "-r", "--name-only", rev],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    names = (posixpath.basename(p) for p in proc.stdout.splitlines() if ignored(p))
+    return {n for n in names if spells(n.partition(".")[0], spelt)}
 
 
 def _show(root: Path, rev: str, path: str) -> bytes | None:
@@ -104,10 +128,15 @@ def _definitions(tree: Path, path: str, data: bytes | None) -> list[_Def]:
 
 
 def touched(
-    root: Path, spec: DiffSpec, files: Iterable[FileChange], spelt: set[str]
+    root: Path,
+    spec: DiffSpec,
+    files: Iterable[FileChange],
+    spelt: set[str],
+    skip: Iterable[str] = (),
 ) -> tuple[set[str], set[str]]:
     """(added, extended) qualified names of the definitions the change touched for the op
-    (``spelt``: its compact spellings)."""
+    (``spelt``: its compact spellings), lines naming a ``skip`` file (:func:`bookkeeping`)
+    left out."""
     added: set[str] = set()
     extended: set[str] = set()
     new_rev = spec.new or "HEAD"
@@ -126,7 +155,7 @@ def touched(
             added |= {q for q in fresh if vocab.runs(last(q)) & spelt}
             lines = (data or b"").decode("utf-8", "replace").splitlines()
             for n in sorted(numbers.get(path, ())):
-                if n > len(lines) or not spells(lines[n - 1], spelt):
+                if n > len(lines) or not spells(lines[n - 1], spelt, skip):
                     continue
                 inside = [d for d in new if d.start <= n <= d.end]
                 if not inside:

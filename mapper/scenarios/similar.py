@@ -36,6 +36,31 @@ def _schemas() -> dict[str, frozenset[str]]:
     return out
 
 
+@cache
+def _attributes() -> dict[str, dict[str, str]]:
+    """Compact ONNX operator name → its attributes' names and types (``INT``, ``STRING``…);
+    empty without the ``onnx`` package."""
+    try:
+        from onnx import defs
+    except ImportError:
+        return {}
+    return {  # str(AttrType.STRING) is "AttrType.STRING"
+        vocab.compact(schema.name): {
+            a: str(v.type).rpartition(".")[2] for a, v in schema.attributes.items()
+        }
+        for schema in defs.get_all_schemas()
+        if schema.domain in ("", "ai.onnx")
+    }
+
+
+def attributes(names: set[str]) -> dict[str, str] | None:
+    """The ONNX attributes (name → type) of the first of the compact ``names`` that is an
+    ONNX operator; None when none is (or without the ``onnx`` package)."""
+    schemas = _attributes()
+    found = next((n for n in sorted(names) if n in schemas), None)
+    return dict(schemas[found]) if found is not None else None
+
+
 def shape(a: str, b: str) -> float | None:
     """Jaccard similarity of the ONNX schemas of two compact op names; None when either has
     none."""

@@ -6,6 +6,8 @@ of ``Row(3, "CONV2D", "CONV2D")``) is a string vocabulary when its strings name:
 
 - at least a third of the known ops (and no fewer than three), the similar op among them — a
   table of every op (a generator's rows, a test's per-op specs) that gains the new op's row;
+- or at least two thirds of the known ops, the similar op missing — a table of every op
+  that was not given the similar op's row (a test's cases) still gains the new op's;
 - or at least a third (and three) of the modules of a folder where the new op gets a module
   of its own, the similar op's module among them, as strings or as plain names — a list of
   that folder's families (a test asserting which translator families exist, a backend's tuple
@@ -77,6 +79,14 @@ class _Vocabulary:
         items = {i for found in spellings.values() for i in found}
         self.size = len(items)
         self.least = max(3, -(-self.size // 3))
+        self.most = max(3, -(-2 * self.size // 3))  # names this many: a table of all of them
+
+    def enters(self, named: set[str]) -> bool:
+        """Whether a literal naming ``named`` is one the new op enters: it names the similar
+        op among a third of the items, or two thirds of the ops without it."""
+        if len(named) >= self.least and named & self.like:
+            return True
+        return not self.bare and len(named) >= self.most
 
     def named(self, strings: Iterable[str]) -> set[str]:
         out: set[str] = set()
@@ -138,12 +148,7 @@ def string_lists(
         spelt_out = set() if path in seen or not classes else classes
         quoted = set(_QUOTED.findall(text)) | (set(members.findall(text)) if spelt_out else set())
         words = set(_NAME.findall(text))
-        hopeful = [
-            v
-            for v in vocabs
-            if len(v.named(words if v.bare else quoted)) >= v.least
-            and v.named(words if v.bare else quoted) & v.like
-        ]
+        hopeful = [v for v in vocabs if v.enters(v.named(words if v.bare else quoted))]
         if not hopeful:
             continue
         try:
@@ -154,9 +159,10 @@ def string_lists(
             for v in hopeful:
                 strings = list(_strings(literal, spelt_out, v.bare))
                 named = v.named(s for s, _ in strings)
-                if len(named) < v.least or not named & v.like:
+                if not v.enters(named):
                     continue
-                line = next(n for s, n in strings if v.named([s]) & v.like)
+                lines = [n for s, n in strings if v.named([s]) & v.like]
+                line = lines[0] if lines else max(n for s, n in strings if v.named([s]))
                 held = _holder(tree, literal)
                 module = str(file.get("module") or path.removesuffix(".py").replace("/", "."))
                 symbol = f"{module}.{held}" if held else ""

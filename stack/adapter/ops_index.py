@@ -1,6 +1,6 @@
 """Importers of the indexing and reduction family: Gather, GatherElements, GatherND,
-ScatterND, Slice, Split, Expand, Tile, Pad, Size, Range, NonZero, Reduce*, ArgMax / ArgMin,
-CumSum and TopK.
+ScatterND, ScatterElements, Slice, Split, Expand, Tile, Pad, Size, Range, NonZero, Reduce*,
+ArgMax / ArgMin, CumSum and TopK.
 
 Inputs that carry attributes (Slice's bounds, Expand's shape, TopK's k, reduction axes...)
 must be constants at import: a run-time one is a DynamicShapeError naming the tensor. Axes
@@ -74,6 +74,45 @@ def scatter_nd(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
                 f"ScatterND indices address outside data {data}", op="ScatterND", node=name
             )
     ctx.emit(name, OpType.SCATTER_ND, list(proto.input), [proto.output[0]], reduction=reduction)
+
+
+@register("ScatterElements")
+def scatter_elements(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """ONNX leaves repeated places undefined without a reduction; here the last update wins."""
+    if len(proto.input) != 3 or not all(proto.input):
+        raise ModelFormatError(
+            f"ScatterElements takes data, indices and updates, got {list(proto.input)}",
+            op="ScatterElements",
+            node=name,
+        )
+    attrs = attributes(proto)
+    reduction = str(attrs.get("reduction", "none"))
+    known = SCATTER_REDUCTIONS[: 1 if ctx.opset < 16 else 3 if ctx.opset < 18 else 5]
+    if reduction not in known:
+        raise ModelFormatError(
+            f"ScatterElements reduction {reduction!r} is not one of {', '.join(known)} "
+            f"(opset {ctx.opset})",
+            op="ScatterElements",
+            node=name,
+        )
+    data = ctx.type_of(proto.input[0])
+    axis = _axis(ctx, proto, name, int(attrs.get("axis", 0)), len(data.shape))
+    indices = ctx.const(proto.input[1])
+    n = data.shape[axis]
+    if indices is not None and indices.size and ((indices < -n).any() or (indices >= n).any()):
+        raise ModelFormatError(
+            f"ScatterElements indices address outside data {data} on axis {axis}",
+            op="ScatterElements",
+            node=name,
+        )
+    ctx.emit(
+        name,
+        OpType.SCATTER_ELEMENTS,
+        list(proto.input),
+        [proto.output[0]],
+        axis=axis,
+        reduction=reduction,
+    )
 
 
 @register("Gather", "GatherElements")

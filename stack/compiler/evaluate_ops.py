@@ -180,6 +180,23 @@ def _scatter_nd(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray] | None:
     return [out]
 
 
+def _scatter_elements(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+    """The updates applied one after the other, in row-major order of ``indices``, as ONNX's
+    reference does. Declines indices out of range: the device kernel reports them."""
+    data, idx, upd = a
+    axis = int(node.attr("axis", 0))
+    n = data.shape[axis]
+    at = np.where(idx < 0, idx.astype(np.int64) + n, idx.astype(np.int64))
+    if at.size and ((at < 0).any() or (at >= n).any()):
+        return None
+    combine = _COMBINE.get(str(node.attr("reduction", "none")))
+    out = data.copy()
+    for where in np.ndindex(*idx.shape):
+        place = (*where[:axis], int(at[where]), *where[axis + 1 :])
+        out[place] = upd[where] if combine is None else combine(out[place], upd[where])
+    return [out]
+
+
 def _slice(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
     from stack.compiler.op_rules import clamp_slice
 
@@ -231,6 +248,7 @@ for _op, _fn in (
     (OpType.GATHER_ELEMENTS, _gather_elements),
     (OpType.GATHER_ND, _gather_nd),
     (OpType.SCATTER_ND, _scatter_nd),
+    (OpType.SCATTER_ELEMENTS, _scatter_elements),
     (OpType.SLICE, _slice),
     (OpType.EXPAND, _expand),
     (OpType.TILE, _tile),

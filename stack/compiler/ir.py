@@ -106,6 +106,7 @@ class OpType(enum.StrEnum):
     GATHER_ELEMENTS = "GatherElements"
     GATHER_ND = "GatherND"  # batch_dims
     SCATTER_ND = "ScatterND"  # reduction: none, add, mul, max, min
+    SCATTER_ELEMENTS = "ScatterElements"  # axis; reduction: none, add, mul, max, min
     SLICE = "Slice"  # starts, ends, steps: one per axis, clamped
     PAD = "Pad"  # mode, pads (begins then ends), value
     EXPAND = "Expand"  # shape: the output shape

@@ -164,8 +164,8 @@ def _gather_nd(node: Node, t: Types, c: Consts) -> list:
     return [TensorType(x.dtype, (*idx.shape[:-1], *x.shape[b + idx.shape[-1] :]))]
 
 
-#: ScatterND's ``reduction`` values (how an update meets the value it lands on), in the order ONNX
-#: added them: none (opset 11), add and mul (16), max and min (18).
+#: ScatterND's and ScatterElements' ``reduction`` values (how an update meets the value it
+#: lands on), in the order ONNX added them: none (opset 11), add and mul (16), max and min (18).
 SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
 
 
@@ -178,6 +178,25 @@ def _scatter_nd(node: Node, t: Types, c: Consts) -> list:
     want = (*idx.shape[:-1], *x.shape[idx.shape[-1] :])
     if upd.shape != want or upd.dtype != x.dtype:
         raise _fail(node, f"updates {upd} must be {x.dtype.value}{list(want)} for data {x}")
+    reduction = node.attr("reduction", "none")
+    if reduction not in SCATTER_REDUCTIONS:
+        raise _fail(
+            node, f"unknown reduction {reduction!r}; known: {', '.join(SCATTER_REDUCTIONS)}"
+        )
+    return [x]
+
+
+@register(OpType.SCATTER_ELEMENTS)
+def _scatter_elements(node: Node, t: Types, c: Consts) -> list:
+    x, idx, upd = _need(node, t, 0), _need(node, t, 1), _need(node, t, 2)
+    _indices(node, idx)
+    axis = norm_axis(node, int(node.attr("axis", 0)), len(x.shape))
+    if len(idx.shape) != len(x.shape) or any(
+        i > n for d, (i, n) in enumerate(zip(idx.shape, x.shape, strict=True)) if d != axis
+    ):
+        raise _fail(node, f"indices {idx} must have the rank of data {x}, no axis longer")
+    if upd.shape != idx.shape or upd.dtype != x.dtype:
+        raise _fail(node, f"updates {upd} must be {x.dtype.value}{list(idx.shape)} for data {x}")
     reduction = node.attr("reduction", "none")
     if reduction not in SCATTER_REDUCTIONS:
         raise _fail(

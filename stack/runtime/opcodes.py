@@ -57,6 +57,7 @@ class ExecOp(enum.IntEnum):
     GATHER_ND = 37
     CONV_TRANSPOSE = 38
     SCATTER_ND = 39
+    SCATTER_ELEMENTS = 40
 
 
 class ExecDType(enum.IntEnum):
@@ -144,6 +145,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.GATHER_ND: OpKind.GATHER_ND,
     ExecOp.CONV_TRANSPOSE: OpKind.CONV_TRANSPOSE,
     ExecOp.SCATTER_ND: OpKind.SCATTER_ND,
+    ExecOp.SCATTER_ELEMENTS: OpKind.SCATTER_ELEMENTS,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

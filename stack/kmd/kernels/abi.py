@@ -254,6 +254,15 @@ for _abi in (
         "repeated places take the updates in order (none: the last one wins).",
     ),
     KernelAbi(
+        KernelId.SCATTER_ELEMENTS, ("data", "indices", "updates"), ("Y",),
+        ints=(
+            Imm("axis", 0),
+            Imm("reduction", 0, "ScatterReduction: 0 none, 1 add, 2 mul, 3 max, 4 min"),
+        ),
+        doc="ONNX ScatterElements: Y = data with each update at its index on axis; repeated "
+        "places take the updates in indices' row-major order (none: the last one wins).",
+    ),
+    KernelAbi(
         KernelId.SLICE, ("X",), ("Y",), int_list="spec",
         doc="Y = X[start:stop:step, ...]; ints: (start, stop, step) per axis, clamped.",
     ),

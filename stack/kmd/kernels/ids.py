@@ -55,4 +55,5 @@ class KernelId(enum.IntEnum):
     GATHER_ND = 37
     CONV_TRANSPOSE = 38
     SCATTER_ND = 39
+    SCATTER_ELEMENTS = 40
     # END GENERATED

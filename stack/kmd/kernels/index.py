@@ -1,10 +1,10 @@
 """Indexing and shape-changing data movement, any ``xp``: GATHER, GATHER_ELEMENTS, GATHER_ND,
-SCATTER_ND, SLICE, PAD, EXPAND, TILE and CAST.
+SCATTER_ND, SCATTER_ELEMENTS, SLICE, PAD, EXPAND, TILE and CAST.
 
 Index tensors may hold negative indices (counted from the end, as ONNX allows); an index out of
 range is a kernel fault. SLICE and PAD take their geometry as an ints list (see the ABI).
-SCATTER_ND applies its updates in their order, so updates to the same place combine (or, with
-no reduction, the last one wins) the same way on every backend.
+SCATTER_ND and SCATTER_ELEMENTS apply their updates in their order, so updates to the same
+place combine (or, with no reduction, the last one wins) the same way on every backend.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ _NP_MODE = {PadMode.REFLECT: "reflect", PadMode.EDGE: "edge", PadMode.WRAP: "wra
 
 
 class ScatterReduction(enum.IntEnum):
-    """SCATTER_ND's ``reduction`` (its int immediate): how an update meets the value it lands on.
-    Values are ABI."""
+    """SCATTER_ND's and SCATTER_ELEMENTS' ``reduction`` (an int immediate): how an update
+    meets the value it lands on. Values are ABI."""
 
     NONE = 0
     ADD = 1
@@ -142,6 +142,48 @@ def scatter_nd(
     xp.copyto(outs[0], work.reshape(outs[0].shape))
 
 
+def scatter_elements(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """ONNX ScatterElements: Y = data with each element of ``updates`` written on ``axis``
+    (ints[0]) at the place its index names, combined by ``reduction`` (ints[1]); repeated places
+    take the updates in row-major order of ``indices`` (no reduction: the last one)."""
+    data, idx, upd = ins
+    axis, mode = ints[0] if ints else 0, ScatterReduction(ints[1] if len(ints) > 1 else 0)
+    short = all(
+        i <= n for d, (i, n) in enumerate(zip(idx.shape, data.shape, strict=False)) if d != axis
+    )
+    if idx.ndim != data.ndim or upd.shape != idx.shape or not short:
+        raise ValueError(
+            f"ScatterElements shapes data{data.shape} indices{idx.shape} updates{upd.shape} "
+            "disagree"
+        )
+    n = data.shape[axis]
+    at = idx.astype(xp.int64)
+    at = xp.where(at < 0, at + n, at)
+    if at.size and (bool((at < 0).any()) or bool((at >= n).any())):
+        raise IndexError("ScatterElements index out of range")
+    # row-major place in data of each element of indices, its axis coordinate replaced
+    strides = np.cumprod((1, *data.shape[:0:-1]), dtype=np.int64)[::-1]
+    lin = xp.zeros(idx.shape, dtype=xp.int64)
+    for d in range(idx.ndim):
+        shape = [1] * idx.ndim
+        shape[d] = idx.shape[d]
+        coord = at if d == axis else xp.arange(idx.shape[d], dtype=xp.int64).reshape(shape)
+        lin = lin + coord * int(strides[d])
+    lin = lin.reshape(-1)
+    work = data.reshape(-1).copy()
+    rows = upd.reshape(-1)
+    if lin.size and work.size:
+        for sel in _rounds(xp, lin):
+            place = lin[sel]
+            if mode is ScatterReduction.NONE:
+                work[place] = rows[sel]
+            else:
+                work[place] = getattr(xp, _COMBINE[mode])(work[place], rows[sel])
+    xp.copyto(outs[0], work.reshape(outs[0].shape))
+
+
 def slice_(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
@@ -205,6 +247,7 @@ TABLE = {
     KernelId.GATHER_ELEMENTS: gather_elements,
     KernelId.GATHER_ND: gather_nd,
     KernelId.SCATTER_ND: scatter_nd,
+    KernelId.SCATTER_ELEMENTS: scatter_elements,
     KernelId.SLICE: slice_,
     KernelId.PAD: pad,
     KernelId.EXPAND: expand,

@@ -61,4 +61,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(37, "GATHER_ND", "GATHER_ND"),
     KernelRow(38, "CONV_TRANSPOSE", "CONV_TRANSPOSE"),
     KernelRow(39, "SCATTER_ND", "SCATTER_ND"),
+    KernelRow(40, "SCATTER_ELEMENTS", "SCATTER_ELEMENTS"),
 )

@@ -1,5 +1,6 @@
 """The indexing family: GATHER, GATHER_ELEMENTS (``axis``), GATHER_ND (``batch_dims``),
-SCATTER_ND (``reduction``: none, add, mul, max, min), SLICE (``starts``, ``ends``, ``steps``:
+SCATTER_ND (``reduction``: none, add, mul, max, min), SCATTER_ELEMENTS (``axis``,
+``reduction``), SLICE (``starts``, ``ends``, ``steps``:
 one per axis of the input), PAD (``mode``, ``pads``: begins then ends, ``value``), EXPAND (to
 the output's shape) and TILE (``repeats``)."""
 
@@ -29,6 +30,7 @@ _KERNEL = {
     OpKind.GATHER_ELEMENTS: KernelId.GATHER_ELEMENTS,
     OpKind.GATHER_ND: KernelId.GATHER_ND,
     OpKind.SCATTER_ND: KernelId.SCATTER_ND,
+    OpKind.SCATTER_ELEMENTS: KernelId.SCATTER_ELEMENTS,
     OpKind.SLICE: KernelId.SLICE,
     OpKind.PAD: KernelId.PAD,
     OpKind.EXPAND: KernelId.EXPAND,
@@ -67,7 +69,7 @@ class IndexTranslator(OpTranslator):
         attrs = req.attr_map()
         x = req.inputs[0] if req.inputs else None
         ndim = len(x.shape) if x is not None else 0
-        scatter = req.op is OpKind.SCATTER_ND
+        scatter = req.op in (OpKind.SCATTER_ND, OpKind.SCATTER_ELEMENTS)
         indexed = scatter or req.op in (OpKind.GATHER, OpKind.GATHER_ELEMENTS, OpKind.GATHER_ND)
         need_counts(req, (3, 3) if scatter else (2, 2) if indexed else (1, 1))
         same_dtype(req, (0,), "outputs")
@@ -85,6 +87,8 @@ class IndexTranslator(OpTranslator):
                         f"unknown reduction {reduction!r}", field="attrs.reduction"
                     )
                 kattrs["reduction"] = int(REDUCTIONS[str(reduction)])
+                if req.op is OpKind.SCATTER_ELEMENTS:
+                    kattrs["axis"] = axis_of(attr_int(attrs, "axis", 0), ndim)
             else:
                 kattrs["axis"] = axis_of(attr_int(attrs, "axis", 0), ndim)
         elif req.op is OpKind.SLICE:
@@ -124,6 +128,15 @@ class IndexTranslator(OpTranslator):
                 raise ShapeError(
                     f"updates {upd} must be {(*idx[:-1], *x[idx[-1] :])}", field="inputs[2].shape"
                 )
+            return (x,)
+        if k is KernelId.SCATTER_ELEMENTS:
+            idx, upd, axis = call.ins[1].shape, call.ins[2].shape, call.i("axis")
+            if len(idx) != len(x) or any(
+                i > n for d, (i, n) in enumerate(zip(idx, x, strict=True)) if d != axis
+            ):
+                raise ShapeError(f"indices {idx} do not address data {x}", field="inputs[1].shape")
+            if upd != idx:
+                raise ShapeError(f"updates {upd} must be {idx}", field="inputs[2].shape")
             return (x,)
         if k is KernelId.GATHER_ELEMENTS:
             if len(call.ins[1].shape) != len(x):

@@ -182,3 +182,40 @@ def test_eval_new_op_on_a_change_without_the_op_is_one_line(toy: Path, tmp_path:
         f"error: {parent[:12]}..HEAD changes no mapped file that names gelu: nothing to score the "
         "prediction against (--at names the commit that added the op)"
     ]
+
+
+def test_the_evaluations_own_bookkeeping_is_no_change_for_the_op(
+    toy: Path, toy_view: MapView, tmp_path: Path
+) -> None:
+    """A list of saved predictions gaining the new one's entry names the saved file, which the
+    map ignores and is named after the op: bookkeeping, not a place the op reached. A line
+    spelling the op beside it, naming no such file, still counts."""
+    prediction = walk_new_op(toy_view, "gelu").to_json()
+    repo = _one_commit(toy, tmp_path)
+    config = repo / "stackmap.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            'tests = ["tests/**"]', 'tests = ["tests/**"]\nignore = ["tests/**/fixtures/**"]'
+        ),
+        encoding="utf-8",
+    )
+    _git(repo, "commit", "-qam", "ignore fixtures")
+    (repo / "tests" / "fixtures").mkdir()
+    (repo / "tests" / "fixtures" / "new_op_gelu.json").write_text(
+        '{"op": "gelu"}\n', encoding="utf-8"
+    )
+    (repo / "tests" / "test_saved.py").write_text(
+        'SAVED = {\n    "new_op_gelu.json": ("gelu", "relu"),\n}\n', encoding="utf-8"
+    )
+    ops = repo / "toy" / "front" / "ops.py"
+    text = ops.read_text(encoding="utf-8")
+    ops.write_text(text.replace('    RELU = "Relu"\n', '    RELU = "Relu"\n    GELU = "Gelu"\n'))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "gelu")
+    result = compare_prediction(prediction, repo, "HEAD~1..HEAD")
+    assert result["bookkeeping"] == ["new_op_gelu.json"]
+    assert result["ignored_files"] == ["tests/fixtures/new_op_gelu.json"]
+    assert result["files"]["hits"] == ["toy/front/ops.py"]
+    assert result["files"]["missed"] == []
+    assert result["symbols"]["hits"] == ["toy.front.ops.OpType.GELU"]
+    assert result["symbols"]["missed"] == []
