@@ -3,7 +3,9 @@
 - **A test module of its own.** In a test folder where at least :data:`CONVENTION` ops each
   have a module named after them under one pattern (``test_conformance_<op>.py``,
   ``test_<op>.py``), the new op gets one too, named the same way, even where the similar op
-  has none (its tests sit in a module about its family).
+  has none (its tests sit in a module about its family). Where the similar op has its own
+  module under that pattern, the tests modelled on its tests go into the new op's module, not
+  into the similar op's.
 - **Contract entries for attributes**, read from the ONNX schemas (the ``onnx`` package,
   offline; no such point without it, or for an op that is no ONNX operator):
 
@@ -20,6 +22,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from collections.abc import Iterable
@@ -27,6 +30,7 @@ from itertools import pairwise
 
 from mapper.impact.mapview import EvidenceKind, MapView, Node
 from mapper.impact.records import Hop
+from mapper.ingest.code import python_module
 from mapper.model import NodeKind
 from mapper.scenarios import similar, vocab
 from mapper.scenarios.newop_places import module_name
@@ -41,15 +45,15 @@ def _hop(node: Node, like: str, detail: str, evidence: EvidenceKind) -> Hop:
     return Hop(node.id, like, "convention", evidence, node.path, node.line, 0.7, True, detail)
 
 
-def test_modules(
-    view: MapView, known: dict[str, list[vocab.Value]], name: str
-) -> list[ChangePoint]:
-    """A new test module per folder whose modules follow the one-module-per-op convention."""
+def _conventions(
+    view: MapView, known: dict[str, list[vocab.Value]]
+) -> dict[tuple[str, str], dict[str, Node]]:
+    """(test folder, module name pattern) → op → its module, for every pattern naming an op."""
     spelling: dict[str, str] = {}
     for op, values in known.items():
         for s in vocab.spellings(values):
             spelling.setdefault(s, op)
-    found: dict[tuple[str, str], dict[str, Node]] = {}  # (folder, pattern) → op → module
+    found: dict[tuple[str, str], dict[str, Node]] = {}
     for file in view.nodes(NodeKind.FILE):
         path = file.path or ""
         if not path.endswith(".py") or not view.config.is_test(path):
@@ -62,11 +66,28 @@ def test_modules(
                 if spelt is not None:
                     pattern = "_".join([*parts[:i], "{}", *parts[j:]]) + ".py"
                     found.setdefault((folder, pattern), {}).setdefault(spelt, file)
+    return found
+
+
+def _new_modules(
+    view: MapView, known: dict[str, list[vocab.Value]], name: str
+) -> list[tuple[str, str, dict[str, Node]]]:
+    """(folder, pattern, op → module) of each convention the new op gets a module by."""
     out = []
-    for (folder, pattern), modules in sorted(found.items()):
+    for (folder, pattern), modules in sorted(_conventions(view, known).items()):
         target = posixpath.join(folder, pattern.format(module_name(name)))
-        if len(modules) < CONVENTION or view.node(f"file:{target}") is not None:
-            continue
+        if len(modules) >= CONVENTION and view.node(f"file:{target}") is None:
+            out.append((folder, pattern, modules))
+    return out
+
+
+def test_modules(
+    view: MapView, known: dict[str, list[vocab.Value]], name: str
+) -> list[ChangePoint]:
+    """A new test module per folder whose modules follow the one-module-per-op convention."""
+    out = []
+    for folder, pattern, modules in _new_modules(view, known, name):
+        target = posixpath.join(folder, pattern.format(module_name(name)))
         model = modules[min(modules)]
         detail = (
             f"{len(modules)} ops have a module {pattern} in {folder}: {', '.join(sorted(modules))}"
@@ -82,6 +103,40 @@ def test_modules(
                 f"write {target} for {name}, as {detail}",
                 (_hop(model, model.id, detail, EvidenceKind.DEFINITION),),
             )
+        )
+    return out
+
+
+def into_own_modules(
+    view: MapView,
+    known: dict[str, list[vocab.Value]],
+    token: str,
+    name: str,
+    points: list[ChangePoint],
+) -> list[ChangePoint]:
+    """``points`` with each test modelled on one in the similar op's own module (the module a
+    folder's convention names after it) moved to the new op's module of that convention: the
+    new op's tests go where the convention puts them, not into the similar op's module."""
+    moved: dict[str, str] = {}
+    for folder, pattern, modules in _new_modules(view, known, name):
+        if token in modules and modules[token].path:
+            moved[str(modules[token].path)] = posixpath.join(
+                folder, pattern.format(module_name(name))
+            )
+    roots = view.config.python_roots
+    out = []
+    for point in points:
+        target = moved.get(point.path or "") if point.kind is PointKind.TEST else None
+        if target is None or not point.predicted or point.path is None:
+            out.append(point)
+            continue
+        old, new = python_module(point.path, roots), python_module(target, roots)
+        predicted = point.predicted
+        if predicted.startswith(old + "."):
+            predicted = new + predicted[len(old) :]
+        action = f"{point.action}, in {target} (the module the convention gives {name})"
+        out.append(
+            dataclasses.replace(point, path=target, line=None, predicted=predicted, action=action)
         )
     return out
 

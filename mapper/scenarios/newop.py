@@ -16,6 +16,7 @@ from mapper.impact.records import Hop
 from mapper.impact.walk import hop_of
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import (
+    branches,
     companions,
     conventions,
     footprint,
@@ -116,7 +117,9 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
         )
         points.extend(_registrations(view, node, forms, name))
         points.extend(newop_places.table_rows(view, node, tabled, name, spelt))
-    points.extend(newop_places.mapping_rows(view, values, name, spelt))
+    rows = newop_places.mapping_rows(view, values, name, spelt)
+    points.extend(rows)
+    points.extend(branches.family_branches(view, rows, values, name, spelt))
     models = {p.like for p in points if p.kind is PointKind.IMPLEMENTATION}
     points = [p for p in points if footprint.tests_own_code(view, p, models)]
     points.extend(companions.proto_companions(view, points, forms, name))
@@ -127,6 +130,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     points.extend(newop_places.docs(view, written))  # docs of the op's own code, not of shared code
     points.extend(newop_places.op_lists(view, known, token, name))
     points.extend(conventions.test_modules(view, known, name))
+    points = conventions.into_own_modules(view, known, token, name, points)
     points.extend(conventions.attribute_contracts(view, known, token, name))
     return _plan(view, name, token, ranked[:5], _unique(points))
 
@@ -152,14 +156,16 @@ def _in_place(view: MapView, node: Node, vocabs: dict[str, list[vocab.Value]]) -
 
 
 def _unique(points: list[ChangePoint]) -> list[ChangePoint]:
-    """One point per (kind, place, predicted name): a line both keys a registry by the op's
-    value and registers its counterpart is one registration."""
-    out: dict[tuple[str, str | None, int | None], ChangePoint] = {}
+    """One point per (kind, place), and per predicted name for tests (the tests moved into a
+    new module share its place): a line both keys a registry by the op's value and registers
+    its counterpart is one registration."""
+    out: dict[tuple[str, str | None, int | None, str], ChangePoint] = {}
     for point in points:
         key = (
             point.kind.value if point.kind is not PointKind.REGISTRATION else "r",
             point.path,
             point.line,
+            point.predicted if point.kind is PointKind.TEST else "",
         )
         out.setdefault(key, point)
     return list(out.values())
