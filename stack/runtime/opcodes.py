@@ -58,6 +58,7 @@ class ExecOp(enum.IntEnum):
     CONV_TRANSPOSE = 38
     SCATTER_ND = 39
     SCATTER_ELEMENTS = 40
+    MAXUNPOOL = 41
 
 
 class ExecDType(enum.IntEnum):
@@ -146,6 +147,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.CONV_TRANSPOSE: OpKind.CONV_TRANSPOSE,
     ExecOp.SCATTER_ND: OpKind.SCATTER_ND,
     ExecOp.SCATTER_ELEMENTS: OpKind.SCATTER_ELEMENTS,
+    ExecOp.MAXUNPOOL: OpKind.MAXUNPOOL,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

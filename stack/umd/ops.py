@@ -63,6 +63,7 @@ class OpKind(enum.IntEnum):
     CONV_TRANSPOSE = 38
     SCATTER_ND = 39
     SCATTER_ELEMENTS = 40
+    MAXUNPOOL = 41
     # END GENERATED
 
 

@@ -97,6 +97,7 @@
 #define REFSTACK_KERNEL_CONV_TRANSPOSE 38
 #define REFSTACK_KERNEL_SCATTER_ND     39
 #define REFSTACK_KERNEL_SCATTER_ELEMENTS 40
+#define REFSTACK_KERNEL_MAXUNPOOL      41
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

@@ -163,6 +163,11 @@ for _abi in (
     ),
     KernelAbi(KernelId.GLOBALAVGPOOL, ("X",), ("Y",), doc="Mean over H, W: Y[N,C,1,1]."),
     KernelAbi(
+        KernelId.MAXUNPOOL, ("X", "I"), ("Y",),
+        doc="ONNX MaxUnpool: Y = zeros with X written at the places I (X's shape) names in Y "
+        "flattened; a place named twice takes the last X; output size from Y (N, C as X's).",
+    ),
+    KernelAbi(
         KernelId.QUANTIZE, ("X", "scale"), ("Y",), optional=("zero_point",), ints=(Imm("axis", 1),),
         doc="Y = saturate(round_half_even(X / scale) + zp) to Y's dtype (I8/U8); per tensor when "
         "scale has one element, else per axis.",

@@ -56,4 +56,5 @@ class KernelId(enum.IntEnum):
     CONV_TRANSPOSE = 38
     SCATTER_ND = 39
     SCATTER_ELEMENTS = 40
+    MAXUNPOOL = 41
     # END GENERATED

@@ -62,4 +62,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(38, "CONV_TRANSPOSE", "CONV_TRANSPOSE"),
     KernelRow(39, "SCATTER_ND", "SCATTER_ND"),
     KernelRow(40, "SCATTER_ELEMENTS", "SCATTER_ELEMENTS"),
+    KernelRow(41, "MAXUNPOOL", "MAXUNPOOL"),
 )

@@ -1,5 +1,6 @@
 """Max, average and global-average pooling (NCHW) for any ``xp``: separable passes over kernel
-taps only (never pixels), each one strided whole-tensor operation.
+taps only (never pixels), each one strided whole-tensor operation; and max unpooling (any
+spatial rank), the scatter that undoes a max pool.
 
 Max pooling takes any dtype with an order (floats pad with -inf, integers with their minimum).
 Average pooling reads dilations from ints 9-10 when a blob carries them (the AVGPOOL ABI does
@@ -115,8 +116,29 @@ def globalavgpool(
     )
 
 
+def maxunpool(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """ONNX MaxUnpool: Y = zeros with X[j] at Y.flat[I[j]] (the flat indices MaxPool returns); a
+    place named more than once takes the last X naming it, on every backend."""
+    x, idx, y = ins[0], ins[1], outs[0]
+    if idx.shape != x.shape or y.ndim != x.ndim or y.shape[:2] != x.shape[:2]:
+        raise ValueError(f"MaxUnpool shapes X{x.shape} I{idx.shape} Y{y.shape} disagree")
+    flat = idx.reshape(-1).astype(xp.int64)
+    if flat.size and (bool((flat < 0).any()) or bool((flat >= y.size).any())):
+        raise IndexError("MaxUnpool index out of range")
+    work = xp.zeros(y.size, dtype=y.dtype)
+    if flat.size:
+        # the last occurrence of each place: its first one in the reversed indices
+        _, first = xp.unique(flat[::-1], return_index=True)
+        last = flat.size - 1 - first
+        work[flat[last]] = x.reshape(-1)[last]
+    xp.copyto(y, work.reshape(y.shape))
+
+
 TABLE = {
     KernelId.MAXPOOL: maxpool,
     KernelId.AVGPOOL: avgpool,
     KernelId.GLOBALAVGPOOL: globalavgpool,
+    KernelId.MAXUNPOOL: maxunpool,
 }

@@ -62,6 +62,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_CONV_TRANSPOSE: _ClassVar[OpType]
     OP_SCATTER_ND: _ClassVar[OpType]
     OP_SCATTER_ELEMENTS: _ClassVar[OpType]
+    OP_MAXUNPOOL: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -118,6 +119,7 @@ OP_GATHER_ND: OpType
 OP_CONV_TRANSPOSE: OpType
 OP_SCATTER_ND: OpType
 OP_SCATTER_ELEMENTS: OpType
+OP_MAXUNPOOL: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

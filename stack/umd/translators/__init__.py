@@ -13,6 +13,7 @@ from stack.umd.translators.norm import NormTranslator
 from stack.umd.translators.pointwise import PointwiseTranslator
 from stack.umd.translators.quant import QuantTranslator
 from stack.umd.translators.reduce import ReduceTranslator
+from stack.umd.translators.unpool import MaxUnpoolTranslator
 
 __all__ = [
     "ConvPoolTranslator",
@@ -21,6 +22,7 @@ __all__ = [
     "ElementwiseTranslator",
     "IndexTranslator",
     "LinearTranslator",
+    "MaxUnpoolTranslator",
     "NormTranslator",
     "PointwiseTranslator",
     "QuantTranslator",
@@ -36,6 +38,7 @@ def default_translators() -> TranslatorRegistry:
         LinearTranslator(),
         ConvPoolTranslator(),
         ConvTransposeTranslator(),
+        MaxUnpoolTranslator(),
         NormTranslator(),
         ElementwiseTranslator(),
         QuantTranslator(),

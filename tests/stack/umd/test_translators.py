@@ -51,6 +51,9 @@ CASES = [
     (OpRequest.make(OpKind.AVGPOOL, [T((1, 3, 8, 8))], [T((1, 3, 8, 8))], kernel_shape=(3, 3), pads=(1, 1, 1, 1), count_include_pad=1),
      KernelId.AVGPOOL, (3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), ()),
     (OpRequest.make(OpKind.GLOBALAVGPOOL, [T((2, 3, 5, 5))], [T((2, 3, 1, 1))]), KernelId.GLOBALAVGPOOL, (), ()),
+    (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 4, 4)), T((1, 3, 4, 4), I64)], [T((1, 3, 8, 8))], kernel_shape=(2, 2), strides=(2, 2)), KernelId.MAXUNPOOL, (), ()),
+    (OpRequest.make(OpKind.MAXUNPOOL, [T((2, 1, 3)), T((2, 1, 3), I32)], [T((2, 1, 10))], kernel_shape=(3,), strides=(3,), output_shape=(2, 1, 10)), KernelId.MAXUNPOOL, (), ()),
+    (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 2, 2, 3, 2), DType.F64), T((1, 2, 2, 3, 2), I64)], [T((1, 2, 3, 5, 4), DType.F64)], kernel_shape=(2, 3, 2), strides=(1, 2, 2), pads=(0, 1, 0, 0, 1, 0)), KernelId.MAXUNPOOL, (), ()),
     (OpRequest.make(OpKind.BATCHNORM, [T((2, 3, 4, 4)), T((3,)), T((3,)), T((3,)), T((3,))], [T((2, 3, 4, 4))], epsilon=1e-3),
      KernelId.BATCHNORM, (0,), (1e-3,)),
     (OpRequest.make(OpKind.LAYERNORM, [T((2, 5, 8)), T((8,)), T((8,))], [T((2, 5, 8))], axis=-1, epsilon=1e-6),
@@ -138,6 +141,23 @@ def test_nhwc_conv_is_wrapped_in_layout_conversions() -> None:
     assert [p.addr for p in post.params] == [s1, y.addr]
 
 
+def test_nhwc_max_unpool_reads_and_writes_in_nchw_order() -> None:
+    """The indices are flat NCHW places: X, I and Y are converted around the kernel."""
+    x, i = T((1, 2, 2, 3), layout=Layout.NHWC), T((1, 2, 2, 3), I64, Layout.NHWC)
+    y = T((1, 4, 4, 3), layout=Layout.NHWC)
+    req = OpRequest.make(OpKind.MAXUNPOOL, [x, i], [y], kernel_shape=(2, 2), strides=(2, 2))
+    prog = Pipeline().compile(req)
+    assert prog.scratch == (12 * 4, 12 * 8, 48 * 4) and prog.primary == 2
+    s0, s1, s2 = 0xA0000, 0xB0000, 0xC0000
+    blobs = [decode(b) for b in prog.patch((x.addr, i.addr, y.addr, s0, s1, s2))]
+    assert [b.kernel_id for b in blobs] == [KernelId.TRANSPOSE, KernelId.TRANSPOSE,
+                                            KernelId.MAXUNPOOL, KernelId.TRANSPOSE]  # fmt: skip
+    assert [b.ints for b in blobs] == [(0, 3, 1, 2), (0, 3, 1, 2), (), (0, 2, 3, 1)]
+    main = blobs[2]
+    assert [p.addr for p in main.params] == [s0, s1, s2]
+    assert [p.shape for p in main.params] == [(1, 3, 2, 2), (1, 3, 2, 2), (1, 3, 4, 4)]
+
+
 def test_mixed_layouts_in_elementwise_convert_to_the_output_layout() -> None:
     a = T((1, 2, 3, 4), layout=Layout.NCHW)
     b = T((1, 3, 4, 2), layout=Layout.NHWC)
@@ -166,6 +186,20 @@ def test_mixed_layouts_in_elementwise_convert_to_the_output_layout() -> None:
         (OpRequest.make(OpKind.CONV_TRANSPOSE, [T((1, 4, 4, 4)), T((4, 2, 3, 3), DType.F64)], [T((1, 2, 6, 6))]), UnsupportedDtypeError, "inputs[1].dtype"),
         (OpRequest.make(OpKind.CONV_TRANSPOSE, [T((1, 4, 4, 4), I32), T((4, 2, 3, 3), I32)], [T((1, 2, 6, 6), I32)]), UnsupportedDtypeError, "inputs[0].dtype"),
         (OpRequest.make(OpKind.MAXPOOL, [T((1, 3, 8, 8))], [T((1, 3, 4, 4))]), InvalidRequestError, "attrs.kernel_shape"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2, 2))], [T((1, 3, 4, 4))], kernel_shape=(2, 2), strides=(2, 2)), InvalidRequestError, "inputs"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((3, 2)), T((3, 2), I64)], [T((3, 4))], kernel_shape=(2,), strides=(2,)), ShapeError, "inputs[0].shape"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2), I32), T((1, 3, 2), I64)], [T((1, 3, 4), I32)], kernel_shape=(2,), strides=(2,)), UnsupportedDtypeError, "inputs[0].dtype"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2))], [T((1, 3, 4))], kernel_shape=(2,), strides=(2,)), UnsupportedDtypeError, "inputs[1].dtype"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 4), DType.F16)], kernel_shape=(2,), strides=(2,)), UnsupportedDtypeError, "outputs[0].dtype"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 4))], strides=(2,)), InvalidRequestError, "attrs.kernel_shape"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 4))], kernel_shape=(2, 2)), InvalidRequestError, "attrs.kernel_shape"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 4))], kernel_shape=(2,), strides=(0,)), InvalidRequestError, "attrs.strides"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 4))], kernel_shape=(2,), pads=(-1, 0)), InvalidRequestError, "attrs.pads"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 1)), T((1, 3, 1), I64)], [T((1, 3, 1))], kernel_shape=(1,), pads=(1, 0)), ShapeError, "attrs.pads"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 3), I64)], [T((1, 3, 4))], kernel_shape=(2,), strides=(2,)), ShapeError, "inputs[1].shape"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 3))], kernel_shape=(2,), strides=(2,), output_shape=(1, 3, 3)), ShapeError, "attrs.output_shape"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 5))], kernel_shape=(2,), strides=(2,), output_shape=(1, 3)), InvalidRequestError, "attrs.output_shape"),
+        (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 5))], kernel_shape=(2,), strides=(2,)), ShapeError, "outputs[0].shape"),
         (OpRequest.make(OpKind.SOFTMAX, [T((4, 10))], [T((4, 10))], axis=2), InvalidRequestError, "attrs.axis"),
         (OpRequest.make(OpKind.SOFTMAX, [T((4, 10))], [T((4, 10))], axis="x"), InvalidRequestError, "attrs.axis"),
         (OpRequest.make(OpKind.BATCHNORM, [T((2, 3, 4, 4)), T((4,)), T((3,)), T((3,)), T((3,))], [T((2, 3, 4, 4))]), ShapeError, "inputs[1].shape"),
