@@ -24,6 +24,9 @@ from stack.compiler import CompiledModel, CompileOptions
 from stack.compiler.jit import shared_runtime
 
 #: (op type, input position) pairs whose value decides a shape or a mode at compile time.
+#: MaxUnpool's output_shape (2) is not bound: the stack places the indices in the flat order of
+#: that shape, as onnxruntime does, while the node test's data scatters into the default shape
+#: and pads its end (the onnx reference), so the case stays a typed refusal, not a failure.
 SHAPE_INPUTS = {
     ("Reshape", 1),
     ("ConstantOfShape", 0),

@@ -1,4 +1,5 @@
-"""Importers of the pooling family: MaxPool, AveragePool (1-D, 2-D, 3-D), GlobalMaxPool, LpPool.
+"""Importers of the pooling family: MaxPool, AveragePool (1-D, 2-D, 3-D), GlobalMaxPool, LpPool,
+and MaxUnpool.
 
 The pooling kernels are 2-D NCHW. 1-D pools are promoted to 2-D with a unit height (Reshape
 views). A 3-D pool is separable — a window is a box, its max is the max over depth of the
@@ -8,7 +9,9 @@ its per-axis counts) — so it is two 2-D pools on Reshape views: over (H, W) wi
 into the channels, then over (D, H'·W') with a (kd, 1) window. ``ceil_mode`` is resolved per
 2-D pool. GlobalMaxPool is a ReduceMax over the spatial axes. LpPool is (Σ|x|^p)^(1/p) over
 each window: an average pool counting padding (zeros add nothing) times the window size, the
-ceil-mode tail made explicit end padding so every window has the full divisor.
+ceil-mode tail made explicit end padding so every window has the full divisor. MaxUnpool is
+its own IR op at any spatial rank (a scatter of X at MaxPool's flat indices into zeros); its
+``output_shape`` input must be a constant.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import onnx
 
-from stack.adapter.context import ImportContext, attributes
+from stack.adapter.context import ImportContext, attributes, present_inputs
 from stack.adapter.errors import ModelFormatError
 from stack.adapter.ops_composite import EmitChain
 from stack.adapter.ops_nn import _window
@@ -186,3 +189,39 @@ def lp_pool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
         return
     total = c.op(OpType.MUL, [mean, size])
     c.op(OpType.BINARY, [total, c.const(np.asarray(1.0 / p, dt))], proto.output[0], fn="Pow")
+
+
+@register("MaxUnpool")
+def max_unpool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """X written at the flat places I names in zeros of the output shape: output_shape when
+    given (a constant; it may only enlarge), else (in - 1) * stride + kernel - pads."""
+    ins = present_inputs(proto, 3)
+    if ctx.opset < 9 or len(ins) < 2 or not all(ins[:2]) or len(proto.input) > 3:
+        raise ModelFormatError(
+            f"MaxUnpool (opset 9+, model opset {ctx.opset}) takes X, I and an optional "
+            f"output_shape, got {list(proto.input)}",
+            op="MaxUnpool",
+            node=name,
+        )
+    a = attributes(proto)
+    if "kernel_shape" not in a:
+        raise ModelFormatError("MaxUnpool needs kernel_shape", op="MaxUnpool", node=name)
+    attrs: dict[str, list[int]] = {
+        k: [int(v) for v in a[k]] for k in ("kernel_shape", "strides", "pads") if k in a
+    }
+    shape = ctx.const_input(proto, name, 2, "output_shape")
+    if shape is not None:
+        if shape.dtype != np.int64 or shape.ndim != 1:
+            raise ModelFormatError(
+                f"MaxUnpool output_shape must be a 1-D int64 tensor, got {shape.dtype}"
+                f"{list(shape.shape)}",
+                op="MaxUnpool",
+                node=name,
+            )
+        attrs["output_shape"] = [int(d) for d in shape]
+    ctx.emit(name, OpType.MAXUNPOOL, ins[:2], [proto.output[0]], **attrs)
+    indices, out = ctx.const(ins[1]), ctx.type_of(proto.output[0])
+    if indices is not None and indices.size and (indices.min() < 0 or indices.max() >= out.numel):
+        raise ModelFormatError(
+            f"MaxUnpool indices address outside the output {out}", op="MaxUnpool", node=name
+        )

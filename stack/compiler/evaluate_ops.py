@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from stack.compiler.evaluate import register
-from stack.compiler.ir import ElemType, Node, OpType
+from stack.compiler.ir import ElemType, Node, OpType, TensorType
+from stack.compiler.shape_rules import unpool_shape
 
 _UNARY: dict[str, Callable[[np.ndarray, Node], np.ndarray]] = {
     "Neg": lambda x, n: np.negative(x),
@@ -197,6 +198,21 @@ def _scatter_elements(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray] |
     return [out]
 
 
+def _max_unpool(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+    """Zeros of the output shape with X written at the flat places I names; a place named
+    twice takes the last X. Declines indices out of range: the device kernel reports them."""
+    x, idx = a
+    shape = unpool_shape(node, TensorType(ElemType.from_numpy(x.dtype), tuple(x.shape)))
+    out = np.zeros(int(np.prod(shape, dtype=np.int64)), x.dtype)
+    flat = idx.reshape(-1).astype(np.int64)
+    if flat.size and (flat.min() < 0 or flat.max() >= out.size):
+        return None
+    _, first = np.unique(flat[::-1], return_index=True)  # the last occurrence of each place
+    last = flat.size - 1 - first
+    out[flat[last]] = x.reshape(-1)[last]
+    return [out.reshape(shape)]
+
+
 def _slice(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
     from stack.compiler.op_rules import clamp_slice
 
@@ -249,6 +265,7 @@ for _op, _fn in (
     (OpType.GATHER_ND, _gather_nd),
     (OpType.SCATTER_ND, _scatter_nd),
     (OpType.SCATTER_ELEMENTS, _scatter_elements),
+    (OpType.MAXUNPOOL, _max_unpool),
     (OpType.SLICE, _slice),
     (OpType.EXPAND, _expand),
     (OpType.TILE, _tile),

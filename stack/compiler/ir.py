@@ -81,6 +81,7 @@ class OpType(enum.StrEnum):
     MAXPOOL = "MaxPool"
     AVGPOOL = "AveragePool"
     GLOBALAVGPOOL = "GlobalAveragePool"
+    MAXUNPOOL = "MaxUnpool"  # kernel_shape, strides, pads (begins then ends); output_shape if set
     FLATTEN = "Flatten"
     RESHAPE = "Reshape"
     CONCAT = "Concat"

@@ -149,6 +149,48 @@ register(OpType.MAXPOOL)(_pool)
 register(OpType.AVGPOOL)(_pool)
 
 
+def unpool_shape(node: Node, x: TensorType) -> tuple[int, ...]:
+    """MaxUnpool's output shape for input ``x``: ``output_shape`` when the node has one (it may
+    only enlarge the spatial axes), else ``(in - 1) * stride + kernel - pad_begin - pad_end``
+    per spatial axis; a ShapeInferenceError naming the node for attributes that do not fit."""
+    n = len(x.shape) - 2
+    if n < 1:
+        raise _fail(node, f"X needs N, C and at least one spatial axis, got {x}")
+    k = tuple(node.attr("kernel_shape", ()))
+    s, p = tuple(node.attr("strides", (1,) * n)), tuple(node.attr("pads", (0,) * 2 * n))
+    if len(k) != n or len(s) != n or len(p) != 2 * n or min(*k, *s) < 1 or min(p) < 0:
+        raise _fail(
+            node,
+            f"kernel_shape {list(k)} and strides {list(s)} need {n} values >= 1, pads {list(p)} "
+            f"{2 * n} values >= 0 for X {x}",
+        )
+    spatial = tuple((x.shape[2 + i] - 1) * s[i] + k[i] - p[i] - p[n + i] for i in range(n))
+    if min(spatial) < 1:
+        raise _fail(node, f"pads {list(p)} leave an empty output {spatial} for X {x}")
+    default = (*x.shape[:2], *spatial)
+    given = node.attr("output_shape")
+    if given is None:
+        return default
+    out = tuple(int(d) for d in given)
+    if (
+        len(out) != len(default)
+        or out[:2] != default[:2]
+        or any(o < d for o, d in zip(out, default, strict=True))
+    ):
+        raise _fail(node, f"output_shape {list(out)} must be at least {list(default)} (N, C equal)")
+    return out
+
+
+@register(OpType.MAXUNPOOL)
+def _max_unpool(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
+    x, i = _need(node, t, 0), _need(node, t, 1)
+    if not x.dtype.is_float:
+        raise _fail(node, f"X is {x.dtype.value}; MaxUnpool takes float16, float32, float64")
+    if i.dtype is not ElemType.I64 or i.shape != x.shape:
+        raise _fail(node, f"the indices {i} must be int64 of X's shape {list(x.shape)}")
+    return [TensorType(x.dtype, unpool_shape(node, x))]
+
+
 @register(OpType.GLOBALAVGPOOL)
 def _gap(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
     x = _need(node, t, 0)

@@ -87,6 +87,22 @@ def shift_amounts(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dt
     return rng.integers(0, min(hi, 1000), shape, endpoint=True).astype(dtype)
 
 
+def unpool_places(
+    size: int,
+) -> Callable[[np.random.Generator, tuple[int, ...], np.dtype, int], Any]:
+    """Values as :func:`values`; MaxUnpool indices: flat places in [0, size), the first one
+    named twice (the last value naming it wins)."""
+
+    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+        if i == 1:
+            places = rng.integers(0, size, shape).astype(np.int64)
+            places.reshape(-1)[-1] = places.reshape(-1)[0]
+            return places
+        return values(rng, shape, dtype, i)
+
+    return make
+
+
 def in_range(limit: int) -> Callable[[np.random.Generator, tuple[int, ...], np.dtype, int], Any]:
     """Data as :func:`values`; indices in [-limit, limit) (negative ones count from the end)."""
 
@@ -175,6 +191,22 @@ SPECS: dict[str, Spec] = {
         )
         for r in ("none", "add", "mul", "max", "min")
     },
+    "MaxUnpool": Spec(
+        OpType.MAXUNPOOL,
+        ((2, 3, 2, 3), (2, 3, 2, 3)),
+        FLOATS,
+        {"kernel_shape": (2, 2), "strides": (2, 2), "output_shape": (2, 3, 5, 6)},
+        make=unpool_places(2 * 3 * 5 * 6),
+        input_dtypes=(None, "int64"),
+    ),
+    "MaxUnpool.pads": Spec(
+        OpType.MAXUNPOOL,
+        ((2, 2, 4), (2, 2, 4)),
+        FLOATS,
+        {"kernel_shape": (3,), "strides": (2,), "pads": (1, 0)},
+        make=unpool_places(2 * 2 * 8),
+        input_dtypes=(None, "int64"),
+    ),
     "Slice": Spec(
         OpType.SLICE, ((5, 4),), ALL, {"starts": (4, 1), "ends": (-6, 4), "steps": (-2, 2)}
     ),
@@ -211,6 +243,18 @@ def test_scatter_nd_folding_declines_indices_out_of_range() -> None:
         assert fold(node, [data, np.array([[bad]], np.int64), updates]) is None
     (ok,) = fold(node, [data, np.array([[-3]], np.int64), updates]) or [None]
     np.testing.assert_array_equal(ok, [[1, 1], [0, 0], [0, 0]])
+
+
+def test_max_unpool_folding_declines_indices_out_of_range() -> None:
+    """The device kernel reports them (a fault naming the op), not the folder."""
+    node = Node.make("n", OpType.MAXUNPOOL, ["x", "i"], ["y"], kernel_shape=(2,), strides=(2,))
+    fold = evaluate.evaluator_for(OpType.MAXUNPOOL)
+    assert fold is not None
+    x = np.array([[[1.0, 2.0]]], np.float32)
+    for bad in (4, -1):
+        assert fold(node, [x, np.array([[[0, bad]]], np.int64)]) is None
+    (ok,) = fold(node, [x, np.array([[[3, 3]]], np.int64)]) or [None]
+    np.testing.assert_array_equal(ok, [[[0, 0, 0, 2]]])
 
 
 CASES = [(label, dtype) for label, spec in SPECS.items() for dtype in spec.dtypes]
