@@ -191,6 +191,16 @@ SPECS: dict[str, Spec] = {
         )
         for r in ("none", "add", "mul", "max", "min")
     },
+    **{  # indices 5 long on an axis of 3 (negative ones too): places repeat on every row
+        f"ScatterElements.{r}": Spec(
+            OpType.SCATTER_ELEMENTS,
+            ((3, 4), (5, 4), (5, 4)),
+            ALL,
+            {"axis": 0, "reduction": r},
+            make=in_range(3),
+        )
+        for r in ("none", "add", "mul", "max", "min")
+    },
     "MaxUnpool": Spec(
         OpType.MAXUNPOOL,
         ((2, 3, 2, 3), (2, 3, 2, 3)),
