@@ -17,7 +17,7 @@ import numpy as np
 
 from stack.compiler.evaluate import register
 from stack.compiler.ir import ElemType, Node, OpType, TensorType
-from stack.compiler.shape_rules import unpool_shape
+from stack.compiler.spatial_rules import unpool_shape
 
 _UNARY: dict[str, Callable[[np.ndarray, Node], np.ndarray]] = {
     "Neg": lambda x, n: np.negative(x),

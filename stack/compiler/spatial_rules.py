@@ -1,0 +1,139 @@
+"""Shape and dtype rules of the windowed ops: Conv, ConvTranspose, the pools and MaxUnpool
+(registered into :mod:`stack.compiler.shape_rules`' registry on import).
+
+Spatial axes follow N, C; a window's output size is :func:`~stack.compiler.shape_rules.conv_out`
+(the adapter sizes pads with the same rule). Every rule raises a :class:`ShapeInferenceError`
+naming the node for a bad rank, channel count, window or padding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from stack.compiler.ir import ElemType, Node, OpType, TensorType
+from stack.compiler.shape_rules import _fail, _need, conv_out, register
+
+
+@register(OpType.CONV)
+def _conv(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
+    x, w = _need(node, t, 0), _need(node, t, 1)
+    if len(x.shape) != 4 or len(w.shape) != 4:
+        raise _fail(node, f"Conv needs 4-D X and W, got {x} and {w}")
+    if node.attr("algorithm", 0):  # Winograd weights U[4, 4, M, C] of a 3x3 kernel
+        if w.shape[:2] != (4, 4):
+            raise _fail(node, f"Winograd weights must be [4, 4, M, C], got {w}")
+        w = TensorType(w.dtype, (w.shape[2], w.shape[3], 3, 3))
+    group = int(node.attr("group", 1))
+    if x.shape[1] != w.shape[1] * group:
+        raise _fail(node, f"X has {x.shape[1]} channels, W expects {w.shape[1]}x{group}")
+    s, p, d = node.attr("strides"), node.attr("pads"), node.attr("dilations")
+    hw = tuple(
+        conv_out(x.shape[2 + i], w.shape[2 + i], s[i], p[i], p[i + 2], d[i], 0) for i in range(2)
+    )
+    out = TensorType(x.dtype, (x.shape[0], w.shape[0], *hw))
+    if node.input(3):  # a fused residual: added to the output before the activation
+        r = _need(node, t, 3)
+        if r != out:
+            raise _fail(node, f"the residual {r} must equal the output {out}")
+    pk = node.attr("pool_kernel")
+    if pk is not None:  # a fused max pool after the epilogue
+        ps, pp = node.attr("pool_strides", (1, 1)), node.attr("pool_pads", (0, 0, 0, 0))
+        ceil = int(node.attr("pool_ceil", 0))
+        hw = tuple(conv_out(hw[i], pk[i], ps[i], pp[i], pp[i + 2], 1, ceil) for i in range(2))
+        out = TensorType(x.dtype, (x.shape[0], w.shape[0], *hw))
+    return [out]
+
+
+@register(OpType.CONV_TRANSPOSE)
+def _conv_transpose(
+    node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]
+) -> list:
+    x, w = _need(node, t, 0), _need(node, t, 1)
+    if len(x.shape) != 4 or len(w.shape) != 4:
+        raise _fail(node, f"ConvTranspose needs 4-D X and W, got {x} and {w}")
+    if w.dtype != x.dtype:
+        raise _fail(node, f"X is {x.dtype.value} but W is {w.dtype.value}")
+    group = int(node.attr("group", 1))
+    if group < 1 or x.shape[1] != w.shape[0] or x.shape[1] % group:
+        raise _fail(
+            node, f"X has {x.shape[1]} channels, W {w} expects {w.shape[0]} in {group} groups"
+        )
+    m = w.shape[1] * group
+    b = t[2] if len(t) > 2 else None
+    if b is not None and b.shape != (m,):
+        raise _fail(node, f"the bias {b} must be ({m},)")
+    s, p = node.attr("strides", (1, 1)), node.attr("pads", (0, 0, 0, 0))
+    d = node.attr("dilations", (1, 1))
+    if len(s) != 2 or len(d) != 2 or len(p) != 4 or min(*s, *d) < 1:
+        raise _fail(node, f"strides {s} / dilations {d} need 2 values >= 1, pads {p} 4 values")
+    hw = tuple(
+        s[i] * (x.shape[2 + i] - 1) + d[i] * (w.shape[2 + i] - 1) + 1 - p[i] - p[i + 2]
+        for i in range(2)
+    )
+    if min(hw) < 1:
+        raise _fail(node, f"pads {list(p)} leave an empty output {hw}")
+    return [TensorType(x.dtype, (x.shape[0], m, *hw))]
+
+
+def _pool(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
+    x = _need(node, t, 0)
+    if len(x.shape) != 4:
+        raise _fail(node, f"pooling needs a 4-D input, got {x}")
+    k, s, p = node.attr("kernel_shape"), node.attr("strides"), node.attr("pads")
+    d, ceil = node.attr("dilations", (1, 1)), int(node.attr("ceil_mode", 0))
+    hw = tuple(conv_out(x.shape[2 + i], k[i], s[i], p[i], p[i + 2], d[i], ceil) for i in range(2))
+    return [TensorType(x.dtype, (*x.shape[:2], *hw))]
+
+
+register(OpType.MAXPOOL)(_pool)
+register(OpType.AVGPOOL)(_pool)
+
+
+def unpool_shape(node: Node, x: TensorType) -> tuple[int, ...]:
+    """MaxUnpool's output shape for input ``x``: ``output_shape`` when the node has one (it may
+    only enlarge the spatial axes), else ``(in - 1) * stride + kernel - pad_begin - pad_end``
+    per spatial axis; a ShapeInferenceError naming the node for attributes that do not fit."""
+    n = len(x.shape) - 2
+    if n < 1:
+        raise _fail(node, f"X needs N, C and at least one spatial axis, got {x}")
+    k = tuple(node.attr("kernel_shape", ()))
+    s, p = tuple(node.attr("strides", (1,) * n)), tuple(node.attr("pads", (0,) * 2 * n))
+    if len(k) != n or len(s) != n or len(p) != 2 * n or min(*k, *s) < 1 or min(p) < 0:
+        raise _fail(
+            node,
+            f"kernel_shape {list(k)} and strides {list(s)} need {n} values >= 1, pads {list(p)} "
+            f"{2 * n} values >= 0 for X {x}",
+        )
+    spatial = tuple((x.shape[2 + i] - 1) * s[i] + k[i] - p[i] - p[n + i] for i in range(n))
+    if min(spatial) < 1:
+        raise _fail(node, f"pads {list(p)} leave an empty output {spatial} for X {x}")
+    default = (*x.shape[:2], *spatial)
+    given = node.attr("output_shape")
+    if given is None:
+        return default
+    out = tuple(int(d) for d in given)
+    if (
+        len(out) != len(default)
+        or out[:2] != default[:2]
+        or any(o < d for o, d in zip(out, default, strict=True))
+    ):
+        raise _fail(node, f"output_shape {list(out)} must be at least {list(default)} (N, C equal)")
+    return out
+
+
+@register(OpType.MAXUNPOOL)
+def _max_unpool(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
+    x, i = _need(node, t, 0), _need(node, t, 1)
+    if not x.dtype.is_float:
+        raise _fail(node, f"X is {x.dtype.value}; MaxUnpool takes float16, float32, float64")
+    if i.dtype is not ElemType.I64 or i.shape != x.shape:
+        raise _fail(node, f"the indices {i} must be int64 of X's shape {list(x.shape)}")
+    return [TensorType(x.dtype, unpool_shape(node, x))]
+
+
+@register(OpType.GLOBALAVGPOOL)
+def _gap(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
+    x = _need(node, t, 0)
+    return [TensorType(x.dtype, (*x.shape[:2], *(1 for _ in x.shape[2:])))]
