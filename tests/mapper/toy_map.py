@@ -21,3 +21,27 @@ def build_view(
         (root / path).write_text(body, encoding="utf-8")
     ingest(root, embed=False, progress=False)
     return open_view(root)
+
+
+def rules_module(*ops: str, more: str = "") -> str:
+    """A toy ``toy/up/rules.py``: a registry decorator keyed by ``toy.up.ir.OpType`` and one
+    registered rule per op (``SCATTER_ND`` → ``scatter_nd_rule``), then ``more`` (dedented),
+    with the indentation the dedenting :func:`build_view` leaves alone."""
+    head = textwrap.dedent(
+        """\
+        from toy.up.ir import OpType
+
+        RULES = {}
+
+
+        def register(op):
+            def deco(fn):
+                RULES[op] = fn
+                return fn
+            return deco
+        """
+    )
+    rules = "".join(
+        f"\n\n@register(OpType.{op})\ndef {op.lower()}_rule(node):\n    return node\n" for op in ops
+    )
+    return head + rules + (f"\n\n{textwrap.dedent(more).strip()}\n" if more else "")

@@ -9,7 +9,7 @@ import pytest
 from mapper.impact import MapView
 from mapper.scenarios import conventions, opfamily
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view
+from tests.mapper.toy_map import build_view, rules_module
 
 _OPS = ("GATHER", "SCATTER_ND", "PAD", "SOFTMAX", "TRANSPOSE", "CONCAT")
 _ONNX = ("Gather", "ScatterND", "Pad", "Softmax", "Transpose", "Concat")
@@ -18,28 +18,7 @@ FILES = {
     "toy/up/__init__.py": "",
     "toy/up/ir.py": "import enum\n\n\nclass OpType(enum.Enum):\n"
     + "".join(f'    {k} = "{v}"\n' for k, v in zip(_OPS, _ONNX, strict=True)),
-    "toy/up/rules.py": """
-        from toy.up.ir import OpType
-
-        RULES = {}
-
-
-        def register(op):
-            def deco(fn):
-                RULES[op] = fn
-                return fn
-            return deco
-
-
-        @register(OpType.GATHER)
-        def gather_rule(node):
-            return node
-
-
-        @register(OpType.SCATTER_ND)
-        def scatter_nd_rule(node):
-            return node
-    """,
+    "toy/up/rules.py": rules_module("GATHER", "SCATTER_ND"),
     "toy/down/__init__.py": "",
     "toy/down/kernels.py": "import enum\n\n\nclass KernelId(enum.IntEnum):\n"
     + "".join(f"    {k} = {i}\n" for i, k in enumerate(_OPS, 1)),

@@ -11,7 +11,7 @@ import pytest
 from mapper.impact import MapView
 from mapper.scenarios import opfamily, similar, vocab
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view
+from tests.mapper.toy_map import build_view, rules_module
 
 FILES = {
     "toy/__init__.py": "",
@@ -27,28 +27,7 @@ FILES = {
             RELU = "Relu"
             TRANSPOSE = "Transpose"
     """,
-    "toy/up/rules.py": """
-        from toy.up.ir import OpType
-
-        RULES = {}
-
-
-        def register(op):
-            def deco(fn):
-                RULES[op] = fn
-                return fn
-            return deco
-
-
-        @register(OpType.CONV)
-        def conv_rule(node):
-            return node
-
-
-        @register(OpType.ADD)
-        def add_rule(node):
-            return node
-    """,
+    "toy/up/rules.py": rules_module("CONV", "ADD"),
     "toy/up/lower.py": """
         from toy.down.kernels import KernelId
         from toy.up.ir import OpType

@@ -9,7 +9,7 @@ import pytest
 from mapper.impact import MapView
 from mapper.scenarios import opfamily
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view
+from tests.mapper.toy_map import build_view, rules_module
 
 FILES = {
     "toy/__init__.py": "",
@@ -38,36 +38,18 @@ FILES = {
             RESET = 3
             LOST = 4
     """,
-    "toy/up/rules.py": """
-        from toy.up.ir import OpType
-
-        RULES = {}
-
-
-        def register(op):
-            def deco(fn):
-                RULES[op] = fn
-                return fn
-            return deco
+    "toy/up/rules.py": rules_module(
+        "CONV",
+        "ADD",
+        more="""
+            def arity(op):
+                return {OpType.CONV: 2, OpType.ADD: 2, OpType.MUL: 2, OpType.RELU: 1}[op]
 
 
-        @register(OpType.CONV)
-        def conv_rule(node):
-            return node
-
-
-        @register(OpType.ADD)
-        def add_rule(node):
-            return node
-
-
-        def arity(op):
-            return {OpType.CONV: 2, OpType.ADD: 2, OpType.MUL: 2, OpType.RELU: 1}[op]
-
-
-        def conv_out(size, k):
-            return size - k + 1
-    """,
+            def conv_out(size, k):
+                return size - k + 1
+        """,
+    ),
     "toy/up/lower.py": """
         from toy.down.kernels import KernelId
         from toy.up.ir import OpType
