@@ -9,52 +9,24 @@ places without a reduction are undefined in ONNX; the stack lets the last update
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto
 
 from stack.adapter import import_model
 from stack.adapter.errors import ModelFormatError
 from stack.compiler import CompiledModel, ShapeInferenceError
 from stack.compiler.jit import shared_runtime
+from tests.stack.adapter.both import both, scatter_model
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
-ELEM = {np.float32: F, np.float16: TensorProto.FLOAT16, np.int32: TensorProto.INT32,
-        np.int64: I64, np.bool_: TensorProto.BOOL}  # fmt: skip
 
 
-def _model(  # type: ignore[no-untyped-def]
-    data, indices, updates, opset: int = 18, consts: tuple[str, ...] = (), **attrs: Any
-):
-    arrays = {"x": data, "i": indices, "u": updates}
-    node = helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="n0", **attrs)
-    inputs = [
-        helper.make_tensor_value_info(n, ELEM[a.dtype.type], a.shape)
-        for n, a in arrays.items()
-        if n not in consts
-    ]
-    graph = helper.make_graph(
-        [node],
-        "g",
-        inputs,
-        [helper.make_empty_tensor_value_info("y")],
-        [numpy_helper.from_array(arrays[n], n) for n in consts],
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-
-
-def _both(model, feeds: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (ref,) = sess.run(None, feeds)
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        got = compiled.run(feeds)["y"]
-    finally:
-        compiled.close()
-    return np.asarray(ref), got
+_model = functools.partial(scatter_model, "ScatterND")
+_both = both
 
 
 RNG = np.random.default_rng(12)
