@@ -47,6 +47,7 @@ def init(
 
 
 def _draft(root: Path) -> None:
+    from mapper.check.drafts import undeclared_uses
     from mapper.config import load_config
     from mapper.ingest import ingest as run_ingest
     from mapper.ingest import load_map
@@ -55,7 +56,8 @@ def _draft(root: Path) -> None:
     try:
         config = load_config(root)
         run_ingest(root, config=config, embed=False, progress=None)
-        drafts = draft_contracts(load_map(root), config, root)
+        uses = undeclared_uses(root, config)
+        drafts = draft_contracts(load_map(root), config, root, uses)
     except MapperError as exc:
         fail(exc)
     if not drafts:

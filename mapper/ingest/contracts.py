@@ -38,9 +38,19 @@ INTERFACE_KINDS = frozenset(
         "enum",
         "format",
         "constant",
+        "module",  # a module used as a whole (imported, its members reached through it)
     }
 )
 SEMANTIC_FIELDS = ("sync", "synchronization", "memory", "errors")
+
+
+def declares(symbol: str, name: str) -> bool:
+    """Whether an interface whose symbol is ``symbol`` declares the use of the dotted ``name``:
+    the same name, a member of it (a class or module interface covers its members), or a
+    module or class holding it (importing the module of a declared interface)."""
+    return name == symbol or name.startswith(symbol + ".") or symbol.startswith(name + ".")
+
+
 #: The contract-file format this map reads.
 SCHEMA_VERSION = (1, 0, 0)
 _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")

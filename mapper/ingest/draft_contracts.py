@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -29,11 +29,13 @@ import yaml
 
 from mapper.config import StackmapConfig
 from mapper.graph import MapGraph
+from mapper.ingest import draft_uses
 from mapper.ingest.draft_evidence import CodeEvidence, EvidenceReader
+from mapper.ingest.draft_uses import Use
 from mapper.model import NodeKind
 
 #: symbol kind on the map → contract interface kind
-_KINDS = {
+KIND_OF = {
     "function": "function",
     "kernel": "function",
     "method": "method",
@@ -52,10 +54,14 @@ _POINTER = re.compile(r"\*|\bptr\b|buffer|bytes|memoryview|ndarray|void_p", re.I
 _SHOWN = 5
 
 
-def draft_contracts(graph: MapGraph, config: StackmapConfig, root: Path) -> dict[str, str]:
+def draft_contracts(
+    graph: MapGraph, config: StackmapConfig, root: Path, uses: Sequence[Use] = ()
+) -> dict[str, str]:
     """Contract path (under ``config.contracts``) → drafted YAML, one per adjacent pair with
-    discovered interfaces; pairs that already have a contract file on the map are left out.
-    Provider bodies are read from ``root`` for the error codes and blocking calls they show."""
+    discovered interfaces or undeclared ``uses`` (:mod:`mapper.ingest.draft_uses`: what the
+    layer check sees that discovery does not); pairs that already have a contract file on the
+    map are left out. Provider bodies are read from ``root`` for the error codes and blocking
+    calls they show."""
     allowed = set(pairwise(layer.id for layer in config.layers))
     existing = {
         (d.get("upper"), d.get("lower")) for _, d in graph.nodes(NodeKind.FILE) if d.get("contract")
@@ -65,10 +71,16 @@ def draft_contracts(graph: MapGraph, config: StackmapConfig, root: Path) -> dict
         pair = (data.get("upper"), data.get("lower"))
         if data.get("source") == "discovered" and pair in allowed and pair not in existing:
             pairs[pair].append(data)
+    extra: dict[tuple[str, str], list[Use]] = defaultdict(list)
+    for use in uses:
+        if (use.upper, use.lower) in allowed and (use.upper, use.lower) not in existing:
+            extra[(use.upper, use.lower)].append(use)
     reader = EvidenceReader(graph, root)
     return {
-        f"{config.contracts}/{upper}_{lower}.yaml": _contract(reader, graph, upper, lower, found)
-        for (upper, lower), found in sorted(pairs.items())
+        f"{config.contracts}/{upper}_{lower}.yaml": _contract(
+            reader, graph, upper, lower, pairs[(upper, lower)], extra[(upper, lower)]
+        )
+        for upper, lower in sorted(set(pairs) | set(extra))
     }
 
 
@@ -78,12 +90,18 @@ def _contract(
     upper: str,
     lower: str,
     interfaces: list[Mapping[str, Any]],
+    uses: list[Use],
 ) -> str:
     head = (
         f"# Drafted by `stackmap init --contracts` from what {upper} uses of {lower} in the\n"
         "# code. Fields the code answers are filled in; every field it cannot answer is an\n"
         "# open question with its reason, a hole in `stackmap check` (SM402) until written.\n"
     )
+    entries = [_entry(graph, upper, lower, d, reader.evidence(d)) for d in interfaces]
+    nothing = CodeEvidence((), ())
+    for use in draft_uses.undeclared(uses, [e["symbol"] for e in entries]):
+        sites = {"consumers": [[None, path, line] for path, line in use.sites]}
+        entries.append(draft_uses.entry(use, _questions(upper, lower, sites, {}, False, nothing)))
     data = {
         "contract": f"{upper}_{lower}",
         "schema": 1,
@@ -91,8 +109,8 @@ def _contract(
         "upper": upper,
         "lower": lower,
         "description": f"What {upper} uses of {lower}, as the code shows it: "
-        f"{len(interfaces)} interface(s). Drafted; review every entry.",
-        "interfaces": [_entry(graph, upper, lower, d, reader.evidence(d)) for d in interfaces],
+        f"{len(entries)} interface(s). Drafted; review every entry.",
+        "interfaces": entries,
     }
     return head + yaml.safe_dump(data, sort_keys=False, width=96, allow_unicode=True)
 
@@ -101,7 +119,7 @@ def _entry(
     graph: MapGraph, upper: str, lower: str, data: Mapping[str, Any], seen: CodeEvidence
 ) -> dict[str, Any]:
     symbol = graph.node(data["definition"])
-    kind = _KINDS.get(str(data.get("interface_kind")), "function")
+    kind = KIND_OF.get(str(data.get("interface_kind")), "function")
     name = str(data.get("symbol") or data["name"])
     written = name if symbol.get("language") == "python" else f"{data.get('path')}:{name}"
     entry: dict[str, Any] = {

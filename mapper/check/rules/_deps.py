@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from mapper.check.facts import Facts, split_c_name
 from mapper.ingest.code import ParsedFile
+from mapper.ingest.contracts import declares
 from mapper.model import Language
 
 _ERROR_NAME = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Fault|Timeout))\b")
@@ -46,6 +47,20 @@ def dependencies(facts: Facts) -> tuple[Dependency, ...]:
                 first.append(dep)
         cached = facts.cache["deps"] = tuple(first)
     return cached
+
+
+def undeclared_adjacent(facts: Facts) -> dict[tuple[str, str], list[Dependency]]:
+    """(layer, target) → the first use of ``target`` in each file of ``layer``, for each symbol
+    of the layer directly below that no contract between the two declares (C includes left
+    out: a header is declared through what it defines). What SM201 reports, one finding per
+    key; what ``stackmap init --contracts`` drafts beside the interfaces the map discovers."""
+    uses: dict[tuple[str, str], list[Dependency]] = {}
+    for dep in dependencies(facts):
+        gap = facts.config.layer_index(dep.dst_layer) - facts.config.layer_index(dep.src_layer)
+        if gap != 1 or dep.declared or dep.kind == "include":
+            continue
+        uses.setdefault((dep.src_layer, dep.target), []).append(dep)
+    return dict(sorted(uses.items()))
 
 
 def dependency_sites(facts: Facts) -> tuple[Dependency, ...]:
@@ -121,7 +136,7 @@ def _declared_python(facts: Facts, upper: str, lower: str, target: str) -> bool:
         return True
     for name in names:
         for sym in symbols:
-            if name == sym or name.startswith(sym + ".") or sym.startswith(name + "."):
+            if declares(sym, name):
                 return True
     return False
 

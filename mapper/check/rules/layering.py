@@ -23,7 +23,7 @@ from mapper.check.facts import Facts
 from mapper.check.finding import Finding, Policy, RuleInfo, Severity
 from mapper.check.registry import Rule
 from mapper.check.rules._common import layer_entry
-from mapper.check.rules._deps import Dependency, dependencies, dependency_sites
+from mapper.check.rules._deps import Dependency, dependency_sites, undeclared_adjacent
 from mapper.model import Location
 
 
@@ -44,12 +44,7 @@ def _gap(facts: Facts, dep: Dependency) -> int:
 def _undeclared(facts: Facts) -> Iterator[Finding]:
     """One finding per undeclared symbol a layer uses, at its first use (one declaration in
     the contract fixes every use)."""
-    uses: dict[tuple[str, str], list[Dependency]] = {}
-    for dep in dependencies(facts):
-        if _gap(facts, dep) != 1 or dep.declared or dep.kind == "include":
-            continue
-        uses.setdefault((dep.src_layer, dep.target), []).append(dep)
-    for (layer, target), deps in sorted(uses.items()):
+    for (layer, target), deps in undeclared_adjacent(facts).items():
         dep = min(deps, key=lambda d: (d.src_path, d.line or 0))
         contract = f"{dep.src_layer}_{dep.dst_layer}"
         between = facts.contract_between(dep.src_layer, dep.dst_layer)

@@ -201,3 +201,54 @@ def test_ioctls_are_drafted_with_the_driver_that_dispatches_them_when_init_ranks
         for name, fields in (("CREATE_QUEUE", 3), ("GET_VERSION", 4))
         for _ in range(fields)
     ]  # the open questions only: no SM101, nothing undeclared
+
+
+def test_every_use_the_layer_check_sees_is_drafted_so_none_is_left_undeclared(
+    tmp_path: Path,
+) -> None:
+    """Beside the interfaces the map discovers (``submit``, called; ``LIMIT``, named), the
+    drafts list what the layer check (SM201) sees besides: a module imported whole
+    (``plugins``), a lower-case object passed on (``registry``), a class whose only use is a
+    method it inherits from outside (``Header.from_buffer_copy``) and a name the parser sees
+    no definition of (``DEFAULT_A``, assigned in a tuple: its module is drafted). Before, each
+    of these was an SM201 on a fresh draft; now check reports only the open questions."""
+    files = {
+        "stackmap.toml": '[stackmap]\nname = "uses"\ndocs = []\ntests = []\n\n'
+        '[[layers]]\nid = "app"\nname = "App"\npaths = ["app/**"]\n\n'
+        '[[layers]]\nid = "lib"\nname = "Lib"\npaths = ["lib/**"]\n',
+        "app/__init__.py": "",
+        "app/main.py": "from lib import plugins\n"
+        "from lib.queue import LIMIT, registry, submit\n"
+        "from lib.structs import Header\n"
+        "from lib.tune import DEFAULT_A\n\n\n"
+        "def go(job):\n"
+        "    header = Header.from_buffer_copy(job)\n"
+        "    return submit(job, LIMIT, registry, header, plugins.table, DEFAULT_A)\n",
+        "lib/__init__.py": "",
+        "lib/plugins.py": "table = {}\n",
+        "lib/queue.py": "LIMIT = 4\nregistry = {}\n\n\ndef submit(*args):\n    return args\n",
+        "lib/structs.py": "import ctypes\n\n\nclass Header(ctypes.Structure):\n    _fields_ = []\n",
+        "lib/tune.py": "DEFAULT_A, DEFAULT_B = 1, 2\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    drafted = _stackmap("init", str(tmp_path), "--contracts")
+    assert drafted.returncode == 0, drafted.stderr
+    entries = yaml.safe_load((tmp_path / "contracts" / "app_lib.yaml").read_text())["interfaces"]
+    assert [(e["id"], e["kind"], e["symbol"]) for e in entries] == [
+        ("app_lib.lib.queue.LIMIT", "constant", "lib.queue.LIMIT"),
+        ("app_lib.lib.queue.submit", "function", "lib.queue.submit"),
+        ("app_lib.lib.plugins", "module", "lib.plugins"),
+        ("app_lib.lib.queue.registry", "constant", "lib.queue.registry"),
+        ("app_lib.lib.structs.Header", "class", "lib.structs.Header"),
+        ("app_lib.lib.tune", "module", "lib.tune"),
+    ]
+    assert entries[5]["description"].startswith(
+        "module lib.tune, defined at lib/tune.py; used by app as lib.tune.DEFAULT_A (first by "
+        "import) in 1 file(s): app/main.py:4."
+    )
+    found = _findings(tmp_path)
+    assert [f for f in found if f[0] != "SM402"] == []
+    assert sorted({f[1].rpartition(":")[0] for f in found}) == sorted(e["id"] for e in entries)
+    assert len(found) == sum(len(e["open_questions"]) for e in entries) == 24
