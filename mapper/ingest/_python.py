@@ -86,22 +86,23 @@ def extract(
 
     attributes: list[tuple[str, str, str]] = []
     for node in sorted(caps.get("definition.constant", ()), key=_START):
-        name = text(node.child_by_field_name("left"))
         owner = scope_at(node.start_byte) or module
         declared = annotation_class(text(node.child_by_field_name("type")))
-        if declared and owner != module:  # a class-level annotation: NAME: Type
-            attributes.append((owner, name, declared))
-        value = text(node.child_by_field_name("right"))[:_MAX_VALUE] or None
-        qual = f"{owner}.{name}" if owner else name
-        if qual not in symbols:
-            symbols[qual] = Symbol(
-                qual,
-                SymbolKind.IOCTL if value and _IOCTL_VALUE.match(value) else SymbolKind.CONSTANT,
-                Language.PYTHON,
-                where(node.start_point[0]),
-                value=value,
-                end_line=node.end_point[0] + 1,
-            )
+        for name, right in _assigned(node):
+            if declared and owner != module:  # a class-level annotation: NAME: Type
+                attributes.append((owner, name, declared))
+            shown = right[:_MAX_VALUE] or None
+            qual = f"{owner}.{name}" if owner else name
+            if qual not in symbols:
+                kind = SymbolKind.IOCTL if shown and _IOCTL_VALUE.match(shown) else None
+                symbols[qual] = Symbol(
+                    qual,
+                    kind or SymbolKind.CONSTANT,
+                    Language.PYTHON,
+                    where(node.start_point[0]),
+                    value=shown,
+                    end_line=node.end_point[0] + 1,
+                )
     refs: list[tuple[int, Reference]] = []  # ((start byte << 32) | end byte, reference)
     append = refs.append
     source, base = root.text or b"", root.start_byte  # the root may start after blank lines
@@ -255,3 +256,17 @@ def _enclosing_def(node: ts.Node) -> ts.Node | None:
     while parent is not None and parent.type not in _DEFS:
         parent = parent.parent
     return parent
+
+
+def _assigned(node: ts.Node) -> list[tuple[str, str]]:
+    """(name, value as written) of each name an assignment binds: ``NAME = value``, or each of
+    ``A, B = x, y`` and ``(A, B) = x, y`` (its own value when the right side lists one per
+    name, else the whole right side; a starred name is left out)."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or left.type not in ("pattern_list", "tuple_pattern"):
+        return [(text(left), text(right))]
+    names = [text(c) for c in left.named_children if c.type == "identifier"]
+    values = right.named_children if right is not None and right.type == "expression_list" else []
+    if len(values) == len(left.named_children) == len(names):
+        return [(n, text(v)) for n, v in zip(names, values, strict=True)]
+    return [(n, text(right)) for n in names]

@@ -7,15 +7,15 @@
 
 (function_definition) @definition.function
 
-; module-level and class-level constants: NAME = value
+; module-level and class-level constants: NAME = value, and each name of A, B = x, y
 (module
   (expression_statement
-    (assignment left: (identifier)) @definition.constant))
+    (assignment left: [(identifier) (pattern_list) (tuple_pattern)]) @definition.constant))
 
 (class_definition
   body: (block
     (expression_statement
-      (assignment left: (identifier)) @definition.constant)))
+      (assignment left: [(identifier) (pattern_list) (tuple_pattern)]) @definition.constant)))
 
 (call
   function: [(identifier) (attribute)] @reference.call)

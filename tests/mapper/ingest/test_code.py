@@ -198,3 +198,33 @@ def test_call_text_and_lines_after_leading_blank_lines_and_comments() -> None:
     assert calls == [("helper.run", 6, "pkg.m.f"), ("f", 10, None), ("obj.go", 10, None)]
     no_detail = parse_source("pkg/m.py", source, Language.PYTHON, detail=False)
     assert [r.target for r in no_detail.references] == ["helper.run"]
+
+
+def test_each_name_a_tuple_assignment_binds_is_a_constant_with_its_own_value() -> None:
+    """``A, B = x, y`` and ``(A, B) = x, y`` at module or class level define each name (its own
+    value when the right side lists one per name, else the whole right side); a starred name
+    is no constant, and neither is a name assigned only under an ``if``."""
+    source = (
+        b'DEFAULT_FLOAT, DEFAULT_INT = ContextVar("f", "float32"), ContextVar("i", "int32")\n'
+        b"LOW, HIGH = bounds()\n"
+        b"FIRST, *REST = 1, 2, 3\n"
+        b"(WIDTH, DEPTH) = 4, 5\n"
+        b"if LOW:\n"
+        b"    HIDDEN = 6\n"
+        b"\n\n"
+        b"class Mode:\n"
+        b'    FAST, SLOW = "fast", "slow"\n'
+    )
+    parsed = parse_source("m.py", source, Language.PYTHON, "m")
+    assert [(s.qualname, s.kind, s.value, s.location.line) for s in parsed.symbols] == [
+        ("m.Mode", SymbolKind.CLASS, None, 9),
+        ("m.DEFAULT_FLOAT", SymbolKind.CONSTANT, 'ContextVar("f", "float32")', 1),
+        ("m.DEFAULT_INT", SymbolKind.CONSTANT, 'ContextVar("i", "int32")', 1),
+        ("m.LOW", SymbolKind.CONSTANT, "bounds()", 2),
+        ("m.HIGH", SymbolKind.CONSTANT, "bounds()", 2),
+        ("m.FIRST", SymbolKind.CONSTANT, "1, 2, 3", 3),
+        ("m.WIDTH", SymbolKind.CONSTANT, "4", 4),
+        ("m.DEPTH", SymbolKind.CONSTANT, "5", 4),
+        ("m.Mode.FAST", SymbolKind.CONSTANT, '"fast"', 10),
+        ("m.Mode.SLOW", SymbolKind.CONSTANT, '"slow"', 10),
+    ]

@@ -210,8 +210,8 @@ def test_every_use_the_layer_check_sees_is_drafted_so_none_is_left_undeclared(
     drafts list what the layer check (SM201) sees besides: a module imported whole
     (``plugins``), a lower-case object passed on (``registry``), a class whose only use is a
     method it inherits from outside (``Header.from_buffer_copy``) and a name the parser sees
-    no definition of (``DEFAULT_A``, assigned in a tuple: its module is drafted). Before, each
-    of these was an SM201 on a fresh draft; now check reports only the open questions."""
+    no definition of (``DEFAULT_A``, assigned under an ``if``: its module is drafted). Before,
+    each of these was an SM201 on a fresh draft; now check reports only the open questions."""
     files = {
         "stackmap.toml": '[stackmap]\nname = "uses"\ndocs = []\ntests = []\n\n'
         '[[layers]]\nid = "app"\nname = "App"\npaths = ["app/**"]\n\n'
@@ -228,7 +228,8 @@ def test_every_use_the_layer_check_sees_is_drafted_so_none_is_left_undeclared(
         "lib/plugins.py": "table = {}\n",
         "lib/queue.py": "LIMIT = 4\nregistry = {}\n\n\ndef submit(*args):\n    return args\n",
         "lib/structs.py": "import ctypes\n\n\nclass Header(ctypes.Structure):\n    _fields_ = []\n",
-        "lib/tune.py": "DEFAULT_A, DEFAULT_B = 1, 2\n",
+        "lib/tune.py": "import sys\n\nif sys.platform == 'linux':\n    DEFAULT_A = 1\n"
+        "else:\n    DEFAULT_A = 2\n",
     }
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
