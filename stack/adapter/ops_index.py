@@ -48,24 +48,30 @@ def gather_nd(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     ctx.emit(name, OpType.GATHER_ND, list(proto.input[:2]), [proto.output[0]], batch_dims=b)
 
 
-@register("ScatterND")
-def scatter_nd(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
-    """ONNX leaves repeated places undefined without a reduction; here the last update wins."""
+def _scatter_reduction(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> str:
+    """A scatter node's reduction, checked with its three inputs (data, indices, updates)
+    against what the model's opset allows: none from 11, add and mul from 16, max and min
+    from 18; a ModelFormatError naming the node otherwise."""
+    op = proto.op_type
     if len(proto.input) != 3 or not all(proto.input):
         raise ModelFormatError(
-            f"ScatterND takes data, indices and updates, got {list(proto.input)}",
-            op="ScatterND",
-            node=name,
+            f"{op} takes data, indices and updates, got {list(proto.input)}", op=op, node=name
         )
     reduction = str(attributes(proto).get("reduction", "none"))
     known = SCATTER_REDUCTIONS[: 1 if ctx.opset < 16 else 3 if ctx.opset < 18 else 5]
     if reduction not in known:
         raise ModelFormatError(
-            f"ScatterND reduction {reduction!r} is not one of {', '.join(known)} "
-            f"(opset {ctx.opset})",
-            op="ScatterND",
+            f"{op} reduction {reduction!r} is not one of {', '.join(known)} (opset {ctx.opset})",
+            op=op,
             node=name,
         )
+    return reduction
+
+
+@register("ScatterND")
+def scatter_nd(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """ONNX leaves repeated places undefined without a reduction; here the last update wins."""
+    reduction = _scatter_reduction(ctx, proto, name)
     data, indices = ctx.type_of(proto.input[0]), ctx.const(proto.input[1])
     if indices is not None and indices.ndim and indices.shape[-1] <= len(data.shape):
         dims = np.array(data.shape[: indices.shape[-1]], np.int64)
@@ -79,22 +85,8 @@ def scatter_nd(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
 @register("ScatterElements")
 def scatter_elements(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     """ONNX leaves repeated places undefined without a reduction; here the last update wins."""
-    if len(proto.input) != 3 or not all(proto.input):
-        raise ModelFormatError(
-            f"ScatterElements takes data, indices and updates, got {list(proto.input)}",
-            op="ScatterElements",
-            node=name,
-        )
+    reduction = _scatter_reduction(ctx, proto, name)
     attrs = attributes(proto)
-    reduction = str(attrs.get("reduction", "none"))
-    known = SCATTER_REDUCTIONS[: 1 if ctx.opset < 16 else 3 if ctx.opset < 18 else 5]
-    if reduction not in known:
-        raise ModelFormatError(
-            f"ScatterElements reduction {reduction!r} is not one of {', '.join(known)} "
-            f"(opset {ctx.opset})",
-            op="ScatterElements",
-            node=name,
-        )
     data = ctx.type_of(proto.input[0])
     axis = _axis(ctx, proto, name, int(attrs.get("axis", 0)), len(data.shape))
     indices = ctx.const(proto.input[1])

@@ -169,6 +169,15 @@ def _gather_nd(node: Node, t: Types, c: Consts) -> list:
 SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
 
 
+def _reduction(node: Node) -> None:
+    """A scatter node's ``reduction`` must be one of :data:`SCATTER_REDUCTIONS`."""
+    reduction = node.attr("reduction", "none")
+    if reduction not in SCATTER_REDUCTIONS:
+        raise _fail(
+            node, f"unknown reduction {reduction!r}; known: {', '.join(SCATTER_REDUCTIONS)}"
+        )
+
+
 @register(OpType.SCATTER_ND)
 def _scatter_nd(node: Node, t: Types, c: Consts) -> list:
     x, idx, upd = _need(node, t, 0), _need(node, t, 1), _need(node, t, 2)
@@ -178,11 +187,7 @@ def _scatter_nd(node: Node, t: Types, c: Consts) -> list:
     want = (*idx.shape[:-1], *x.shape[idx.shape[-1] :])
     if upd.shape != want or upd.dtype != x.dtype:
         raise _fail(node, f"updates {upd} must be {x.dtype.value}{list(want)} for data {x}")
-    reduction = node.attr("reduction", "none")
-    if reduction not in SCATTER_REDUCTIONS:
-        raise _fail(
-            node, f"unknown reduction {reduction!r}; known: {', '.join(SCATTER_REDUCTIONS)}"
-        )
+    _reduction(node)
     return [x]
 
 
@@ -197,11 +202,7 @@ def _scatter_elements(node: Node, t: Types, c: Consts) -> list:
         raise _fail(node, f"indices {idx} must have the rank of data {x}, no axis longer")
     if upd.shape != idx.shape or upd.dtype != x.dtype:
         raise _fail(node, f"updates {upd} must be {x.dtype.value}{list(idx.shape)} for data {x}")
-    reduction = node.attr("reduction", "none")
-    if reduction not in SCATTER_REDUCTIONS:
-        raise _fail(
-            node, f"unknown reduction {reduction!r}; known: {', '.join(SCATTER_REDUCTIONS)}"
-        )
+    _reduction(node)
     return [x]
 
 

@@ -9,18 +9,37 @@ from mapper.impact import MapView, open_view
 from mapper.ingest import ingest
 
 
+def write_tree(root: Path, files: dict[str, str], *, dedent: bool = False) -> None:
+    """Write FILES (path → text) under ROOT, making folders; ``dedent`` strips the common
+    indentation and the leading blank lines of each text."""
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        body = textwrap.dedent(text).lstrip() if dedent else text
+        (root / path).write_text(body, encoding="utf-8")
+
+
 def build_view(
     root: Path, files: dict[str, str], config: str | None = None, *, dedent: bool = False
 ) -> MapView:
     """Write FILES (and CONFIG as stackmap.toml) under ROOT, ingest it, and open its map."""
     if config is not None:
         (root / "stackmap.toml").write_text(config, encoding="utf-8")
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        body = textwrap.dedent(text).lstrip() if dedent else text
-        (root / path).write_text(body, encoding="utf-8")
+    write_tree(root, files, dedent=dedent)
     ingest(root, embed=False, progress=False)
     return open_view(root)
+
+
+def up_down_config(
+    name: str, settings: str = "", up: str = "IR and rules.", down: str = "Kernels."
+) -> str:
+    """The stackmap.toml of a two-layer toy stack, ``up`` (toy/up) over ``down`` (toy/down),
+    with ``settings`` (TOML lines) added to its ``[stackmap]`` table."""
+    return (
+        f'[stackmap]\nname = "{name}"\n{settings}\n'
+        f'[[layers]]\nid = "up"\nname = "Up"\npaths = ["toy/up/**"]\ndescription = "{up}"\n\n'
+        f'[[layers]]\nid = "down"\nname = "Down"\npaths = ["toy/down/**"]\n'
+        f'description = "{down}"\n'
+    )
 
 
 def rules_module(*ops: str, more: str = "") -> str:

@@ -106,6 +106,17 @@ def _rounds(xp: Any, lin: Any) -> list[Any]:
     return [xp.nonzero(rank == r)[0] for r in range(int(rank.max()) + 1)]
 
 
+def _scatter_into(xp: Any, work: Any, lin: Any, rows: Any, mode: ScatterReduction) -> None:
+    """Row ``j`` of ``rows`` lands on ``work[lin[j]]`` in order of ``j``, combined by ``mode``
+    with what it lands on (no reduction: the last row wins), round after round (:func:`_rounds`)."""
+    for sel in _rounds(xp, lin):
+        at = lin[sel]
+        if mode is ScatterReduction.NONE:
+            work[at] = rows[sel]
+        else:
+            work[at] = getattr(xp, _COMBINE[mode])(work[at], rows[sel])
+
+
 def scatter_nd(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
@@ -131,14 +142,8 @@ def scatter_nd(
     strides = np.cumprod((1, *data.shape[1:k][::-1]), dtype=np.int64)[::-1][:k]
     lin = (i * xp.asarray(strides.copy())).sum(axis=1)
     work = data.reshape(places, tail).copy()
-    rows = upd.reshape(n, tail)
     if n and places and tail:
-        for sel in _rounds(xp, lin):
-            at = lin[sel]
-            if mode is ScatterReduction.NONE:
-                work[at] = rows[sel]
-            else:
-                work[at] = getattr(xp, _COMBINE[mode])(work[at], rows[sel])
+        _scatter_into(xp, work, lin, upd.reshape(n, tail), mode)
     xp.copyto(outs[0], work.reshape(outs[0].shape))
 
 
@@ -173,14 +178,8 @@ def scatter_elements(
         lin = lin + coord * int(strides[d])
     lin = lin.reshape(-1)
     work = data.reshape(-1).copy()
-    rows = upd.reshape(-1)
     if lin.size and work.size:
-        for sel in _rounds(xp, lin):
-            place = lin[sel]
-            if mode is ScatterReduction.NONE:
-                work[place] = rows[sel]
-            else:
-                work[place] = getattr(xp, _COMBINE[mode])(work[place], rows[sel])
+        _scatter_into(xp, work, lin, upd.reshape(-1), mode)
     xp.copyto(outs[0], work.reshape(outs[0].shape))
 
 

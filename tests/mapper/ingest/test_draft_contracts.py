@@ -14,6 +14,7 @@ import yaml
 
 from mapper.ingest import ingest
 from tests.mapper.conftest import FIXTURES
+from tests.mapper.toy_map import write_tree
 
 BIN = Path(sys.executable).parent
 KFD_H = "kernel/include/uapi/linux/kfd_ioctl.h"
@@ -137,9 +138,7 @@ def test_drafted_python_contract_shows_raised_errors_and_blocking_calls(tmp_path
         "    job.done.wait()\n"
         "    raise RuntimeError('never')\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
+    write_tree(tmp_path, files)
     drafted = _stackmap("init", str(tmp_path), "--contracts")
     assert drafted.returncode == 0, drafted.stderr
     (entry,) = yaml.safe_load((tmp_path / "contracts" / "app_lib.yaml").read_text())["interfaces"]
@@ -231,9 +230,7 @@ def test_every_use_the_layer_check_sees_is_drafted_so_none_is_left_undeclared(
         "lib/tune.py": "import sys\n\nif sys.platform == 'linux':\n    DEFAULT_A = 1\n"
         "else:\n    DEFAULT_A = 2\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
+    write_tree(tmp_path, files)
     drafted = _stackmap("init", str(tmp_path), "--contracts")
     assert drafted.returncode == 0, drafted.stderr
     entries = yaml.safe_load((tmp_path / "contracts" / "app_lib.yaml").read_text())["interfaces"]

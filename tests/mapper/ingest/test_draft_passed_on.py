@@ -16,6 +16,7 @@ from mapper.ingest import ingest, load_map
 from mapper.ingest.draft_evidence import EvidenceReader
 from mapper.model import NodeKind
 from tests.mapper.conftest import FIXTURES
+from tests.mapper.toy_map import write_tree
 
 BIN = Path(sys.executable).parent
 AMDKFD = "kernel/drivers/gpu/drm/amd/amdkfd"
@@ -86,9 +87,7 @@ def test_errors_the_create_queue_handler_passes_on_from_the_queue_manager(tmp_pa
 def test_passed_on_results_are_followed_to_the_depth_limit_and_only_when_returned(
     tmp_path: Path,
 ) -> None:
-    for rel, text in DRV.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
+    write_tree(tmp_path, DRV)
     ingest(tmp_path, embed=False, progress=False)
     graph = load_map(tmp_path)
     (interface,) = [data for _, data in graph.nodes(NodeKind.INTERFACE)]

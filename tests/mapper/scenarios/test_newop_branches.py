@@ -8,7 +8,7 @@ import pytest
 
 from mapper.impact import MapView
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view, rules_module
+from tests.mapper.toy_map import build_view, rules_module, up_down_config
 
 _OPS = ("GATHER", "SCATTER_ND", "PAD", "SOFTMAX", "TRANSPOSE", "CONCAT")
 _ONNX = ("Gather", "ScatterND", "Pad", "Softmax", "Transpose", "Concat")
@@ -65,22 +65,9 @@ FILES = {
     ),
     "tests/up/test_scatter_nd_folding.py": "def test_scatter_nd_folds():\n    assert True\n",
 }
-CONFIG = """[stackmap]
-name = "branches"
-tests = ["tests/**"]
-
-[[layers]]
-id = "up"
-name = "Up"
-paths = ["toy/up/**"]
-description = "IR."
-
-[[layers]]
-id = "down"
-name = "Down"
-paths = ["toy/down/**"]
-description = "Kernels and translators."
-"""
+CONFIG = up_down_config(
+    "branches", 'tests = ["tests/**"]\n', up="IR.", down="Kernels and translators."
+)
 
 
 @pytest.fixture(scope="module")

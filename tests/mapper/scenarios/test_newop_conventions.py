@@ -9,7 +9,7 @@ import pytest
 from mapper.impact import MapView
 from mapper.scenarios import conventions, opfamily
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view, rules_module
+from tests.mapper.toy_map import build_view, rules_module, up_down_config
 
 _OPS = ("GATHER", "SCATTER_ND", "PAD", "SOFTMAX", "TRANSPOSE", "CONCAT")
 _ONNX = ("Gather", "ScatterND", "Pad", "Softmax", "Transpose", "Concat")
@@ -75,23 +75,7 @@ FILES = {
             description: Registers a rule for an op.
     """,
 }
-CONFIG = """[stackmap]
-name = "conventions"
-contracts = "contracts"
-tests = ["tests/**"]
-
-[[layers]]
-id = "up"
-name = "Up"
-paths = ["toy/up/**"]
-description = "IR and rules."
-
-[[layers]]
-id = "down"
-name = "Down"
-paths = ["toy/down/**"]
-description = "Kernels."
-"""
+CONFIG = up_down_config("conventions", 'contracts = "contracts"\ntests = ["tests/**"]\n')
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 from mapper.impact import MapView
 from mapper.scenarios import opfamily, similar, vocab
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view, rules_module
+from tests.mapper.toy_map import build_view, rules_module, up_down_config
 
 FILES = {
     "toy/__init__.py": "",
@@ -148,24 +148,9 @@ FILES = {
             assert {"conv_pool", "add", "mul"} == {"add", "mul", "conv_pool"}
     """,
 }
-CONFIG = """[stackmap]
-name = "strs"
-contracts = "contracts"
-tests = ["tests/**"]
-ignore = ["**/*_pb2.py"]
-
-[[layers]]
-id = "up"
-name = "Up"
-paths = ["toy/up/**"]
-description = "IR and rules."
-
-[[layers]]
-id = "down"
-name = "Down"
-paths = ["toy/down/**"]
-description = "Kernels."
-"""
+CONFIG = up_down_config(
+    "strs", 'contracts = "contracts"\ntests = ["tests/**"]\nignore = ["**/*_pb2.py"]\n'
+)
 
 
 @pytest.fixture(scope="module")

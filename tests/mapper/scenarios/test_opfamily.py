@@ -9,7 +9,7 @@ import pytest
 from mapper.impact import MapView
 from mapper.scenarios import opfamily
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view, rules_module
+from tests.mapper.toy_map import build_view, rules_module, up_down_config
 
 FILES = {
     "toy/__init__.py": "",
@@ -95,21 +95,7 @@ FILES = {
             return x
     """,
 }
-CONFIG = """[stackmap]
-name = "fam"
-
-[[layers]]
-id = "up"
-name = "Up"
-paths = ["toy/up/**"]
-description = "IR and rules."
-
-[[layers]]
-id = "down"
-name = "Down"
-paths = ["toy/down/**"]
-description = "Kernels."
-"""
+CONFIG = up_down_config("fam")
 
 
 @pytest.fixture(scope="module")

@@ -12,15 +12,9 @@ import pytest
 from stack.kmd import KernelId
 from stack.kmd.errors import FenceFailedError
 from stack.kmd.kernels.index import ScatterReduction
+from tests.stack.kmd.scatter_reference import COMBINE
 
 RNG = np.random.default_rng(23)
-COMBINE = {
-    ScatterReduction.NONE: lambda old, new: new,
-    ScatterReduction.ADD: np.add,
-    ScatterReduction.MUL: np.multiply,
-    ScatterReduction.MAX: np.maximum,
-    ScatterReduction.MIN: np.minimum,
-}
 
 
 def reference(data, indices, updates, axis, reduction):  # type: ignore[no-untyped-def]

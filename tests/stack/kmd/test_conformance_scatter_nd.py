@@ -11,15 +11,9 @@ import pytest
 from stack.kmd import KernelId
 from stack.kmd.errors import FenceFailedError
 from stack.kmd.kernels.index import ScatterReduction
+from tests.stack.kmd.scatter_reference import COMBINE
 
 RNG = np.random.default_rng(17)
-COMBINE = {
-    ScatterReduction.NONE: lambda old, new: new,
-    ScatterReduction.ADD: np.add,
-    ScatterReduction.MUL: np.multiply,
-    ScatterReduction.MAX: np.maximum,
-    ScatterReduction.MIN: np.minimum,
-}
 
 
 def reference(data, indices, updates, reduction):  # type: ignore[no-untyped-def]
