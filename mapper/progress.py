@@ -16,6 +16,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+#: The name of :func:`step`'s timer thread. It only waits and writes to stderr, so a fork
+#: while it runs is safe for a child that never writes there (:mod:`mapper.ingest.parallel`).
+TICKER = "stackmap-progress"
+
 
 def _say(line: str) -> None:
     sys.stderr.write(f"stackmap: {line}\n")
@@ -42,7 +46,7 @@ def step(
             said.set()
             wait = every_s
 
-    ticker = threading.Thread(target=tick, name="stackmap-progress", daemon=True)
+    ticker = threading.Thread(target=tick, name=TICKER, daemon=True)
     ticker.start()
     try:
         yield

@@ -6,22 +6,28 @@ ingest without embeddings (so that a change in a shared machine's load weighs on
 the ratio); then a full ingest with embeddings into an empty store, and a re-ingest after
 appending one function to one code file. Each figure is the best of ``repeat`` runs (the
 embedded full ingest and the incremental run once each: they depend on the store's state).
-``*_cpu_s`` are the floor and the ingest without embeddings in CPU time of this process
-(single-threaded work), steadier than wall time on a busy machine.
+``*_cpu_s`` are the floor and the ingest without embeddings in CPU time, of this process and
+of the forked parse child (:mod:`mapper.ingest.parallel`), steadier than wall time on a busy
+machine. ``full_noembed_1proc_*`` is the same ingest with the fork turned off (one process),
+also alternated with the floor.
 Synchronous; takes seconds to minutes (embedding dominates).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
+import resource
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from mapper.config import CONFIG_FILE, StackmapConfig, load_config
-from mapper.ingest import ingest, treesitter
+from mapper.ingest import ingest, parallel, treesitter
 from mapper.ingest.code import sniff_language
 from mapper.ingest.scan import Category, scan
 from mapper.progress import step
@@ -69,11 +75,35 @@ def _timed(root: Path, config: StackmapConfig, **kw: Any) -> float:
     return _timed_both(root, config, **kw)[0]
 
 
-def _timed_both(root: Path, config: StackmapConfig, **kw: Any) -> tuple[float, float]:
-    """(wall s, CPU s of this process) of one ingest."""
-    start, cpu = time.perf_counter(), time.process_time()
-    ingest(root, config, progress=False, **kw)
-    return time.perf_counter() - start, time.process_time() - cpu
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that have ended."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _timed_both(
+    root: Path, config: StackmapConfig, fork: bool = True, **kw: Any
+) -> tuple[float, float]:
+    """(wall s, CPU s of this process and its children) of one ingest; ``fork=False`` parses
+    in this process only."""
+    with _fork_switch(fork):
+        start, cpu = time.perf_counter(), _cpu()
+        ingest(root, config, progress=False, **kw)
+        return time.perf_counter() - start, _cpu() - cpu
+
+
+@contextlib.contextmanager
+def _fork_switch(on: bool) -> Iterator[None]:
+    was = os.environ.get(parallel.ENV)
+    if not on:
+        os.environ[parallel.ENV] = "0"
+    try:
+        yield
+    finally:
+        if was is None:
+            os.environ.pop(parallel.ENV, None)
+        else:
+            os.environ[parallel.ENV] = was
 
 
 def bench_ingest(root: Path, repeat: int = 3, embed: bool = True) -> dict[str, Any]:
@@ -85,13 +115,16 @@ def bench_ingest(root: Path, repeat: int = 3, embed: bool = True) -> dict[str, A
         config = dataclasses.replace(load_config(work), root=work.resolve())
         floors: list[tuple[float, float, int, int]] = []
         noembeds: list[tuple[float, float]] = []
+        inprocess: list[tuple[float, float]] = []
         with step(f"bench ingest: parse floor and full ingest without embeddings ({repeat} runs)"):
-            for _ in range(repeat):  # alternated, so a change in the machine's load hits both
+            for _ in range(repeat):  # alternated, so a change in the machine's load hits all
                 floors.append(_parse_floor(config))
                 noembeds.append(_timed_both(work, config, embed=False, full=True))
+                inprocess.append(_timed_both(work, config, fork=False, embed=False, full=True))
         _, _, files, loc = floors[0]
         floor, floor_cpu = min(f[0] for f in floors), min(f[1] for f in floors)
         noembed, noembed_cpu = min(n[0] for n in noembeds), min(n[1] for n in noembeds)
+        one, one_cpu = min(n[0] for n in inprocess), min(n[1] for n in inprocess)
         result: dict[str, Any] = {
             "files": files,
             "loc": loc,
@@ -101,6 +134,10 @@ def bench_ingest(root: Path, repeat: int = 3, embed: bool = True) -> dict[str, A
             "parse_only_cpu_s": round(floor_cpu, 4),
             "full_noembed_cpu_s": round(noembed_cpu, 4),
             "full_noembed_over_parse_cpu": round(noembed_cpu / floor_cpu, 2) if floor_cpu else None,
+            "full_noembed_1proc_s": round(one, 4),
+            "full_noembed_1proc_over_parse": round(one / floor, 2) if floor else None,
+            "full_noembed_1proc_cpu_s": round(one_cpu, 4),
+            "forked_parse": parallel.enabled(scan(config).files),
             "goal_over_parse": GOAL,
         }
         if embed:

@@ -110,8 +110,11 @@ def _run(
             todo.append(entry)
     begin(f"parsing {len(todo)} files")
     with bar(show_progress(progress), len(todo)) as tick:
-        for entry, (record, reason) in zip(todo, parse_many(config, todo, tick), strict=True):
+        for entry, (record, reason, cached) in zip(
+            todo, parse_many(config, todo, tick), strict=True
+        ):
             entries[entry.path] = (entry.digest, entry.category.value, record, reason)
+            texts[entry.path] = cached
             parsed.append(entry.path)
     entries = {path: entries[path] for path in sorted(entries)}
     removed = sorted(set(cache.entries) - set(entries))

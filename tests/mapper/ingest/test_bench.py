@@ -23,6 +23,10 @@ def test_bench_ingest_figures(minirepo: Path) -> None:
         "parse_only_cpu_s",
         "full_noembed_cpu_s",
         "full_noembed_over_parse_cpu",
+        "full_noembed_1proc_s",
+        "full_noembed_1proc_over_parse",
+        "full_noembed_1proc_cpu_s",
+        "forked_parse",
         "goal_over_parse",
         "full_s",
         "incremental_1file_s",
@@ -46,6 +50,9 @@ def test_bench_ingest_figures(minirepo: Path) -> None:
     )
     assert 0 < result["parse_only_s"] < result["full_noembed_s"]
     assert 0 < result["parse_only_cpu_s"] < result["full_noembed_cpu_s"]
+    assert 0 < result["parse_only_s"] < result["full_noembed_1proc_s"]
+    assert 0 < result["parse_only_cpu_s"] < result["full_noembed_1proc_cpu_s"]
+    assert result["forked_parse"] is False  # far less code than a fork pays for
     assert result["goal_over_parse"] == 3.0
     assert result["incremental_file"] in {
         "compiler/ir.py",
