@@ -7,8 +7,9 @@ branch with the block after ``#endif`` — where both branches written out are n
 conditional groups, keeps only the first branch of **those groups** (the ``#if`` side, or the
 ``#else`` side of an ``#if 0``), blanking their directives and other branches, and parses
 again, widening to the enclosing group while that removes errors. Groups elsewhere in the file
-stay as written, so nothing the parser could read is dropped. Lines never move (what is
-dropped becomes empty lines), so every location is the original's.
+stay as written, so nothing the parser could read is dropped. What is dropped becomes spaces,
+so every location is the original's, and each new parse is incremental: tree-sitter is told
+which lines changed and reuses the rest of the first tree.
 """
 
 from __future__ import annotations
@@ -71,22 +72,27 @@ def groups(lines: list[str]) -> list[Group]:
     return found
 
 
-def keep_first(lines: list[str], chosen: list[Group]) -> list[str]:
-    """``lines`` with each chosen group reduced to its first compiled branch."""
-    out = list(lines)
+def dropped(lines: list[str], chosen: list[Group]) -> set[int]:
+    """The line numbers (1-based) that reducing each chosen group to its first compiled
+    branch blanks: its directives (with their continuation lines) and its other branches."""
+    out: set[int] = set()
     for g in chosen:
         cuts = (g.start, *g.branches, g.end)
         kept = 1 if g.dropped_first else 0  # an ``#if 0`` with no ``#else`` keeps nothing
         for i, (a, b) in enumerate(itertools.pairwise(cuts)):
-            for n in range(a, b):
-                if n == a or i != kept:
-                    out[n - 1] = ""
-        out[g.end - 1] = ""
+            out.update(n for n in range(a, b) if n == a or i != kept)
+        out.add(g.end)
         for n in cuts:  # continuation lines of the directives
             while n <= len(lines) and lines[n - 1].rstrip().endswith("\\"):
                 n += 1
-                out[n - 1] = ""
+                out.add(n)
     return out
+
+
+def keep_first(lines: list[str], chosen: list[Group]) -> list[str]:
+    """``lines`` with each chosen group reduced to its first compiled branch."""
+    gone = dropped(lines, chosen)
+    return ["" if n in gone else text for n, text in enumerate(lines, start=1)]
 
 
 def error_spans(root: ts.Node, limit: int = 50) -> list[tuple[int, int]]:
@@ -126,6 +132,7 @@ def parse_resolving_branches(language: Language, source: bytes) -> ts.Tree:
         return tree
     lines = source.decode("utf-8", errors="replace").split("\n")
     all_groups = groups(lines)
+    blank = _Blanker(language, source, tree)
     chosen: set[int] = set()
     for _ in range(ROUNDS):
         wanted = _innermost(all_groups, spans)
@@ -133,17 +140,47 @@ def parse_resolving_branches(language: Language, source: bytes) -> ts.Tree:
             wanted = {p for i in chosen if (p := all_groups[i].parent) is not None} - chosen
             if not wanted:
                 break
-        trial_chosen = chosen | wanted
-        trial_source = "\n".join(keep_first(lines, [all_groups[i] for i in trial_chosen]))
-        trial = treesitter.parse(language, trial_source.encode("utf-8"))
+        chosen |= wanted
+        trial = blank(dropped(lines, [all_groups[i] for i in chosen]))
         trial_spans = error_spans(trial.root_node)
-        chosen = trial_chosen
         if len(trial_spans) < len(spans):
             tree, spans = trial, trial_spans
             if not spans:
                 return tree
     # groups that only balance together (``extern "C" {`` in one, its ``}`` in another): the
     # first branch of every group
-    every = "\n".join(keep_first(lines, all_groups)).encode("utf-8")
-    trial = treesitter.parse(language, every)
+    trial = blank(dropped(lines, all_groups))
     return trial if len(error_spans(trial.root_node)) < len(spans) else tree
+
+
+class _Blanker:
+    """Trees of the source with some lines blanked, each parsed from the tree as written:
+    a blanked line keeps its length (spaces for its bytes), so the edit is told to
+    tree-sitter, which re-reads the lines around it and reuses the rest of the tree."""
+
+    def __init__(self, language: Language, source: bytes, tree: ts.Tree) -> None:
+        self.language, self.tree = language, tree
+        self.lines = source.split(b"\n")
+        self.starts = list(itertools.accumulate((len(b) + 1 for b in self.lines), initial=0))
+
+    def __call__(self, numbers: set[int]) -> ts.Tree:
+        lines = list(self.lines)
+        old = self.tree.copy()
+        for first, last in _runs(sorted(numbers)):
+            for n in range(first, last + 1):
+                lines[n - 1] = b" " * len(lines[n - 1])
+            start, end = self.starts[first - 1], self.starts[last] - 1
+            point = (first - 1, 0), (last - 1, len(lines[last - 1]))
+            old.edit(start, end, end, point[0], point[1], point[1])
+        return treesitter.parser(self.language).parse(b"\n".join(lines), old)
+
+
+def _runs(numbers: list[int]) -> list[tuple[int, int]]:
+    """Consecutive numbers as (first, last) runs: ``[1, 2, 3, 7]`` → ``[(1, 3), (7, 7)]``."""
+    out: list[tuple[int, int]] = []
+    for n in numbers:
+        if out and out[-1][1] == n - 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out

@@ -178,3 +178,44 @@ def test_only_the_groups_that_break_parsing_lose_their_other_branches() -> None:
     # the group that parsed is still a conditional with both branches
     assert [n.type for n in tree.root_node.children][:2] == ["preproc_ifdef", "function_definition"]
     assert sniff_language("x.h", src) is Language.C
+
+
+def test_a_reduced_group_is_parsed_again_from_the_first_tree_as_a_fresh_parse_would() -> None:
+    src = (
+        b"int f(int x) {\n"
+        b"#ifdef FAST\n"  # 2: ``} else`` across #endif: its directives become spaces
+        b"    if (x) { return 1; } else\n"
+        b"#else\n"
+        b"    if (!x) { return 2; } else\n"
+        b"#endif\n"
+        b"    { return 0; }\n"
+        b"}\n"
+        b"int g(void) { return 1; }\n"
+    )
+    blanked = (
+        b"int f(int x) {\n"
+        b"            \n"
+        b"    if (x) { return 1; } else\n"
+        b"     \n"
+        b"                              \n"
+        b"      \n"
+        b"    { return 0; }\n"
+        b"}\n"
+        b"int g(void) { return 1; }\n"
+    )
+    assert treesitter.error_lines(treesitter.parse(Language.C, src).root_node) != []
+    assert cbranches.dropped(
+        src.decode().split("\n"), cbranches.groups(src.decode().split("\n"))
+    ) == {
+        2,
+        4,
+        5,
+        6,
+    }
+    tree = cbranches.parse_resolving_branches(Language.C, src)
+    assert treesitter.error_lines(tree.root_node) == []
+    assert str(tree.root_node) == str(treesitter.parse(Language.C, blanked).root_node)
+    assert [(n.type, n.start_point[0] + 1) for n in tree.root_node.children] == [
+        ("function_definition", 1),
+        ("function_definition", 9),
+    ]
