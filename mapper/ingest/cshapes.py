@@ -37,7 +37,9 @@ def _words(names: str) -> frozenset[str]:
 
 _UPPER = r"[A-Z_][A-Z0-9_]*[A-Z0-9]"
 _NAMED = r"[A-Z_][A-Z][A-Za-z0-9_]*"  # PRId64 and BACKEND_NAME alike
-_STRING_MACRO = re.compile(r'(?<=")(\s*)(' + _NAMED + r')(?=\s*["),])')
+# the quote before the name is matched, not looked behind for: a pattern that starts with a
+# literal is only tried where the literal is (0.05 s against 0.42 s on llama.cpp's sources)
+_STRING_MACRO = re.compile(r'(")(\s*)(' + _NAMED + r')(?=\s*["),])')
 _STRING_BEFORE = re.compile(r"([(,]\s*)(" + _NAMED + r')(?=\s*")')
 _LINE_CALL = re.compile(r"(?m)^([ \t]*(?:extern[ \t]+)?)(" + _UPPER + r")(?=[ \t]*\()")
 _CROSSES = re.compile(r"\n[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b")
@@ -81,7 +83,8 @@ def rewrite(source: bytes) -> bytes:
     """``source`` with the shapes above rewritten; every newline stays where it was."""
     text = source.decode("utf-8", errors="replace")
     text = _STRING_MACRO.sub(_empty_string, text)
-    text = _INSTANTIATION.sub(lambda m: ctext.newlines(m.group(0)), text)
+    if "template" in text:  # the substring test spares C files the scan of every line start
+        text = _INSTANTIATION.sub(lambda m: ctext.newlines(m.group(0)), text)
     text = _BRACE_DEFAULT.sub(lambda m: "= 0" + ctext.newlines(m.group(0)), text)
     text = _ANNOTATION_BEFORE.sub(_annotation, text)
     text = _ANNOTATION_BETWEEN.sub(_between, text)
@@ -110,9 +113,9 @@ def _dunder(match: re.Match[str]) -> str:
 
 
 def _empty_string(match: re.Match[str]) -> str:
-    if ctext.in_directive(match.string, match.start()):
+    if ctext.in_directive(match.string, match.start(2)):
         return match.group(0)
-    return match.group(1) + '""'
+    return match.group(1) + match.group(2) + '""'
 
 
 def _line_calls(text: str) -> str:
