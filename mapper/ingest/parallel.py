@@ -110,9 +110,7 @@ def parse_split(
     and ``n - 1`` forked children; results in the order of ``entries``."""
     mine, *shares = split(entries, n or workers())
     theirs = [share for share in shares if share]
-    children: list[tuple[int, BinaryIO]] = []
-    answers: list[bytes] = []
-    exits: list[int] = []
+    children: list[_Child | None] = []
     try:
         for share in theirs:
             children.append(_fork(entries, share, parse_one))
@@ -120,13 +118,13 @@ def parse_split(
         for i in mine:
             results[i] = _with_text(parse_one(entries[i]))
             tick(entries[i].path)
-        answers = [reader.read() for _, reader in children]
-    finally:  # a child still writing gets a broken pipe instead of blocking; none is left
-        for pid, reader in children:
-            reader.close()
-            exits.append(os.waitpid(pid, 0)[1])
-    for share, answer, status in zip(theirs, answers, exits, strict=True):
-        received = _decode(answer, len(share)) if status == 0 else None
+        answers = [child.answer() if child is not None else None for child in children]
+    finally:  # none is left running, even when this process's own parse failed
+        for child in children:
+            if child is not None:
+                child.close()
+    for share, answer in zip(theirs, answers, strict=True):
+        received = _decode(answer, len(share)) if answer is not None else None
         if received is None:  # the child failed: do its share here
             received = [_with_text(parse_one(entries[i])) for i in share]
         for i, parsed in zip(share, received, strict=True):
@@ -135,14 +133,44 @@ def parse_split(
     return [results[i] for i in range(len(entries))]
 
 
+class _Child:
+    """A forked child and the pipe its answer comes through."""
+
+    def __init__(self, pid: int, reader: BinaryIO) -> None:
+        self.pid, self.reader = pid, reader
+        self.status: int | None = None  # the exit status, once waited for
+
+    def answer(self) -> bytes | None:
+        """All it wrote, once it has exited; None when it did not exit cleanly."""
+        written = self.reader.read()
+        self.close()
+        return written if self.status == 0 else None
+
+    def close(self) -> None:
+        """Close the pipe (a child still writing gets a broken pipe instead of blocking) and
+        wait for the child to exit, once."""
+        self.reader.close()
+        if self.status is None:
+            self.status = os.waitpid(self.pid, 0)[1]
+
+
 def _fork(
     entries: Sequence[SourceFile],
     share: list[int],
     parse_one: Callable[[SourceFile], tuple[Any, str | None]],
-) -> tuple[int, BinaryIO]:
-    """(pid, the pipe its answer comes through) of a child parsing ``share``."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
+) -> _Child | None:
+    """A child parsing ``share``; None when the system refuses another process or pipe (the
+    parent then parses the share)."""
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
     if pid == 0:  # the child: parse, send, and leave without running any caller code
         status = 1
         try:
@@ -153,7 +181,7 @@ def _fork(
         finally:  # whatever happened (even an exception), never return into the caller
             os._exit(status)
     os.close(write_end)
-    return pid, os.fdopen(read_end, "rb")
+    return _Child(pid, os.fdopen(read_end, "rb"))
 
 
 def _with_text(result: tuple[Any, str | None]) -> Parsed:

@@ -89,6 +89,20 @@ def test_a_failing_child_costs_time_not_results(minirepo: Path, failure: str) ->
     assert parallel.parse_split(entries, parse, lambda _p: None, 3) == _sequential(minirepo)
 
 
+def test_a_refused_fork_leaves_the_share_to_the_parent(
+    minirepo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(minirepo)
+
+    def refuse() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(parallel.os, "fork", refuse)
+    entries = _entries(minirepo)
+    forked = parallel.parse_split(entries, lambda e: parse_one(config, e), lambda _p: None, 2)
+    assert forked == _sequential(minirepo)
+
+
 @pytest.mark.parametrize(
     "answer",
     [
