@@ -57,7 +57,9 @@ NodeRow = tuple[str, str, str, str | None, str | None, int | None, dict[str, Any
 EdgeRow = tuple[int, int, str, str | None, str, list[list[Any]], dict[str, Any]]
 
 
-_json = json.JSONEncoder(separators=(",", ":"), default=str).encode
+# The rows are lists and dicts built here from the graph's records, never a cycle: the
+# encoder's check for one (a third of its time on llama.cpp's 60 MB map) is left out.
+_json = json.JSONEncoder(separators=(",", ":"), default=str, check_circular=False).encode
 
 
 def write(path: Path, graph: MapGraph, cache_key: str, parsed: Iterator[ParsedRow]) -> None:

@@ -38,6 +38,11 @@ _KIND = {m.value: m for m in SymbolKind}
 _LANGUAGE = {m.value: m for m in Language}
 
 
+# What is encoded is built here from frozen records (lists, dicts, strings, numbers), never a
+# cycle: the encoder's check for one is left out.
+_json = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+
 class CodecError(ValueError):
     """A cached record that does not decode to one of the known record classes."""
 
@@ -148,8 +153,8 @@ def dumps(record: Any) -> str | None:
     if record is None:
         return None
     if isinstance(record, ParsedFile):
-        return json.dumps({"code": _code(record)}, separators=(",", ":"))
-    return json.dumps({"record": _plain(record)}, separators=(",", ":"))
+        return _json({"code": _code(record)})
+    return _json({"record": _plain(record)})
 
 
 def loads(text: str | None) -> Any:
