@@ -156,10 +156,12 @@ def into_own_modules(
 
 
 def _attributes(known: dict[str, list[vocab.Value]]) -> dict[str, dict[str, str]]:
+    """Op → its ONNX attributes, for the ops that are ONNX operators (an operator without
+    attributes, ``GlobalAveragePool``, has none: every attribute of a new op is fresh to it)."""
     out = {}
     for op, values in known.items():
         attrs = similar.attributes(vocab.spellings(values) | {op})
-        if attrs:
+        if attrs is not None:
             out[op] = attrs
     return out
 
