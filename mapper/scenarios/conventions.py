@@ -32,8 +32,7 @@ from mapper.impact.mapview import EvidenceKind, MapView, Node
 from mapper.impact.records import Hop
 from mapper.ingest.code import python_module
 from mapper.model import NodeKind
-from mapper.scenarios import similar, vocab
-from mapper.scenarios.newop_places import module_name
+from mapper.scenarios import namestyle, similar, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 CONVENTION = 2  # ops with a module of their own under one pattern: a folder's convention
@@ -70,24 +69,41 @@ def _conventions(
 
 
 def _new_modules(
-    view: MapView, known: dict[str, list[vocab.Value]], name: str
-) -> list[tuple[str, str, dict[str, Node]]]:
-    """(folder, pattern, op → module) of each convention the new op gets a module by."""
+    view: MapView, known: dict[str, list[vocab.Value]], name: str, token: str | None
+) -> list[tuple[str, str, str, dict[str, Node]]]:
+    """(folder, pattern, new module, op → module) of each convention the new op gets a module by,
+    spelt as the similar op ``token`` is there (:mod:`.namestyle`)."""
     out = []
+    spelt_as, form = None, ""
+    if token is not None:
+        spelt = vocab.spellings(known[token])
+        spelt_as = namestyle.Spelling(view, known[token], spelt)
+        form = vocab.new_forms(spelt, vocab.compact(name)).get(token, vocab.compact(name))
     for (folder, pattern), modules in sorted(_conventions(view, known).items()):
-        target = posixpath.join(folder, pattern.format(module_name(name)))
-        if len(modules) >= CONVENTION and view.node(f"file:{target}") is None:
-            out.append((folder, pattern, modules))
+        if len(modules) < CONVENTION:
+            continue
+        joined = None
+        if spelt_as is not None and token is not None:
+            own = modules.get(token)
+            joined = (
+                spelt_as.joined_in(posixpath.basename(own.path or "")[:-3])
+                if own is not None
+                else spelt_as.joined_by(namestyle.covered_layer(view, folder))
+            )
+        target = posixpath.join(folder, pattern.format(namestyle.stem(name, joined, form)))
+        if view.node(f"file:{target}") is None:
+            out.append((folder, pattern, target, modules))
     return out
 
 
 def test_modules(
-    view: MapView, known: dict[str, list[vocab.Value]], name: str
+    view: MapView, known: dict[str, list[vocab.Value]], name: str, token: str | None = None
 ) -> list[ChangePoint]:
-    """A new test module per folder whose modules follow the one-module-per-op convention."""
+    """A new test module per folder whose modules follow the one-module-per-op convention,
+    spelling the new op as the place spells the similar op ``token`` (snake case without
+    one)."""
     out = []
-    for folder, pattern, modules in _new_modules(view, known, name):
-        target = posixpath.join(folder, pattern.format(module_name(name)))
+    for folder, pattern, target, modules in _new_modules(view, known, name, token):
         model = modules[min(modules)]
         detail = (
             f"{len(modules)} ops have a module {pattern} in {folder}: {', '.join(sorted(modules))}"
@@ -118,11 +134,9 @@ def into_own_modules(
     folder's convention names after it) moved to the new op's module of that convention: the
     new op's tests go where the convention puts them, not into the similar op's module."""
     moved: dict[str, str] = {}
-    for folder, pattern, modules in _new_modules(view, known, name):
+    for _, _, new, modules in _new_modules(view, known, name, token):
         if token in modules and modules[token].path:
-            moved[str(modules[token].path)] = posixpath.join(
-                folder, pattern.format(module_name(name))
-            )
+            moved[str(modules[token].path)] = new
     roots = view.config.python_roots
     out = []
     for point in points:
@@ -142,10 +156,12 @@ def into_own_modules(
 
 
 def _attributes(known: dict[str, list[vocab.Value]]) -> dict[str, dict[str, str]]:
+    """Op → its ONNX attributes, for the ops that are ONNX operators (an operator without
+    attributes, ``GlobalAveragePool``, has none: every attribute of a new op is fresh to it)."""
     out = {}
     for op, values in known.items():
         attrs = similar.attributes(vocab.spellings(values) | {op})
-        if attrs:
+        if attrs is not None:
             out[op] = attrs
     return out
 

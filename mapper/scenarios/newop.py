@@ -20,6 +20,7 @@ from mapper.scenarios import (
     companions,
     conventions,
     footprint,
+    namestyle,
     newop_places,
     opfamily,
     similar,
@@ -58,6 +59,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     others = {s for t, vs in known.items() if t != token for s in vocab.spellings(vs)} - spelt
     forms = vocab.new_forms(spelt, new)
     vocabs = opfamily.op_vocabularies(view)
+    spelt_as = namestyle.Spelling(view, values, spelt)
     points: list[ChangePoint] = []
     seen: set[str] = set()
     for value in values:
@@ -99,7 +101,9 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
         if not test and not tabled and not _in_place(view, node, vocabs):
             if own_module:  # a module of its own, like the similar op's
                 layer = _layer(view, node)
-                points.extend(newop_places.new_module(view, node, name, layer, spelt, forms))
+                points.extend(
+                    newop_places.new_module(view, node, name, layer, spelt, forms, spelt_as)
+                )
             continue  # else behaviour peculiar to the op, in a module about a few ops
         kind = PointKind.TEST if test else PointKind.IMPLEMENTATION
         verb = "add a test" if test else f"write the {name} counterpart of"
@@ -129,7 +133,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     written = [p for p in points if p.kind is PointKind.IMPLEMENTATION]
     points.extend(newop_places.docs(view, written))  # docs of the op's own code, not of shared code
     points.extend(newop_places.op_lists(view, known, token, name))
-    points.extend(conventions.test_modules(view, known, name))
+    points.extend(conventions.test_modules(view, known, name, token))
     points = conventions.into_own_modules(view, known, token, name, points)
     points.extend(conventions.attribute_contracts(view, known, token, name))
     return _plan(view, name, token, ranked[:5], _unique(points))

@@ -22,7 +22,7 @@ from mapper.impact.mapview import Edge, EvidenceKind, MapView, Node, cite
 from mapper.impact.records import Hop
 from mapper.impact.walk import hop_of
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import footprint, vocab
+from mapper.scenarios import footprint, namestyle, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 SIBLINGS = 3
@@ -53,16 +53,21 @@ def new_module(
     layer: str | None,
     spelt: set[str],
     forms: dict[str, str],
+    spelt_as: namestyle.Spelling,
 ) -> list[ChangePoint]:
     """The new sibling module for the counterpart of ``node`` (same suffixes:
-    ``conv2d.opdesc.json`` → ``conv_transpose.opdesc.json``), and the module lists it joins
+    ``conv2d.opdesc.json`` → ``conv_transpose.opdesc.json``; its stem spells the new op's
+    words joined where the module's stem spells the similar op's joined, ``spelt_as`` says:
+    ``maxpool.opdesc.json`` → ``maxunpool.opdesc.json``), and the module lists it joins
     (importers not themselves devoted to the similar op). A name spelt after the module's
     whole stem is spelt after the new one (``ConvPoolTranslator`` in ``conv_pool.py`` →
     ``ConvTransposeTranslator`` in ``conv_transpose.py``)."""
     path = node.path or ""
     folder, base = posixpath.split(path)
     suffix = base.partition(".")[2]
-    stem = module_name(name)
+    seg = namestyle.segment(base.partition(".")[0], spelt)
+    form = forms.get(vocab.compact(seg or ""), vocab.compact(name))
+    stem = namestyle.stem(name, spelt_as.joined_in(base.partition(".")[0]), form)
     target = posixpath.join(folder, stem + (f".{suffix}" if suffix else ""))
     file = view.node(f"file:{path}")
     module = file.get("module") if file is not None else None

@@ -1,4 +1,4 @@
-"""Importers of the convolution family: Conv, ConvTranspose, GlobalAveragePool,
+"""Importers of the convolution family: Conv, ConvTranspose, GlobalAveragePool, GlobalLpPool,
 BatchNormalization and Dropout (inference); the pools are in :mod:`stack.adapter.ops_pool`.
 
 The kernels are 2-D NCHW: 1-D ops are promoted to 2-D with a unit height through Reshape
@@ -188,6 +188,16 @@ def global_avg_pool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> Non
     rank = _spatial(ctx, proto, name)
     x = proto.input[0] if rank == 2 else _promote(ctx, name, proto.input[0], "x")
     _finish(ctx, name, OpType.GLOBALAVGPOOL, [x], proto.output[0], rank)
+
+
+@register("GlobalLpPool")
+def global_lp_pool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    p = int(attributes(proto).get("p", 2))
+    if p < 1:
+        raise ModelFormatError(f"GlobalLpPool p {p} must be >= 1", op=proto.op_type, node=name)
+    rank = _spatial(ctx, proto, name)
+    x = proto.input[0] if rank == 2 else _promote(ctx, name, proto.input[0], "x")
+    _finish(ctx, name, OpType.GLOBALLPPOOL, [x], proto.output[0], rank, p=p)
 
 
 @register("BatchNormalization")

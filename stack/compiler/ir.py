@@ -81,6 +81,7 @@ class OpType(enum.StrEnum):
     MAXPOOL = "MaxPool"
     AVGPOOL = "AveragePool"
     GLOBALAVGPOOL = "GlobalAveragePool"
+    GLOBALLPPOOL = "GlobalLpPool"  # p (the norm's order, >= 1)
     MAXUNPOOL = "MaxUnpool"  # kernel_shape, strides, pads (begins then ends); output_shape if set
     FLATTEN = "Flatten"
     RESHAPE = "Reshape"

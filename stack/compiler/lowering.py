@@ -63,6 +63,7 @@ register(OpType.BATCHNORM, Lowering(ExecOp.BATCHNORM, ("epsilon", "relu")))
 register(OpType.MAXPOOL, Lowering(ExecOp.MAXPOOL, _WINDOW))
 register(OpType.AVGPOOL, Lowering(ExecOp.AVGPOOL, (*_WINDOW, "count_include_pad")))
 register(OpType.GLOBALAVGPOOL, Lowering(ExecOp.GLOBALAVGPOOL))
+register(OpType.GLOBALLPPOOL, Lowering(ExecOp.GLOBALLPPOOL, ("p",)))
 register(
     OpType.MAXUNPOOL,
     Lowering(ExecOp.MAXUNPOOL, ("kernel_shape", "strides", "pads", "output_shape")),

@@ -1,4 +1,5 @@
-"""Shape and dtype rules of the windowed ops: Conv, ConvTranspose, the pools and MaxUnpool
+"""Shape and dtype rules of the windowed ops: Conv, ConvTranspose, the pools (GlobalLpPool's
+p at least 1) and MaxUnpool
 (registered into :mod:`stack.compiler.shape_rules`' registry on import).
 
 Spatial axes follow N, C; a window's output size is :func:`~stack.compiler.shape_rules.conv_out`
@@ -136,4 +137,16 @@ def _max_unpool(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.n
 @register(OpType.GLOBALAVGPOOL)
 def _gap(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
     x = _need(node, t, 0)
+    return [TensorType(x.dtype, (*x.shape[:2], *(1 for _ in x.shape[2:])))]
+
+
+@register(OpType.GLOBALLPPOOL)
+def _global_lp_pool(
+    node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]
+) -> list:
+    x = _need(node, t, 0)
+    if not x.dtype.is_float:
+        raise _fail(node, f"X is {x.dtype.value}; GlobalLpPool takes float16, float32, float64")
+    if int(node.attr("p", 2)) < 1:
+        raise _fail(node, f"p {node.attr('p', 2)} must be >= 1")
     return [TensorType(x.dtype, (*x.shape[:2], *(1 for _ in x.shape[2:])))]

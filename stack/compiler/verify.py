@@ -48,6 +48,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.MAXPOOL: Arity(1, 1),
     OpType.AVGPOOL: Arity(1, 1),
     OpType.GLOBALAVGPOOL: Arity(1, 1),
+    OpType.GLOBALLPPOOL: Arity(1, 1),
     OpType.MAXUNPOOL: Arity(2, 2),  # X, I (the output shape is an attribute)
     OpType.FLATTEN: Arity(1, 1),
     OpType.RESHAPE: Arity(1, 2),

@@ -59,6 +59,7 @@ class ExecOp(enum.IntEnum):
     SCATTER_ND = 39
     SCATTER_ELEMENTS = 40
     MAXUNPOOL = 41
+    GLOBALLPPOOL = 42
 
 
 class ExecDType(enum.IntEnum):
@@ -148,6 +149,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.SCATTER_ND: OpKind.SCATTER_ND,
     ExecOp.SCATTER_ELEMENTS: OpKind.SCATTER_ELEMENTS,
     ExecOp.MAXUNPOOL: OpKind.MAXUNPOOL,
+    ExecOp.GLOBALLPPOOL: OpKind.GLOBALLPPOOL,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

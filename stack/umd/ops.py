@@ -64,6 +64,7 @@ class OpKind(enum.IntEnum):
     SCATTER_ND = 39
     SCATTER_ELEMENTS = 40
     MAXUNPOOL = 41
+    GLOBALLPPOOL = 42
     # END GENERATED
 
 

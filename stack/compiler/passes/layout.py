@@ -13,7 +13,14 @@ from stack.compiler.options import CompileOptions
 from stack.compiler.passes import register
 
 NCHW_OPS = frozenset(
-    {OpType.CONV, OpType.MAXPOOL, OpType.AVGPOOL, OpType.GLOBALAVGPOOL, OpType.BATCHNORM}
+    {
+        OpType.CONV,
+        OpType.MAXPOOL,
+        OpType.AVGPOOL,
+        OpType.GLOBALAVGPOOL,
+        OpType.GLOBALLPPOOL,
+        OpType.BATCHNORM,
+    }
 )
 
 

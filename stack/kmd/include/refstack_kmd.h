@@ -98,6 +98,7 @@
 #define REFSTACK_KERNEL_SCATTER_ND     39
 #define REFSTACK_KERNEL_SCATTER_ELEMENTS 40
 #define REFSTACK_KERNEL_MAXUNPOOL      41
+#define REFSTACK_KERNEL_GLOBALLPPOOL   42
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

@@ -163,6 +163,10 @@ for _abi in (
     ),
     KernelAbi(KernelId.GLOBALAVGPOOL, ("X",), ("Y",), doc="Mean over H, W: Y[N,C,1,1]."),
     KernelAbi(
+        KernelId.GLOBALLPPOOL, ("X",), ("Y",), ints=(Imm("p", 2, "the norm's order, >= 1"),),
+        doc="Lp norm over H, W: Y[N,C,1,1] = (sum |X|^p)^(1/p).",
+    ),
+    KernelAbi(
         KernelId.MAXUNPOOL, ("X", "I"), ("Y",),
         doc="ONNX MaxUnpool: Y = zeros with X written at the places I (X's shape) names in Y "
         "flattened; a place named twice takes the last X; output size from Y (N, C as X's).",

@@ -57,4 +57,5 @@ class KernelId(enum.IntEnum):
     SCATTER_ND = 39
     SCATTER_ELEMENTS = 40
     MAXUNPOOL = 41
+    GLOBALLPPOOL = 42
     # END GENERATED

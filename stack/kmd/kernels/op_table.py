@@ -63,4 +63,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(39, "SCATTER_ND", "SCATTER_ND"),
     KernelRow(40, "SCATTER_ELEMENTS", "SCATTER_ELEMENTS"),
     KernelRow(41, "MAXUNPOOL", "MAXUNPOOL"),
+    KernelRow(42, "GLOBALLPPOOL", "GLOBALLPPOOL"),
 )

@@ -1,6 +1,6 @@
-"""Max, average and global-average pooling (NCHW) for any ``xp``: separable passes over kernel
-taps only (never pixels), each one strided whole-tensor operation; and max unpooling (any
-spatial rank), the scatter that undoes a max pool.
+"""Max, average, global-average and global-Lp pooling (NCHW) for any ``xp``: separable passes
+over kernel taps only (never pixels), each one strided whole-tensor operation; and max
+unpooling (any spatial rank), the scatter that undoes a max pool.
 
 Max pooling takes any dtype with an order (floats pad with -inf, integers with their minimum).
 Average pooling reads dilations from ints 9-10 when a blob carries them (the AVGPOOL ABI does
@@ -116,6 +116,20 @@ def globalavgpool(
     )
 
 
+def globallppool(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """ONNX GlobalLpPool: the Lp norm (sum |x|^p)^(1/p) over every axis after the channel
+    axis, p from ints[0] (>= 1); float16 sums in float32."""
+    x, y = ins[0], outs[0]
+    p = ints[0] if ints else 2
+    if p < 1:
+        raise ValueError(f"GlobalLpPool p must be >= 1, got {p}")
+    a = xp.abs(x.astype(xp.float32) if x.dtype == xp.float16 else x)
+    total = (a if p == 1 else a**p).sum(axis=tuple(range(2, x.ndim)), keepdims=True)
+    xp.copyto(y, (total if p == 1 else total ** (1.0 / p)).reshape(y.shape), casting="unsafe")
+
+
 def maxunpool(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
@@ -141,4 +155,5 @@ TABLE = {
     KernelId.AVGPOOL: avgpool,
     KernelId.GLOBALAVGPOOL: globalavgpool,
     KernelId.MAXUNPOOL: maxunpool,
+    KernelId.GLOBALLPPOOL: globallppool,
 }

@@ -1,4 +1,4 @@
-"""The convolution family: CONV2D, MAXPOOL, AVGPOOL, GLOBALAVGPOOL (NCHW kernels).
+"""The convolution family: CONV2D, MAXPOOL, AVGPOOL, GLOBALAVGPOOL, GLOBALLPPOOL (NCHW kernels).
 
 NHWC activations are converted: a TRANSPOSE into an NCHW scratch buffer before the kernel and,
 for an NHWC output, a TRANSPOSE from the kernel's NCHW scratch output after it.
@@ -26,6 +26,7 @@ _KERNEL = {
     OpKind.MAXPOOL: KernelId.MAXPOOL,
     OpKind.AVGPOOL: KernelId.AVGPOOL,
     OpKind.GLOBALAVGPOOL: KernelId.GLOBALAVGPOOL,
+    OpKind.GLOBALLPPOOL: KernelId.GLOBALLPPOOL,
 }
 
 
@@ -107,6 +108,11 @@ class ConvPoolTranslator(OpTranslator):
         elif req.op is OpKind.GLOBALAVGPOOL:
             need_counts(req, (1, 1))
             kattrs = {}
+        elif req.op is OpKind.GLOBALLPPOOL:
+            need_counts(req, (1, 1))
+            kattrs = {"p": attr_int(attrs, "p", 2)}
+            if kattrs["p"] < 1:
+                raise ShapeError(f"p must be >= 1, got {kattrs['p']}", field="attrs.p")
         else:
             need_counts(req, (1, 1))
             kshape = attr_ints(attrs, "kernel_shape", 2, None)
@@ -128,7 +134,7 @@ class ConvPoolTranslator(OpTranslator):
                 f"{call.kernel_id.name} takes 4-D NCHW input, got {x}", field="inputs[0].shape"
             )
         n, c, h, w = x
-        if call.kernel_id is KernelId.GLOBALAVGPOOL:
+        if call.kernel_id in (KernelId.GLOBALAVGPOOL, KernelId.GLOBALLPPOOL):
             return ((n, c, 1, 1),)
         if call.kernel_id is KernelId.CONV2D:
             wsh = call.ins[1].shape

@@ -128,3 +128,29 @@ def test_a_new_string_attribute_gets_a_value_set_beside_the_others(view: MapView
         ("contracts/up_down.yaml", 25, "", "add an int"),
     ]
     assert conventions.attribute_contracts(view, known, "gather", "NotAnOnnxOp") == []
+
+
+_PLAIN = ("RELU", "SOFTMAX", "TRANSPOSE", "CONCAT", "GATHER")
+PLAIN_FILES = {
+    **{k: v for k, v in FILES.items() if k.startswith("toy/") and "ir.py" not in k},
+    "toy/up/ir.py": "import enum\n\n\nclass OpType(enum.Enum):\n"
+    + "".join(f'    {k} = "{k.title()}"\n' for k in _PLAIN),
+    "toy/up/rules.py": rules_module("RELU", "SOFTMAX"),
+    "toy/down/kernels.py": "import enum\n\n\nclass KernelId(enum.IntEnum):\n"
+    + "".join(f"    {k} = {i}\n" for i, k in enumerate(_PLAIN, 1)),
+    "contracts/up_down.yaml": FILES["contracts/up_down.yaml"],
+}
+
+
+def test_a_similar_op_without_attributes_leaves_every_attribute_fresh(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Relu is an ONNX operator without attributes: LeakyRelu's alpha is fresh to it, so the
+    interface listing attributes per op (SOFTMAX axis; TRANSPOSE perm; CONCAT axis; GATHER
+    axis) gains LeakyRelu's entry; no other interface names RELU."""
+    pytest.importorskip("onnx", reason="the attribute rules read the ONNX schemas")
+    plain = build_view(tmp_path_factory.mktemp("plain"), PLAIN_FILES, CONFIG, dedent=True)
+    points = conventions.attribute_contracts(plain, opfamily.ops(plain), "relu", "LeakyRelu")
+    assert [(p.path, p.line, p.predicted, p.action[:14]) for p in points] == [
+        ("contracts/up_down.yaml", 9, "interface:up_down.request", "name LeakyRelu")
+    ]
