@@ -1,20 +1,22 @@
-"""Parse a large batch on the usable cores: forked children take shares of the code files.
+"""Parse a large batch on the usable cores: forked children share the code files with it.
 
-Synchronous: the caller waits for every share. Each child parses its share with the same
+Synchronous: the caller waits for every file. The code files form one queue, biggest first,
+that every process takes from as it becomes free (a counter in shared memory), so none
+waits on a share that turned out slower than its size said. Each child parses with the same
 ``parse_one`` the parent uses and sends each result back as its parse-cache text
 (:func:`mapper.ingest.codec.dumps`, plain JSON: nothing the parent reads can run code), then
-leaves with ``os._exit`` (it never returns into the caller's code). Meanwhile the parent
-parses the rest (every doc, contract and proto, and its share of the code); it then reads,
-reaps, and decodes the children's texts, so the results and their order are those of a
-sequential run. The texts go on into the parse cache, which would otherwise encode every
-record again when the map is saved.
+leaves with ``os._exit`` (it never returns into the caller's code). The parent parses every
+doc, contract and proto and its part of the queue; it then reads, reaps, and decodes the
+children's texts, so the results and their order are those of a sequential run. The texts go
+on into the parse cache, which would otherwise encode every record again when the map is
+saved.
 
 Used only where it pays and is safe: ``os.fork`` exists, at least two CPUs are usable, the
 process runs no other Python thread (but the progress timer), and the batch holds at least
 ``MIN_BYTES`` of code (an incremental run parses a few files in-process).
 ``STACKMAP_PARSE_FORK`` sets the number of processes (``1`` or ``0``: this one only). A child
 that fails in any way (killed, an exception, a short or unreadable answer) costs time, never
-results: the parent then parses that child's share itself.
+results: the parent parses whatever no answer brought back.
 
 ``stackmap bench ingest --json --no-embed`` prints the ingest with and without it
 (``full_noembed_s`` and ``full_noembed_1proc_s``), alternated in one run.
@@ -22,10 +24,12 @@ results: the parent then parses that child's share itself.
 
 from __future__ import annotations
 
+import itertools
 import json
+import multiprocessing
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 from mapper.ingest import codec
@@ -34,12 +38,8 @@ from mapper.progress import TICKER
 
 ENV = "STACKMAP_PARSE_FORK"
 MIN_BYTES = 256 * 1024
-# Rough cost per byte relative to code (parse, query, extraction, encoding) and the fixed cost
-# of a proto (protoc runs once per file), to balance the shares.
-_WEIGHT = {Category.DOC: 0.3, Category.CONTRACT: 0.6, Category.PROTO: 0.0}
-_PROTO_COST = 25_000
-_DECODE = 0.1  # the parent's cost of decoding a child's result, per byte of code
 MAX_WORKERS = 8
+_CODE = (Category.CODE, Category.TEST)
 
 #: One parse: (record, why the file was skipped or None, the record's parse-cache text).
 Parsed = tuple[Any, str | None, str | None]
@@ -75,29 +75,31 @@ def _other_threads() -> bool:
     return any(t is not here and t.name != TICKER for t in threading.enumerate())
 
 
-def split(entries: Sequence[SourceFile], n: int) -> list[list[int]]:
-    """The indexes each of ``n`` processes parses (the parent's first), balanced by estimated
-    cost: the parent keeps every non-code file, and each code file, biggest first, goes where
-    the load ends lowest (one for a child also costs the parent its decoding)."""
-    loads = [0.0] * n
-    shares: list[list[int]] = [[] for _ in range(n)]
-    code: list[int] = []
-    for i, entry in enumerate(entries):
-        if entry.category in (Category.CODE, Category.TEST):
-            code.append(i)
-            continue
-        shares[0].append(i)
-        loads[0] += len(entry.data) * _WEIGHT.get(entry.category, 1.0)
-        loads[0] += _PROTO_COST if entry.category is Category.PROTO else 0
-    for i in sorted(code, key=lambda i: (-len(entries[i].data), i)):
-        size = len(entries[i].data)
-        ends = [loads[0] + size] + [load + size for load in loads[1:]]
-        best = min(range(n), key=lambda k: (ends[k], k))
-        loads[best] = ends[best]
-        if best:
-            loads[0] += size * _DECODE
-        shares[best].append(i)
-    return [sorted(share) for share in shares]
+class _Queue:
+    """Indexes to parse, handed out once each across the processes forked after it is made
+    (a counter in shared memory, under its lock). A process that cannot get the lock within
+    ``LOCK_S`` (a child killed while it held it) stops taking; the parent parses what was
+    never taken."""
+
+    LOCK_S = 10.0
+
+    def __init__(self, order: list[int]) -> None:
+        self.order = order
+        fork = multiprocessing.get_context("fork")
+        self.taken = fork.RawValue("q", 0)
+        self.lock = fork.Lock()
+
+    def __iter__(self) -> Iterator[int]:
+        lock = self.lock
+        while lock.acquire(timeout=self.LOCK_S):
+            try:
+                at = self.taken.value
+                self.taken.value = at + 1
+            finally:
+                lock.release()
+            if at >= len(self.order):
+                return
+            yield self.order[at]
 
 
 def parse_split(
@@ -108,14 +110,15 @@ def parse_split(
 ) -> list[Parsed]:
     """``parse_one`` over ``entries`` in ``n`` processes (:func:`workers` when None), this one
     and ``n - 1`` forked children; results in the order of ``entries``."""
-    mine, *shares = split(entries, n or workers())
-    theirs = [share for share in shares if share]
+    code = [i for i, e in enumerate(entries) if e.category in _CODE]
+    queue = _Queue(sorted(code, key=lambda i: (-len(entries[i].data), i)))
     children: list[_Child | None] = []
+    results: dict[int, Parsed] = {}
     try:
-        for share in theirs:
-            children.append(_fork(entries, share, parse_one))
-        results: dict[int, Parsed] = {}
-        for i in mine:
+        for _ in range((n or workers()) - 1):
+            children.append(_fork(entries, queue, parse_one))
+        rest = [i for i, e in enumerate(entries) if e.category not in _CODE]
+        for i in itertools.chain(rest, queue):  # the queue lazily: one file at a time
             results[i] = _with_text(parse_one(entries[i]))
             tick(entries[i].path)
         answers = [child.answer() if child is not None else None for child in children]
@@ -123,12 +126,13 @@ def parse_split(
         for child in children:
             if child is not None:
                 child.close()
-    for share, answer in zip(theirs, answers, strict=True):
-        received = _decode(answer, len(share)) if answer is not None else None
-        if received is None:  # the child failed: do its share here
-            received = [_with_text(parse_one(entries[i])) for i in share]
-        for i, parsed in zip(share, received, strict=True):
+    for answer in answers:
+        for i, parsed in (_decode(answer, len(entries)) if answer is not None else None) or ():
             results[i] = parsed
+            tick(entries[i].path)
+    for i in range(len(entries)):  # what a failed child took and never answered for
+        if i not in results:
+            results[i] = _with_text(parse_one(entries[i]))
             tick(entries[i].path)
     return [results[i] for i in range(len(entries))]
 
@@ -156,11 +160,11 @@ class _Child:
 
 def _fork(
     entries: Sequence[SourceFile],
-    share: list[int],
+    queue: _Queue,
     parse_one: Callable[[SourceFile], tuple[Any, str | None]],
 ) -> _Child | None:
-    """A child parsing ``share``; None when the system refuses another process or pipe (the
-    parent then parses the share)."""
+    """A child parsing what it takes from ``queue``; None when the system refuses another
+    process or pipe (the others then take its part)."""
     try:
         read_end, write_end = os.pipe()
     except OSError:
@@ -175,8 +179,11 @@ def _fork(
         status = 1
         try:
             os.close(read_end)
+            # each result encoded as soon as it is parsed: while there is a file left to
+            # take, not after the queue is empty and the parent may be waiting
+            answer = _encode((i, *parse_one(entries[i])) for i in queue)
             with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(_encode([parse_one(entries[i]) for i in share]))
+                pipe.write(answer)
             status = 0
         finally:  # whatever happened (even an exception), never return into the caller
             os._exit(status)
@@ -188,32 +195,36 @@ def _with_text(result: tuple[Any, str | None]) -> Parsed:
     return result[0], result[1], codec.dumps(result[0])
 
 
-def _encode(results: list[tuple[Any, str | None]]) -> bytes:
-    """One JSON line heading the answer, ``[[text length or -1, reason], …]``, then the texts
-    one after another (UTF-8): no text is escaped into another JSON document."""
+def _encode(results: Iterable[tuple[int, Any, str | None]]) -> bytes:
+    """One JSON line heading the answer, ``[[index, text length or -1, reason], …]``, then
+    the texts one after another (UTF-8): no text is escaped into another JSON document."""
     head: list[list[Any]] = []
     blobs: list[bytes] = []
-    for record, reason in results:
+    for index, record, reason in results:
         text = codec.dumps(record)
         blob = b"" if text is None else text.encode("utf-8")
-        head.append([-1 if text is None else len(blob), reason])
+        head.append([index, -1 if text is None else len(blob), reason])
         blobs.append(blob)
     return json.dumps(head).encode("utf-8") + b"\n" + b"".join(blobs)
 
 
-def _decode(answer: bytes, count: int) -> list[Parsed] | None:
-    """The child's results, or None when its answer is not ``count`` well-formed ones."""
+def _decode(answer: bytes, count: int) -> list[tuple[int, Parsed]] | None:
+    """A child's (index, result) pairs, or None when its answer is not well-formed results
+    for distinct indexes below ``count``."""
     head_end = answer.find(b"\n")
     try:
         head = json.loads(answer[:head_end]) if head_end >= 0 else None
-        if not isinstance(head, list) or len(head) != count:
+        if not isinstance(head, list):
             return None
-        out: list[Parsed] = []
+        out: list[tuple[int, Parsed]] = []
         at = head_end + 1
-        for size, reason in head:
+        for index, size, reason in head:
+            if not (isinstance(index, int) and 0 <= index < count):
+                return None
             text = None if size < 0 else answer[at : at + size].decode("utf-8")
             at += max(size, 0)
-            out.append((codec.loads(text), reason, text))
-        return out if at == len(answer) else None
+            out.append((index, (codec.loads(text), reason, text)))
+        distinct = len({i for i, _ in out}) == len(out)
+        return out if at == len(answer) and distinct else None
     except (ValueError, TypeError, codec.CodecError):
         return None

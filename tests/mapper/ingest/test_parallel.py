@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import threading
+import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ import pytest
 
 from mapper.config import load_config
 from mapper.ingest import codec, ingest, load_map, parallel
+from mapper.ingest.code import parse_source
 from mapper.ingest.parse import parse_one
 from mapper.ingest.scan import Category, SourceFile, scan
 from mapper.ingest.store import Store
@@ -32,33 +35,26 @@ def _sequential(root: Path) -> list[parallel.Parsed]:
     return out
 
 
-def _file(path: str, category: Category, size: int) -> SourceFile:
-    return SourceFile(path, category, Language.PYTHON, path, b"x" * size)
-
-
-def test_split_sends_each_code_file_biggest_first_where_the_load_ends_lowest() -> None:
-    entries = [
-        _file("a.py", Category.CODE, 90),
-        _file("b.py", Category.CODE, 60),
-        _file("doc.md", Category.DOC, 300),  # weighs 90: the total is 260, the share 119.6
-        _file("c_test.py", Category.TEST, 20),
-    ]
-    # Two processes. The parent starts at 90 (the doc). a: 180 here, 90 there: the child
-    # (the parent 99, decoding it). b: 159 here, 150 there: the child (the parent 105).
-    # c: 125 here, 170 there: the parent.
-    assert parallel.split(entries, 2) == [[2, 3], [0, 1]]
-    # Three: a to the first child (a tie goes to the lower), b and c to the second.
-    assert parallel.split(entries, 3) == [[2], [0], [1, 3]]
-
-
-def test_split_keeps_non_code_home_and_gives_each_file_to_one_side(minirepo: Path) -> None:
-    entries = _entries(minirepo)
-    mine, theirs = parallel.split(entries, 2)
-    code = (Category.CODE, Category.TEST)
-    assert sorted(mine + theirs) == list(range(len(entries)))
-    # protoc's fixed cost outweighs all nine code files: the child parses every one
-    assert theirs == [i for i, e in enumerate(entries) if e.category in code]
-    assert len(theirs) == 9
+def test_the_queue_hands_each_index_out_once_across_processes() -> None:
+    queue = parallel._Queue(list(range(500)))
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child takes what it can and reports it
+        status = 1
+        try:
+            os.close(read_end)
+            with os.fdopen(write_end, "w") as pipe:
+                pipe.write(" ".join(str(i) for i in queue))
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    mine = list(queue)
+    with os.fdopen(read_end) as pipe:
+        theirs = [int(i) for i in pipe.read().split()]
+    assert os.waitpid(pid, 0)[1] == 0
+    assert sorted(mine + theirs) == list(range(500))
+    assert list(queue) == []  # an emptied queue stays empty
 
 
 @pytest.mark.parametrize("processes", [2, 3, 8])
@@ -107,13 +103,27 @@ def test_a_refused_fork_leaves_the_share_to_the_parent(
     "answer",
     [
         b"",  # nothing at all
-        b"[[3, null]]\nabc",  # a head that lists fewer results than the child was given
-        b'[[5, null], [5, null]]\n{"cod',  # a text cut short
+        b"[[0, 3, null]]\nabcdef",  # more text than the head accounts for
+        b'[[0, 5, null], [1, 5, null]]\n{"cod',  # a text cut short
+        b"[[0, -1, null], [0, -1, null]]\n",  # the same file twice
+        b"[[7, -1, null]]\n",  # an index the batch does not have
+        b'[["a", -1, null]]\n',
         b"not json\n",
     ],
 )
 def test_an_unreadable_answer_is_no_result(answer: bytes) -> None:
     assert parallel._decode(answer, 2) is None
+
+
+def test_a_well_formed_answer_decodes_to_its_indexes_and_texts() -> None:
+    parsed = parse_source("a.py", b"def f():\n    return 1\n", Language.PYTHON, "a")
+    text = codec.dumps(parsed)
+    assert text is not None and "\u00e9" not in text
+    answer = parallel._encode([(1, None, "unparsable: é"), (0, parsed, None)])
+    assert parallel._decode(answer, 2) == [
+        (1, (None, "unparsable: é", None)),
+        (0, (parsed, None, text)),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -192,3 +202,42 @@ def test_ingest_with_the_forked_parse_equals_the_in_process_one(
     cache = store.load_parse_cache()
     assert (cache.key, cache.texts) == (forked_cache.key, forked_cache.texts)
     assert sorted(cache.texts) == sorted(e.path for e in _entries(minirepo))
+
+
+def test_a_queue_whose_lock_stays_taken_stops_handing_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    queue = parallel._Queue([4, 5, 6])
+    monkeypatch.setattr(parallel._Queue, "LOCK_S", 0.01)
+    assert next(iter(queue)) == 4
+    queue.lock.acquire()  # as a child killed inside the lock leaves it
+    assert list(queue) == []
+
+
+def test_every_process_takes_from_the_queue_one_file_at_a_time(
+    minirepo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[parallel._Queue] = []
+    real = parallel._Queue
+
+    def recorded(order: list[int]) -> parallel._Queue:
+        made.append(real(order))
+        return made[-1]
+
+    monkeypatch.setattr(parallel, "_Queue", recorded)
+    parent = os.getpid()
+    entries = _entries(minirepo)
+
+    def parse(entry: SourceFile) -> tuple[object, str | None]:
+        if os.getpid() == parent and entry.category in (Category.CODE, Category.TEST):
+            deadline = time.monotonic() + 60  # until the child has taken a file too
+            while made[0].taken.value < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return None, str(os.getpid())
+
+    parsed = parallel.parse_split(entries, parse, lambda _p: None, 2)
+    code = (Category.CODE, Category.TEST)
+    by = Counter(p[1] for e, p in zip(entries, parsed, strict=True) if e.category in code)
+    (child,) = set(by) - {str(parent)}  # the one child parsed some of the nine code files
+    assert by[child] > 0 and sum(by.values()) == 9
+    assert {p[1] for e, p in zip(entries, parsed, strict=True) if e.category not in code} == {
+        str(parent)
+    }
