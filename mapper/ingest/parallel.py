@@ -11,7 +11,8 @@ children's texts, so the results and their order are those of a sequential run. 
 on into the parse cache, which would otherwise encode every record again when the map is
 saved.
 
-Used only where it pays and is safe: ``os.fork`` exists, at least two CPUs are usable, the
+Used only where it pays and is safe: on Linux (where ``os.fork`` is safe for a child that
+only parses; macOS's system frameworks are not), at least two CPUs are usable, the
 process runs no other Python thread (but the progress timer), and the batch holds at least
 ``MIN_BYTES`` of code (an incremental run parses a few files in-process).
 ``STACKMAP_PARSE_FORK`` sets the number of processes (``1`` or ``0``: this one only). A child
@@ -28,6 +29,7 @@ import itertools
 import json
 import multiprocessing
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, BinaryIO
@@ -48,7 +50,7 @@ Parsed = tuple[Any, str | None, str | None]
 def workers() -> int:
     """How many processes a large parse uses: the usable CPUs (at most ``MAX_WORKERS``), or
     the number ``STACKMAP_PARSE_FORK`` gives (``0`` or ``1``: this process only)."""
-    if not hasattr(os, "fork"):
+    if not sys.platform.startswith("linux"):  # macOS's system libraries are not fork-safe
         return 1
     told = os.environ.get(ENV, "").strip()
     if told:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections import Counter
@@ -19,7 +20,9 @@ from mapper.ingest.scan import Category, SourceFile, scan
 from mapper.ingest.store import Store
 from mapper.model import Language
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the forked parse runs on Linux only"
+)
 
 
 def _entries(root: Path) -> list[SourceFile]:
@@ -135,6 +138,12 @@ def test_workers_are_the_usable_cpus_or_as_told(
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda _pid: set(range(5)))
     monkeypatch.setenv(parallel.ENV, told)
     assert parallel.workers() == processes
+
+
+def test_no_fork_off_linux(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel.sys, "platform", "darwin")
+    monkeypatch.setenv(parallel.ENV, "4")
+    assert parallel.workers() == 1
 
 
 def test_small_batches_other_threads_and_the_switch_stay_in_process(
