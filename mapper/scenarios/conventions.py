@@ -32,7 +32,7 @@ from mapper.impact.mapview import EvidenceKind, MapView, Node
 from mapper.impact.records import Hop
 from mapper.ingest.code import python_module
 from mapper.model import NodeKind
-from mapper.scenarios import namestyle, similar, vocab
+from mapper.scenarios import namestyle, similar, testnames, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 CONVENTION = 2  # ops with a module of their own under one pattern: a folder's convention
@@ -101,7 +101,7 @@ def test_modules(
 ) -> list[ChangePoint]:
     """A new test module per folder whose modules follow the one-module-per-op convention,
     spelling the new op as the place spells the similar op ``token`` (snake case without
-    one)."""
+    one), with the tests its sibling modules' name templates give it (:mod:`.testnames`)."""
     out = []
     for folder, pattern, target, modules in _new_modules(view, known, name, token):
         model = modules[min(modules)]
@@ -120,6 +120,7 @@ def test_modules(
                 (_hop(model, model.id, detail, EvidenceKind.DEFINITION),),
             )
         )
+        out.extend(testnames.new_tests(view, pattern, target, modules, name))
     return out
 
 
@@ -132,15 +133,26 @@ def into_own_modules(
 ) -> list[ChangePoint]:
     """``points`` with each test modelled on one in the similar op's own module (the module a
     folder's convention names after it) moved to the new op's module of that convention: the
-    new op's tests go where the convention puts them, not into the similar op's module."""
+    new op's tests go where the convention puts them, not into the similar op's module.
+    Where the similar op has no module of its own there but the folder's modules share test
+    name templates (:mod:`.testnames`), a test modelled on the similar op's in another module
+    of the folder (one about its family) is dropped: the new module's tests are those the
+    templates name."""
     moved: dict[str, str] = {}
-    for _, _, new, modules in _new_modules(view, known, name, token):
+    templated: set[str] = set()
+    for folder, pattern, new, modules in _new_modules(view, known, name, token):
         if token in modules and modules[token].path:
             moved[str(modules[token].path)] = new
+        elif testnames.templates(view, pattern, modules):
+            templated.add(folder)
     roots = view.config.python_roots
     out = []
     for point in points:
-        target = moved.get(point.path or "") if point.kind is PointKind.TEST else None
+        test = point.kind is PointKind.TEST
+        existing = view.node(f"file:{point.path}") is not None
+        if test and existing and posixpath.dirname(point.path or "") in templated:
+            continue
+        target = moved.get(point.path or "") if test else None
         if target is None or not point.predicted or point.path is None:
             out.append(point)
             continue

@@ -1,5 +1,5 @@
 """Importers of the pooling family: MaxPool, AveragePool (1-D, 2-D, 3-D), GlobalMaxPool, LpPool,
-and MaxUnpool.
+MaxUnpool and MaxRoiPool.
 
 The pooling kernels are 2-D NCHW. 1-D pools are promoted to 2-D with a unit height (Reshape
 views). A 3-D pool is separable — a window is a box, its max is the max over depth of the
@@ -11,7 +11,8 @@ into the channels, then over (D, H'·W') with a (kd, 1) window. ``ceil_mode`` is
 each window: an average pool counting padding (zeros add nothing) times the window size, the
 ceil-mode tail made explicit end padding so every window has the full divisor. MaxUnpool is
 its own IR op at any spatial rank (a scatter of X at MaxPool's flat indices into zeros); its
-``output_shape`` input must be a constant.
+``output_shape`` input must be a constant. MaxRoiPool is its own IR op on a 4-D X and rois
+[R, 5] (batch, x1, y1, x2, y2).
 """
 
 from __future__ import annotations
@@ -225,3 +226,30 @@ def max_unpool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
         raise ModelFormatError(
             f"MaxUnpool indices address outside the output {out}", op="MaxUnpool", node=name
         )
+
+
+@register("MaxRoiPool")
+def max_roi_pool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """Y[r] = the max of X[batch_r] over each of pooled_shape bins of roi r (its corners times
+    spatial_scale)."""
+    ins = present_inputs(proto, 2)
+    if len(ins) != 2 or not all(ins):
+        raise ModelFormatError(
+            f"MaxRoiPool takes X and rois, got {list(proto.input)}", op="MaxRoiPool", node=name
+        )
+    x, rois = ctx.type_of(ins[0]), ctx.type_of(ins[1])
+    if len(x.shape) != 4 or len(rois.shape) != 2 or rois.shape[1] != 5:
+        raise ModelFormatError(
+            f"MaxRoiPool needs a 4-D X and rois [R, 5], got {x} and {rois}",
+            op="MaxRoiPool",
+            node=name,
+        )
+    a = attributes(proto)
+    pooled = [int(v) for v in a.get("pooled_shape", ())]
+    if len(pooled) != 2 or min(pooled) < 1:
+        raise ModelFormatError(
+            f"MaxRoiPool pooled_shape {pooled} must be two ints >= 1", op="MaxRoiPool", node=name
+        )
+    scale = float(a.get("spatial_scale", 1.0))
+    ctx.emit(name, OpType.MAXROIPOOL, ins, [proto.output[0]], pooled_shape=pooled,
+             spatial_scale=scale)  # fmt: skip

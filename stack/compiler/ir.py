@@ -82,6 +82,7 @@ class OpType(enum.StrEnum):
     AVGPOOL = "AveragePool"
     GLOBALAVGPOOL = "GlobalAveragePool"
     GLOBALLPPOOL = "GlobalLpPool"  # p (the norm's order, >= 1)
+    MAXROIPOOL = "MaxRoiPool"  # pooled_shape (two ints >= 1), spatial_scale
     MAXUNPOOL = "MaxUnpool"  # kernel_shape, strides, pads (begins then ends); output_shape if set
     FLATTEN = "Flatten"
     RESHAPE = "Reshape"

@@ -64,6 +64,7 @@ register(OpType.MAXPOOL, Lowering(ExecOp.MAXPOOL, _WINDOW))
 register(OpType.AVGPOOL, Lowering(ExecOp.AVGPOOL, (*_WINDOW, "count_include_pad")))
 register(OpType.GLOBALAVGPOOL, Lowering(ExecOp.GLOBALAVGPOOL))
 register(OpType.GLOBALLPPOOL, Lowering(ExecOp.GLOBALLPPOOL, ("p",)))
+register(OpType.MAXROIPOOL, Lowering(ExecOp.MAXROIPOOL, ("pooled_shape", "spatial_scale")))
 register(
     OpType.MAXUNPOOL,
     Lowering(ExecOp.MAXUNPOOL, ("kernel_shape", "strides", "pads", "output_shape")),

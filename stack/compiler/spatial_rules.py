@@ -1,5 +1,5 @@
 """Shape and dtype rules of the windowed ops: Conv, ConvTranspose, the pools (GlobalLpPool's
-p at least 1) and MaxUnpool
+p at least 1; MaxRoiPool's rois [R, 5] of X's dtype) and MaxUnpool
 (registered into :mod:`stack.compiler.shape_rules`' registry on import).
 
 Spatial axes follow N, C; a window's output size is :func:`~stack.compiler.shape_rules.conv_out`
@@ -150,3 +150,16 @@ def _global_lp_pool(
     if int(node.attr("p", 2)) < 1:
         raise _fail(node, f"p {node.attr('p', 2)} must be >= 1")
     return [TensorType(x.dtype, (*x.shape[:2], *(1 for _ in x.shape[2:])))]
+
+
+@register(OpType.MAXROIPOOL)
+def _max_roi_pool(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
+    x, rois = _need(node, t, 0), _need(node, t, 1)
+    if not x.dtype.is_float or rois.dtype != x.dtype:
+        raise _fail(node, f"X {x.dtype.value} and rois {rois.dtype.value} must be one float dtype")
+    if len(x.shape) != 4 or len(rois.shape) != 2 or rois.shape[1] != 5:
+        raise _fail(node, f"X{list(x.shape)} must be 4-D and rois{list(rois.shape)} [R, 5]")
+    pooled = tuple(int(v) for v in node.attr("pooled_shape", ()))
+    if len(pooled) != 2 or min(pooled) < 1:
+        raise _fail(node, f"pooled_shape {list(pooled)} must be two ints >= 1")
+    return [TensorType(x.dtype, (rois.shape[0], x.shape[1], *pooled))]

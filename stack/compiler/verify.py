@@ -49,6 +49,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.AVGPOOL: Arity(1, 1),
     OpType.GLOBALAVGPOOL: Arity(1, 1),
     OpType.GLOBALLPPOOL: Arity(1, 1),
+    OpType.MAXROIPOOL: Arity(2, 2),  # X, rois
     OpType.MAXUNPOOL: Arity(2, 2),  # X, I (the output shape is an attribute)
     OpType.FLATTEN: Arity(1, 1),
     OpType.RESHAPE: Arity(1, 2),

@@ -60,6 +60,7 @@ class ExecOp(enum.IntEnum):
     SCATTER_ELEMENTS = 40
     MAXUNPOOL = 41
     GLOBALLPPOOL = 42
+    MAXROIPOOL = 43
 
 
 class ExecDType(enum.IntEnum):
@@ -150,6 +151,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.SCATTER_ELEMENTS: OpKind.SCATTER_ELEMENTS,
     ExecOp.MAXUNPOOL: OpKind.MAXUNPOOL,
     ExecOp.GLOBALLPPOOL: OpKind.GLOBALLPPOOL,
+    ExecOp.MAXROIPOOL: OpKind.MAXROIPOOL,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

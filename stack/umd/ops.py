@@ -65,6 +65,7 @@ class OpKind(enum.IntEnum):
     SCATTER_ELEMENTS = 40
     MAXUNPOOL = 41
     GLOBALLPPOOL = 42
+    MAXROIPOOL = 43
     # END GENERATED
 
 

@@ -19,6 +19,7 @@ NCHW_OPS = frozenset(
         OpType.AVGPOOL,
         OpType.GLOBALAVGPOOL,
         OpType.GLOBALLPPOOL,
+        OpType.MAXROIPOOL,
         OpType.BATCHNORM,
     }
 )

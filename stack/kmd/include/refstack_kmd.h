@@ -99,6 +99,7 @@
 #define REFSTACK_KERNEL_SCATTER_ELEMENTS 40
 #define REFSTACK_KERNEL_MAXUNPOOL      41
 #define REFSTACK_KERNEL_GLOBALLPPOOL   42
+#define REFSTACK_KERNEL_MAXROIPOOL     43
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

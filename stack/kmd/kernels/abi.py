@@ -167,6 +167,12 @@ for _abi in (
         doc="Lp norm over H, W: Y[N,C,1,1] = (sum |X|^p)^(1/p).",
     ),
     KernelAbi(
+        KernelId.MAXROIPOOL, ("X", "rois"), ("Y",),
+        ints=(Imm("pooled_h"), Imm("pooled_w")), floats=(Imm("spatial_scale", 1.0),),
+        doc="ONNX MaxRoiPool: Y[r,C,ph,pw] = max of X[batch_r] over each bin of roi r "
+        "(rois[r] = batch, x1, y1, x2, y2 scaled by spatial_scale); an empty bin is 0.",
+    ),
+    KernelAbi(
         KernelId.MAXUNPOOL, ("X", "I"), ("Y",),
         doc="ONNX MaxUnpool: Y = zeros with X written at the places I (X's shape) names in Y "
         "flattened; a place named twice takes the last X; output size from Y (N, C as X's).",

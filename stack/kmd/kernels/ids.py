@@ -58,4 +58,5 @@ class KernelId(enum.IntEnum):
     SCATTER_ELEMENTS = 40
     MAXUNPOOL = 41
     GLOBALLPPOOL = 42
+    MAXROIPOOL = 43
     # END GENERATED

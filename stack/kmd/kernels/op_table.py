@@ -64,4 +64,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(40, "SCATTER_ELEMENTS", "SCATTER_ELEMENTS"),
     KernelRow(41, "MAXUNPOOL", "MAXUNPOOL"),
     KernelRow(42, "GLOBALLPPOOL", "GLOBALLPPOOL"),
+    KernelRow(43, "MAXROIPOOL", "MAXROIPOOL"),
 )

@@ -1,6 +1,7 @@
 """Max, average, global-average and global-Lp pooling (NCHW) for any ``xp``: separable passes
-over kernel taps only (never pixels), each one strided whole-tensor operation; and max
-unpooling (any spatial rank), the scatter that undoes a max pool.
+over kernel taps only (never pixels), each one strided whole-tensor operation; max unpooling
+(any spatial rank), the scatter that undoes a max pool; and max pooling of regions of interest
+(one whole-channel max per bin).
 
 Max pooling takes any dtype with an order (floats pad with -inf, integers with their minimum).
 Average pooling reads dilations from ints 9-10 when a blob carries them (the AVGPOOL ABI does
@@ -10,6 +11,7 @@ not list them yet, so through the device they are (1, 1)).
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -150,10 +152,53 @@ def maxunpool(
     xp.copyto(y, work.reshape(y.shape))
 
 
+def _roi_round(v: float) -> int:
+    """C's round(): halves away from zero (numpy rounds them to even)."""
+    return int(math.copysign(math.floor(abs(v) + 0.5), v))
+
+
+def _bins(start: int, size: int, pooled: int, limit: int) -> list[tuple[int, int]]:
+    """The [lo, hi) of each of ``pooled`` bins over ``size`` places from ``start``, clipped to
+    [0, limit); the bin size in float32, as the ONNX reference (Caffe's) computes it."""
+    step = np.float32(size) / np.float32(pooled)
+    out = []
+    for i in range(pooled):
+        lo = math.floor(np.float32(i) * step) + start
+        hi = math.ceil(np.float32(i + 1) * step) + start
+        out.append((min(max(lo, 0), limit), min(max(hi, 0), limit)))
+    return out
+
+
+def maxroipool(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """ONNX MaxRoiPool: for roi r = (batch, x1, y1, x2, y2) scaled by spatial_scale (fl[0]) and
+    rounded, Y[r, :, i, j] = the max of X[batch, :] over bin (i, j) of pooled_h x pooled_w
+    (ints[0:2]); an empty bin is 0. A batch index outside X is an IndexError."""
+    x, rois, y = ins[0], ins[1], outs[0]
+    ph, pw = ints[:2]
+    scale = fl[0] if fl else 1.0
+    n, c, h, w = x.shape
+    if rois.ndim != 2 or rois.shape[1] != 5 or y.shape != (rois.shape[0], c, ph, pw):
+        raise ValueError(f"MaxRoiPool shapes X{x.shape} rois{rois.shape} Y{y.shape} disagree")
+    for r, (batch, x1, y1, x2, y2) in enumerate(rois.tolist()):
+        b = int(batch)
+        if not 0 <= b < n:
+            raise IndexError(f"MaxRoiPool roi {r} names batch {b} of {n}")
+        sw, sh, ew, eh = (_roi_round(v * scale) for v in (x1, y1, x2, y2))
+        rows = _bins(sh, max(eh - sh + 1, 1), ph, h)
+        cols = _bins(sw, max(ew - sw + 1, 1), pw, w)
+        for i, (hs, he) in enumerate(rows):
+            for j, (ws, we) in enumerate(cols):
+                empty = he <= hs or we <= ws
+                y[r, :, i, j] = 0 if empty else x[b, :, hs:he, ws:we].max(axis=(1, 2))
+
+
 TABLE = {
     KernelId.MAXPOOL: maxpool,
     KernelId.AVGPOOL: avgpool,
     KernelId.GLOBALAVGPOOL: globalavgpool,
     KernelId.MAXUNPOOL: maxunpool,
     KernelId.GLOBALLPPOOL: globallppool,
+    KernelId.MAXROIPOOL: maxroipool,
 }

@@ -64,6 +64,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_SCATTER_ELEMENTS: _ClassVar[OpType]
     OP_MAXUNPOOL: _ClassVar[OpType]
     OP_GLOBALLPPOOL: _ClassVar[OpType]
+    OP_MAXROIPOOL: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -122,6 +123,7 @@ OP_SCATTER_ND: OpType
 OP_SCATTER_ELEMENTS: OpType
 OP_MAXUNPOOL: OpType
 OP_GLOBALLPPOOL: OpType
+OP_MAXROIPOOL: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -1,4 +1,5 @@
-"""The convolution family: CONV2D, MAXPOOL, AVGPOOL, GLOBALAVGPOOL, GLOBALLPPOOL (NCHW kernels).
+"""The convolution family: CONV2D, MAXPOOL, AVGPOOL, GLOBALAVGPOOL, GLOBALLPPOOL, MAXROIPOOL
+(NCHW kernels).
 
 NHWC activations are converted: a TRANSPOSE into an NCHW scratch buffer before the kernel and,
 for an NHWC output, a TRANSPOSE from the kernel's NCHW scratch output after it.
@@ -14,6 +15,7 @@ from stack.umd.registry import OpTranslator
 from stack.umd.templates import TemplateRegistry
 from stack.umd.translators._common import (
     Builder,
+    attr_float,
     attr_int,
     attr_ints,
     check_dtype,
@@ -27,6 +29,7 @@ _KERNEL = {
     OpKind.AVGPOOL: KernelId.AVGPOOL,
     OpKind.GLOBALAVGPOOL: KernelId.GLOBALAVGPOOL,
     OpKind.GLOBALLPPOOL: KernelId.GLOBALLPPOOL,
+    OpKind.MAXROIPOOL: KernelId.MAXROIPOOL,
 }
 
 
@@ -113,6 +116,16 @@ class ConvPoolTranslator(OpTranslator):
             kattrs = {"p": attr_int(attrs, "p", 2)}
             if kattrs["p"] < 1:
                 raise ShapeError(f"p must be >= 1, got {kattrs['p']}", field="attrs.p")
+        elif req.op is OpKind.MAXROIPOOL:
+            need_counts(req, (2, 2))
+            same_dtype(req, (0, 1))
+            pooled = attr_ints(attrs, "pooled_shape", 2, None)
+            if min(pooled) < 1:
+                raise ShapeError(
+                    f"pooled_shape must be >= 1, got {pooled}", field="attrs.pooled_shape"
+                )
+            scale = attr_float(attrs, "spatial_scale", 1.0)
+            kattrs = {"pooled_h": pooled[0], "pooled_w": pooled[1], "spatial_scale": scale}
         else:
             need_counts(req, (1, 1))
             kshape = attr_ints(attrs, "kernel_shape", 2, None)
@@ -136,6 +149,11 @@ class ConvPoolTranslator(OpTranslator):
         n, c, h, w = x
         if call.kernel_id in (KernelId.GLOBALAVGPOOL, KernelId.GLOBALLPPOOL):
             return ((n, c, 1, 1),)
+        if call.kernel_id is KernelId.MAXROIPOOL:
+            rois = call.ins[1].shape
+            if len(rois) != 2 or rois[1] != 5:
+                raise ShapeError(f"rois must be [R, 5], got {rois}", field="inputs[1].shape")
+            return ((rois[0], c, call.i("pooled_h"), call.i("pooled_w")),)
         if call.kernel_id is KernelId.CONV2D:
             wsh = call.ins[1].shape
             g = call.i("group")

@@ -86,14 +86,20 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> MapView:
 
 def test_a_folder_giving_two_ops_a_module_each_gets_one_for_the_new_op(view: MapView) -> None:
     """tests/down has test_conformance_<op>.py for gather and pad (and one about families);
-    tests/up has one op's module only, no convention."""
+    tests/up has one op's module only, no convention. Both modules have a test_{}_matches:
+    the new one gets test_scatter_elements_matches (:mod:`mapper.scenarios.testnames`)."""
     points = conventions.test_modules(view, opfamily.ops(view), "ScatterElements")
     assert [(p.kind.value, p.path, p.like) for p in points] == [
         (
             "test",
             "tests/down/test_conformance_scatter_elements.py",
             "file:tests/down/test_conformance_gather.py",
-        )
+        ),
+        (
+            "test",
+            "tests/down/test_conformance_scatter_elements.py",
+            "test:tests/down/test_conformance_gather.py::test_gather_matches",
+        ),
     ]
 
 
