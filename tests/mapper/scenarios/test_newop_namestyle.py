@@ -10,7 +10,7 @@ import pytest
 from mapper.impact import MapView
 from mapper.scenarios import namestyle, opfamily, vocab
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view, up_down_config
+from tests.mapper.toy_map import build_view, rules_module, up_down_config
 
 _OPS = ("MAXPOOL", "GATHER_ND", "PAD", "RELU")
 FILES = {
@@ -18,19 +18,8 @@ FILES = {
     "toy/up/__init__.py": "",
     "toy/up/ir.py": "import enum\n\n\nclass OpType(enum.Enum):\n"
     + "".join(f'    {k} = "{k.title()}"\n' for k in _OPS),
-    "toy/up/rules.py": """
-        from toy.up.ir import OpType
-
-        RULES = {}
-
-
-        def register(op):
-            def deco(fn):
-                RULES[op] = fn
-                return fn
-            return deco
-
-
+    "toy/up/rules.py": rules_module(
+        more="""
         @register(OpType.MAXPOOL)
         def max_pool(node):
             return max_pool_shape(node)
@@ -48,7 +37,8 @@ FILES = {
         @register(OpType.PAD)
         def pad(node):
             return node
-    """,
+        """
+    ),
     "toy/down/__init__.py": "",
     "toy/down/kernels.py": "import enum\n\n\nclass KernelId(enum.IntEnum):\n"
     + "".join(f"    {k} = {i}\n" for i, k in enumerate(_OPS, 1)),
