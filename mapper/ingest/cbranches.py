@@ -89,12 +89,6 @@ def dropped(lines: list[str], chosen: list[Group]) -> set[int]:
     return out
 
 
-def keep_first(lines: list[str], chosen: list[Group]) -> list[str]:
-    """``lines`` with each chosen group reduced to its first compiled branch."""
-    gone = dropped(lines, chosen)
-    return ["" if n in gone else text for n, text in enumerate(lines, start=1)]
-
-
 def error_spans(root: ts.Node, limit: int = 50) -> list[tuple[int, int]]:
     """(first line, last line) of the syntax errors under ``root`` (1-based)."""
     found: list[tuple[int, int]] = []

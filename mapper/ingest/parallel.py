@@ -121,7 +121,7 @@ def parse_split(
             children.append(_fork(entries, queue, parse_one))
         rest = [i for i, e in enumerate(entries) if e.category not in _CODE]
         for i in itertools.chain(rest, queue):  # the queue lazily: one file at a time
-            results[i] = _with_text(parse_one(entries[i]))
+            results[i] = with_text(parse_one(entries[i]))
             tick(entries[i].path)
         answers = [child.answer() if child is not None else None for child in children]
     finally:  # none is left running, even when this process's own parse failed
@@ -134,7 +134,7 @@ def parse_split(
             tick(entries[i].path)
     for i in range(len(entries)):  # what a failed child took and never answered for
         if i not in results:
-            results[i] = _with_text(parse_one(entries[i]))
+            results[i] = with_text(parse_one(entries[i]))
             tick(entries[i].path)
     return [results[i] for i in range(len(entries))]
 
@@ -193,7 +193,8 @@ def _fork(
     return _Child(pid, os.fdopen(read_end, "rb"))
 
 
-def _with_text(result: tuple[Any, str | None]) -> Parsed:
+def with_text(result: tuple[Any, str | None]) -> Parsed:
+    """A parse result with its record's parse-cache text."""
     return result[0], result[1], codec.dumps(result[0])
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from mapper.config import StackmapConfig
 from mapper.errors import ContractError, IngestError
-from mapper.ingest import codec, parallel
+from mapper.ingest import parallel
 from mapper.ingest.cmacros import macro_set
 from mapper.ingest.code import parse_source, python_module, sniff_language
 from mapper.ingest.contracts import parse_contract
@@ -75,7 +75,6 @@ def parse_many(
         return parallel.parse_split(entries, lambda entry: parse_one(config, entry), tick)
     out: list[parallel.Parsed] = []
     for entry in entries:
-        record, reason = parse_one(config, entry)
-        out.append((record, reason, codec.dumps(record)))
+        out.append(parallel.with_text(parse_one(config, entry)))
         tick(entry.path)
     return out

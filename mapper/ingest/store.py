@@ -43,8 +43,8 @@ Entry = tuple[str, str, Any, str | None]  # digest, category, record, skip reaso
 
 @dataclass(slots=True)
 class ParseCache:
-    """What the previous ingest read: path → (digest, category, record, skip reason), and the
-    record's stored JSON text (written again as is when the file did not change)."""
+    """What an ingest read: path → (digest, category, record, skip reason), and each record's
+    JSON text (:func:`mapper.ingest.codec.dumps`), the one :meth:`Store.commit` writes."""
 
     key: str = ""
     entries: dict[str, Entry] = field(default_factory=dict)
@@ -169,8 +169,8 @@ class Store:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         rows = (
-            (path, digest, category, _text(cache, path, record), reason)
-            for path, (digest, category, record, reason) in cache.entries.items()
+            (path, digest, category, cache.texts[path], reason)
+            for path, (digest, category, _record, reason) in cache.entries.items()
         )
         mapdb.write(tmp / mapdb.FILE, graph, cache.key, rows)
         (tmp / "report.json").write_bytes(report)
@@ -213,9 +213,3 @@ class Store:
                 ((k, np.asarray(vectors[k], np.float32).tobytes()) for k in sorted(vectors)),
             )
         os.replace(tmp, self.path / VECTORS)
-
-
-def _text(cache: ParseCache, path: str, record: Any) -> str | None:
-    if path in cache.texts:
-        return cache.texts[path]
-    return codec.dumps(record)

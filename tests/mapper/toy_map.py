@@ -42,6 +42,20 @@ def up_down_config(
     )
 
 
+def op_types(ops: tuple[str, ...], values: tuple[str, ...] | None = None) -> str:
+    """A toy ``toy/up/ir.py``: ``class OpType(enum.Enum)`` with one member per op, valued as
+    ``values`` give (the op title-cased by default)."""
+    shown = values if values is not None else tuple(op.title() for op in ops)
+    members = "".join(f'    {k} = "{v}"\n' for k, v in zip(ops, shown, strict=True))
+    return "import enum\n\n\nclass OpType(enum.Enum):\n" + members
+
+
+def kernel_ids(ops: tuple[str, ...]) -> str:
+    """A toy ``toy/down/kernels.py``: ``class KernelId(enum.IntEnum)`` numbering ``ops`` from 1."""
+    members = "".join(f"    {k} = {i}\n" for i, k in enumerate(ops, 1))
+    return "import enum\n\n\nclass KernelId(enum.IntEnum):\n" + members
+
+
 def rules_module(*ops: str, more: str = "") -> str:
     """A toy ``toy/up/rules.py``: a registry decorator keyed by ``toy.up.ir.OpType`` and one
     registered rule per op (``SCATTER_ND`` → ``scatter_nd_rule``), then ``more`` (dedented),

@@ -8,19 +8,17 @@ import pytest
 
 from mapper.impact import MapView
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view, rules_module, up_down_config
+from tests.mapper.toy_map import build_view, kernel_ids, op_types, rules_module, up_down_config
 
 _OPS = ("GATHER", "SCATTER_ND", "PAD", "SOFTMAX", "TRANSPOSE", "CONCAT")
 _ONNX = ("Gather", "ScatterND", "Pad", "Softmax", "Transpose", "Concat")
 FILES = {
     "toy/__init__.py": "",
     "toy/up/__init__.py": "",
-    "toy/up/ir.py": "import enum\n\n\nclass OpType(enum.Enum):\n"
-    + "".join(f'    {k} = "{v}"\n' for k, v in zip(_OPS, _ONNX, strict=True)),
+    "toy/up/ir.py": op_types(_OPS, _ONNX),
     "toy/up/rules.py": rules_module("GATHER", "SCATTER_ND"),
     "toy/down/__init__.py": "",
-    "toy/down/kernels.py": "import enum\n\n\nclass KernelId(enum.IntEnum):\n"
-    + "".join(f"    {k} = {i}\n" for i, k in enumerate(_OPS, 1)),
+    "toy/down/kernels.py": kernel_ids(_OPS),
     "toy/down/translate.py": """
         from toy.down.kernels import KernelId
         from toy.up.ir import OpType

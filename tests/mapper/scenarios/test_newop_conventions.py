@@ -9,19 +9,17 @@ import pytest
 from mapper.impact import MapView
 from mapper.scenarios import conventions, opfamily
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view, rules_module, up_down_config
+from tests.mapper.toy_map import build_view, kernel_ids, op_types, rules_module, up_down_config
 
 _OPS = ("GATHER", "SCATTER_ND", "PAD", "SOFTMAX", "TRANSPOSE", "CONCAT")
 _ONNX = ("Gather", "ScatterND", "Pad", "Softmax", "Transpose", "Concat")
 FILES = {
     "toy/__init__.py": "",
     "toy/up/__init__.py": "",
-    "toy/up/ir.py": "import enum\n\n\nclass OpType(enum.Enum):\n"
-    + "".join(f'    {k} = "{v}"\n' for k, v in zip(_OPS, _ONNX, strict=True)),
+    "toy/up/ir.py": op_types(_OPS, _ONNX),
     "toy/up/rules.py": rules_module("GATHER", "SCATTER_ND"),
     "toy/down/__init__.py": "",
-    "toy/down/kernels.py": "import enum\n\n\nclass KernelId(enum.IntEnum):\n"
-    + "".join(f"    {k} = {i}\n" for i, k in enumerate(_OPS, 1)),
+    "toy/down/kernels.py": kernel_ids(_OPS),
     "tests/down/test_conformance_gather.py": "def test_gather_matches():\n    assert True\n",
     "tests/down/test_conformance_pad.py": "def test_pad_matches():\n    assert True\n",
     "tests/down/test_conformance_families.py": "def test_families():\n    assert True\n",
@@ -139,11 +137,9 @@ def test_a_new_string_attribute_gets_a_value_set_beside_the_others(view: MapView
 _PLAIN = ("RELU", "SOFTMAX", "TRANSPOSE", "CONCAT", "GATHER")
 PLAIN_FILES = {
     **{k: v for k, v in FILES.items() if k.startswith("toy/") and "ir.py" not in k},
-    "toy/up/ir.py": "import enum\n\n\nclass OpType(enum.Enum):\n"
-    + "".join(f'    {k} = "{k.title()}"\n' for k in _PLAIN),
+    "toy/up/ir.py": op_types(_PLAIN),
     "toy/up/rules.py": rules_module("RELU", "SOFTMAX"),
-    "toy/down/kernels.py": "import enum\n\n\nclass KernelId(enum.IntEnum):\n"
-    + "".join(f"    {k} = {i}\n" for i, k in enumerate(_PLAIN, 1)),
+    "toy/down/kernels.py": kernel_ids(_PLAIN),
     "contracts/up_down.yaml": FILES["contracts/up_down.yaml"],
 }
 

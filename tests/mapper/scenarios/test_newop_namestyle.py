@@ -10,14 +10,13 @@ import pytest
 from mapper.impact import MapView
 from mapper.scenarios import namestyle, opfamily, vocab
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view, rules_module, up_down_config
+from tests.mapper.toy_map import build_view, kernel_ids, op_types, rules_module, up_down_config
 
 _OPS = ("MAXPOOL", "GATHER_ND", "PAD", "RELU")
 FILES = {
     "toy/__init__.py": "",
     "toy/up/__init__.py": "",
-    "toy/up/ir.py": "import enum\n\n\nclass OpType(enum.Enum):\n"
-    + "".join(f'    {k} = "{k.title()}"\n' for k in _OPS),
+    "toy/up/ir.py": op_types(_OPS),
     "toy/up/rules.py": rules_module(
         more="""
         @register(OpType.MAXPOOL)
@@ -40,8 +39,7 @@ FILES = {
         """
     ),
     "toy/down/__init__.py": "",
-    "toy/down/kernels.py": "import enum\n\n\nclass KernelId(enum.IntEnum):\n"
-    + "".join(f"    {k} = {i}\n" for i, k in enumerate(_OPS, 1)),
+    "toy/down/kernels.py": kernel_ids(_OPS),
     "toy/down/maxpool.py": """
         from toy.down.kernels import KernelId
 

@@ -9,7 +9,7 @@ import pytest
 from mapper.impact import MapView
 from mapper.scenarios import conventions, opfamily, testnames
 from mapper.scenarios.newop import walk_new_op
-from tests.mapper.toy_map import build_view, rules_module, up_down_config
+from tests.mapper.toy_map import build_view, kernel_ids, op_types, rules_module, up_down_config
 
 _OPS = ("GATHER", "PAD", "SOFTMAX", "TRANSPOSE")
 _ONNX = ("Gather", "Pad", "Softmax", "Transpose")
@@ -17,12 +17,10 @@ _DOWN = "tests/down/test_conformance_{}.py"
 FILES = {
     "toy/__init__.py": "",
     "toy/up/__init__.py": "",
-    "toy/up/ir.py": "import enum\n\n\nclass OpType(enum.Enum):\n"
-    + "".join(f'    {k} = "{v}"\n' for k, v in zip(_OPS, _ONNX, strict=True)),
+    "toy/up/ir.py": op_types(_OPS, _ONNX),
     "toy/up/rules.py": rules_module("GATHER", "TRANSPOSE"),
     "toy/down/__init__.py": "",
-    "toy/down/kernels.py": "import enum\n\n\nclass KernelId(enum.IntEnum):\n"
-    + "".join(f"    {k} = {i}\n" for i, k in enumerate(_OPS, 1)),
+    "toy/down/kernels.py": kernel_ids(_OPS),
     _DOWN.format("gather"): "from toy.up.rules import gather_rule\n\n\n"
     "def test_gather_matches_the_loop():\n    assert gather_rule(1) == 1\n\n\n"
     "def test_gather_refuses_a_bad_axis():\n    assert True\n\n\n"
