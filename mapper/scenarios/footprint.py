@@ -7,11 +7,13 @@ Rules (generic over ops, read from the map's edges):
 - every definition or module that *enumerates* one of the op's vocabularies (names the op's
   value among a third of the vocabulary at least: a table, a dispatch over the ops) — a place
   to extend; code naming the op among a few others is behaviour peculiar to those ops (a
-  fusion, a folding, a layout rule), which a new op does not inherit;
+  fusion, a folding), which a new op does not inherit, unless it is about the family the new
+  op joins (:mod:`.branches`);
 - every definition spelt after the op that is *bound* to it (registered, or naming one of its
   values, or in a module naming or defining one) and does not also spell another op
   (``fold_batchnorm_into_conv`` is about the pair) — a counterpart to write;
-- every test spelt after the op and no other op — a test to add.
+- every test spelt after the op and no other op — a test to add;
+- but no counterpart of a fast path (:func:`without_fast_paths`).
 """
 
 from __future__ import annotations
@@ -112,7 +114,7 @@ def table_lines(view: MapView, node: Node, values: set[str]) -> list[Edge]:
         return []
     short = vocab.short_name(node)
     word = re.compile(rf"\b{re.escape(short)}\b")
-    text = _lines(view, node.path)
+    text = source_lines(view, node.path)
     out = []
     for value in values:
         for edge in view.neighbours(value, {EdgeKind.REFERENCES}, "in"):
@@ -123,7 +125,8 @@ def table_lines(view: MapView, node: Node, values: set[str]) -> list[Edge]:
     return out
 
 
-def _lines(view: MapView, path: str) -> list[str]:
+def source_lines(view: MapView, path: str) -> list[str]:
+    """The lines of ``path`` under the root, read once per map view ([] where unreadable)."""
     cache = view.cache.setdefault("footprint.lines", {})
     assert isinstance(cache, dict)
     if path not in cache:
@@ -133,3 +136,28 @@ def _lines(view: MapView, path: str) -> list[str]:
             cache[path] = []
     lines: list[str] = cache[path]
     return lines
+
+
+def without_fast_paths(view: MapView, points: list[ChangePoint]) -> list[ChangePoint]:
+    """``points`` less the counterparts of a fast path: a definition that calls the similar
+    op's counterpart of the same name in another module (``cupy_kernels.maxpool`` falling
+    back to ``pool.maxpool``) specialises that implementation for some cases, which a new op
+    need not have; the implementation it calls serves the new op everywhere. The fast path's
+    table rows go with it."""
+    written = {p.like for p in points if p.kind is PointKind.IMPLEMENTATION}
+    fast = set()
+    for like in written:
+        node = view.node(like)
+        if node is None:
+            continue
+        short = vocab.short_name(node)
+        for edge in view.neighbours(like, {EdgeKind.CALLS}, "out"):
+            callee = view.node(edge.target)
+            if (
+                edge.target in written
+                and callee is not None
+                and callee.path != node.path
+                and vocab.short_name(callee) == short
+            ):
+                fast.add(like)
+    return [p for p in points if p.like not in fast]

@@ -20,6 +20,7 @@ from mapper.scenarios import (
     companions,
     conventions,
     footprint,
+    handlers,
     namestyle,
     newop_places,
     opfamily,
@@ -92,6 +93,8 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
             continue
         seen.add(node.id)
         test = node.kind is NodeKind.TEST
+        if not test and handlers.foreign(view, node, spelt):
+            continue  # registered only under other ops' keys: their handler
         own_module = not test and newop_places.devoted(node, spelt)
         if not test and not own_module and not footprint.bound(view, node, ids):
             continue  # a helper spelt after the op that nothing ties to it
@@ -121,11 +124,14 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
         )
         points.extend(_registrations(view, node, forms, name))
         points.extend(newop_places.table_rows(view, node, tabled, name, spelt))
+    points.extend(handlers.handled(view, spelt, name))
     rows = newop_places.mapping_rows(view, values, name, spelt)
     points.extend(rows)
-    points.extend(branches.family_branches(view, rows, values, name, spelt))
+    points.extend(branches.family_branches(view, rows, known, token, name))
+    points.extend(branches.family_sets(view, rows, known, token, name))
     models = {p.like for p in points if p.kind is PointKind.IMPLEMENTATION}
     points = [p for p in points if footprint.tests_own_code(view, p, models)]
+    points = footprint.without_fast_paths(view, points)
     points.extend(companions.proto_companions(view, points, forms, name))
     devoted = newop_places.new_modules(view, points)
     seen = {p.path for p in points if p.kind in (PointKind.USE, PointKind.REGISTRATION) and p.path}
@@ -193,6 +199,7 @@ def _keyed(view: MapView, value: Node, name: str, spelt: set[str]) -> list[Chang
                 (hop_of(view, edge, False),),
             )
         )
+        out.extend(handlers.keyed_handler(view, edge, spelt, name))
     return out
 
 

@@ -8,6 +8,8 @@ of ``Row(3, "CONV2D", "CONV2D")``) is a string vocabulary when its strings name:
   table of every op (a generator's rows, a test's per-op specs) that gains the new op's row;
 - or at least two thirds of the known ops, the similar op missing — a table of every op
   that was not given the similar op's row (a test's cases) still gains the new op's;
+  a plain list of names inside a function (the ops a test requires, a set a check accepts)
+  is a set of its own, which a new op enters only as a list of every op: two thirds, too;
 - or at least a third (and three) of the modules of a folder where the new op gets a module
   of its own, the similar op's module among them, as strings or as plain names — a list of
   that folder's families (a test asserting which translator families exist, a backend's tuple
@@ -81,10 +83,11 @@ class _Vocabulary:
         self.least = max(3, -(-self.size // 3))
         self.most = max(3, -(-2 * self.size // 3))  # names this many: a table of all of them
 
-    def enters(self, named: set[str]) -> bool:
+    def enters(self, named: set[str], own_set: bool = False) -> bool:
         """Whether a literal naming ``named`` is one the new op enters: it names the similar
-        op among a third of the items, or two thirds of the ops without it."""
-        if len(named) >= self.least and named & self.like:
+        op among a third of the items, or two thirds of the ops without it (or, for a plain
+        list of names in a function, ``own_set``, with it)."""
+        if len(named) >= self.least and named & self.like and not own_set:
             return True
         return not self.bare and len(named) >= self.most
 
@@ -155,11 +158,17 @@ def string_lists(
             tree = ast.parse(text)
         except SyntaxError:
             continue
+        bodies = [
+            (f.lineno, f.end_lineno or f.lineno)
+            for f in ast.walk(tree)
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
         for literal in _outermost(tree):
+            own_set = _names_only(literal) and any(a <= literal.lineno <= b for a, b in bodies)
             for v in hopeful:
                 strings = list(_strings(literal, spelt_out, v.bare))
                 named = v.named(s for s, _ in strings)
-                if not v.enters(named):
+                if not v.enters(named, own_set and not v.bare):
                     continue
                 lines = [n for s, n in strings if v.named([s]) & v.like]
                 line = lines[0] if lines else max(n for s, n in strings if v.named([s]))
@@ -168,6 +177,14 @@ def string_lists(
                 symbol = f"{module}.{held}" if held else ""
                 out.append(_point(view, path, line, v, len(named), name, symbol))
     return out
+
+
+def _names_only(literal: ast.expr) -> bool:
+    """A list, tuple or set of string constants only (names, not rows of a table)."""
+    elts = getattr(literal, "elts", None)
+    return bool(elts) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elts or ()
+    )
 
 
 def _holder(tree: ast.Module, literal: ast.expr) -> str:

@@ -4,11 +4,12 @@ In a folder where ops each have a module of their own (:mod:`.conventions`), the
 those modules follow name templates once the op's name, as each module's file name spells
 it, is abstracted: ``test_scatter_nd_matches_onnxruntime`` in ``test_scatter_nd.py`` and
 ``test_conv_transpose_matches_onnxruntime`` in ``test_conv_transpose.py`` are
-``test_{}_matches_onnxruntime``. A template naming the op and found in more than half of the
+``test_{}_matches_onnxruntime``. A template naming the op and found in at least half of the
 folder's per-op modules (two at least) is one a new op's module follows: its new module gets
 that test, the op spelt as the new module's name spells it. A test name not naming the op
-(``test_an_index_out_of_range_is_a_fault``) describes behaviour, which the new op need not
-share.
+(``test_an_index_out_of_range_is_a_fault``), or naming an ONNX attribute of those modules' ops
+that the new op lacks (``test_older_opsets_import_{}_without_a_reduction``), describes
+behaviour the new op need not share.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from mapper.impact.mapview import EvidenceKind, MapView, Node
 from mapper.impact.records import Hop
 from mapper.ingest.code import python_module
 from mapper.model import NodeKind
-from mapper.scenarios import vocab
+from mapper.scenarios import similar, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
-LEAST = 2  # per-op modules a template must recur in, besides more than half of them
+LEAST = 2  # per-op modules a template must recur in, besides at least half of them
 
 
 def spelt_in(pattern: str, base: str) -> str:
@@ -34,7 +35,7 @@ def spelt_in(pattern: str, base: str) -> str:
 
 def templates(view: MapView, pattern: str, modules: dict[str, Node]) -> dict[str, list[Node]]:
     """Template (``test_{}_matches_the_loop``) → one test following it per module, for the
-    templates recurring in more than half of ``modules`` (op → its module of ``pattern``)."""
+    templates recurring in at least half of ``modules`` (op → its module of ``pattern``)."""
     by_path = {
         m.path: spelt_in(pattern, posixpath.basename(m.path)) for m in modules.values() if m.path
     }
@@ -47,7 +48,7 @@ def templates(view: MapView, pattern: str, modules: dict[str, Node]) -> dict[str
         template = f"_{name}_".replace(f"_{spelt}_", "_{}_", 1)[1:-1]
         found.setdefault(template, {}).setdefault(test.path or "", test)
     counts = Counter({t: len(tests) for t, tests in found.items()})
-    least = max(LEAST, len(by_path) // 2 + 1)
+    least = max(LEAST, -(-len(by_path) // 2))
     return {
         t: [found[t][p] for p in sorted(found[t])] for t, n in sorted(counts.items()) if n >= least
     }
@@ -59,8 +60,11 @@ def new_tests(
     """The tests of the new module ``target`` by its folder's templates."""
     spelt = spelt_in(pattern, posixpath.basename(target))
     module = python_module(target, view.config.python_roots)
+    lacked = _lacked_attributes(modules, name)
     out = []
     for template, tests in templates(view, pattern, modules).items():
+        if lacked & set(template.split("_")):
+            continue  # about an attribute of the modules' ops the new op has not
         test = template.format(spelt)
         model = tests[0]
         detail = f"{len(tests)} of the {len(modules)} modules {pattern} have a test {template}"
@@ -89,3 +93,15 @@ def new_tests(
             )
         )
     return out
+
+
+def _lacked_attributes(modules: dict[str, Node], name: str) -> set[str]:
+    """The ONNX attribute names of the modules' ops that the new op ``name`` has not (none
+    known where ``name`` is no ONNX operator)."""
+    own = similar.attributes({vocab.compact(name)})
+    if own is None:
+        return set()
+    theirs: set[str] = set()
+    for op in modules:
+        theirs |= set(similar.attributes({op}) or {})
+    return {a.lower() for a in theirs - set(own)}
