@@ -12,7 +12,10 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
 - ``fixtures/new_op_maxunpool.json``: MaxUnpool like maxpool (``MaxPool`` / ``MAXPOOL``);
 - ``fixtures/new_op_globallppool.json``: GlobalLpPool like globalavgpool
   (``GlobalAveragePool`` / ``GLOBALAVGPOOL``);
-- ``fixtures/new_op_maxroipool.json``: MaxRoiPool like maxpool (``MaxPool`` / ``MAXPOOL``).
+- ``fixtures/new_op_maxroipool.json``: MaxRoiPool like maxpool (``MaxPool`` / ``MAXPOOL``);
+- ``fixtures/new_op_roialign.json``: RoiAlign like maxroipool (``MaxRoiPool`` / ``MAXROIPOOL``);
+- ``fixtures/new_op_reversesequence.json``: ReverseSequence like gatherelements
+  (``GatherElements`` / ``GATHER_ELEMENTS``).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -42,6 +45,8 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     "new_op_maxunpool.json": ("MaxUnpool", "maxpool", "max_\\?unpool"),
     "new_op_globallppool.json": ("GlobalLpPool", "globalavgpool", "global_\\?lp_\\?pool"),
     "new_op_maxroipool.json": ("MaxRoiPool", "maxpool", "max_\\?roi_\\?pool"),
+    "new_op_roialign.json": ("RoiAlign", "maxroipool", "roi_\\?align"),
+    "new_op_reversesequence.json": ("ReverseSequence", "gatherelements", "reverse_\\?sequence"),
 }
 
 
