@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from mapper.impact.mapview import STRENGTH, EvidenceKind
+from mapper.impact.mapview import STRENGTH, Edge, EvidenceKind, MapView
 
 
 class Mode(enum.StrEnum):
@@ -233,3 +233,11 @@ class ImpactReport:
             "effort": self.effort.to_json(),
             "diff_files": list(self.diff_paths),
         }
+
+
+def hop_of(view: MapView, edge: Edge, forward: bool) -> Hop:
+    """One explanation hop: the edge walked ``forward`` or backward, cited (path:line)."""
+    ev = view.citation(edge)
+    return Hop(
+        edge.source, edge.target, edge.kind.value, ev.kind, ev.path, ev.line, ev.confidence, forward
+    )

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from mapper.impact.loose import loose_index
 from mapper.impact.mapview import CODE_EVIDENCE, Edge, EvidenceKind, MapView, Node
-from mapper.impact.records import Affected, Category, Hop, Mode
+from mapper.impact.records import Affected, Category, Hop, Mode, hop_of
 from mapper.ingest.build_docs import SAMPLE
 from mapper.model import EdgeKind, NodeKind
 from mapper.query import Direction
@@ -46,14 +46,6 @@ class WalkOptions:
         if self.depth is not None:
             return max(1, self.depth)
         return 1 if self.mode is Mode.PRECISE else 3
-
-
-def hop_of(view: MapView, edge: Edge, forward: bool) -> Hop:
-    """One explanation hop: the edge walked ``forward`` or backward, cited (path:line)."""
-    ev = view.citation(edge)
-    return Hop(
-        edge.source, edge.target, edge.kind.value, ev.kind, ev.path, ev.line, ev.confidence, forward
-    )
 
 
 class _Walk:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from mapper.impact.mapview import Edge, Evidence, MapView, Node, cite
-from mapper.impact.walk import hop_of
+from mapper.impact.records import hop_of
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import footprint, vocab
 from mapper.scenarios.records import ChangePoint, PointKind

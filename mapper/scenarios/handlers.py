@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from mapper.impact.mapview import Edge, MapView, Node, cite
-from mapper.impact.walk import hop_of
+from mapper.impact.records import hop_of
 from mapper.ingest.code import python_module
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import footprint, vocab

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from mapper.errors import UnknownNameError
 from mapper.impact.mapview import MapView, Node, cite
-from mapper.impact.records import Hop
-from mapper.impact.walk import hop_of
+from mapper.impact.records import Hop, hop_of
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import (
     branches,

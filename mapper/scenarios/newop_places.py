@@ -19,8 +19,7 @@ import re
 from collections.abc import Iterable
 
 from mapper.impact.mapview import Edge, EvidenceKind, MapView, Node, cite
-from mapper.impact.records import Hop
-from mapper.impact.walk import hop_of
+from mapper.impact.records import Hop, hop_of
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import footprint, namestyle, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
