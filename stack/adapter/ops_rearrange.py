@@ -1,6 +1,7 @@
-"""Importers of ops that move or select elements, expressed with other IR ops: SpaceToDepth,
-DepthToSpace (Reshape → Transpose → Reshape), Hardmax (ArgMax compared with a constant range,
-cast back) and EyeLike (a constant: shapes are static)."""
+"""Importers of ops that move or select elements: SpaceToDepth, DepthToSpace (Reshape →
+Transpose → Reshape), Hardmax (ArgMax compared with a constant range, cast back) and EyeLike
+(a constant: shapes are static), expressed with other IR ops; ReverseSequence (opset 10+), its
+own IR op."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import math
 import numpy as np
 import onnx
 
-from stack.adapter.context import ImportContext, attributes, elem_type
+from stack.adapter.context import ImportContext, attributes, elem_type, present_inputs
 from stack.adapter.errors import ModelFormatError
 from stack.adapter.ops_composite import EmitChain
 from stack.adapter.ops_index import _axis
 from stack.adapter.registry import register
-from stack.compiler import OpType
+from stack.compiler import ElemType, OpType
 
 
 def _blocked(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> tuple[int, ...]:
@@ -106,3 +107,31 @@ def eye_like(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     dtype = elem_type(int(a["dtype"]), name) if "dtype" in a else t.dtype
     eye = np.eye(t.shape[0], t.shape[1], int(a.get("k", 0)), dtype=dtype.numpy)
     ctx.add_const(proto.output[0], eye)
+
+
+@register("ReverseSequence")
+def reverse_sequence(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """For batch b the first sequence_lens[b] steps on time_axis reversed, the rest copied.
+    Opsets 10 and 28 agree but for bfloat16 (28), which the stack has no type for."""
+
+    def bad(why: str) -> ModelFormatError:
+        return ModelFormatError(f"ReverseSequence {why}", op="ReverseSequence", node=name)
+
+    ins = present_inputs(proto, 3)
+    if ctx.opset < 10 or len(ins) != 2 or not all(ins):
+        raise bad(f"(opset 10+, model opset {ctx.opset}) takes input and sequence_lens, "
+                  f"got {list(proto.input)}")  # fmt: skip
+    a = attributes(proto)
+    time_axis, batch_axis = int(a.get("time_axis", 0)), int(a.get("batch_axis", 1))
+    if {time_axis, batch_axis} != {0, 1}:
+        raise bad(f"time_axis {time_axis} and batch_axis {batch_axis} must be 0 and 1")
+    x, lens = ctx.type_of(ins[0]), ctx.type_of(ins[1])
+    if len(x.shape) < 2 or lens.dtype is not ElemType.I64 or lens.shape != (x.shape[batch_axis],):
+        raise bad(f"needs an input of rank >= 2 and int64 sequence_lens of its batch axis, "
+                  f"got {x} and {lens}")  # fmt: skip
+    given = ctx.const(ins[1])
+    steps = x.shape[time_axis]
+    if given is not None and given.size and ((given < 0).any() or (given > steps).any()):
+        raise bad(f"sequence_lens {given.tolist()} must lie in [0, {steps}]")
+    ctx.emit(name, OpType.REVERSE_SEQUENCE, ins, [proto.output[0]], time_axis=time_axis,
+             batch_axis=batch_axis)  # fmt: skip

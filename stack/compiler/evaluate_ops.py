@@ -213,6 +213,21 @@ def _max_unpool(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray] | None:
     return [out.reshape(shape)]
 
 
+def _reverse_sequence(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+    """The first sequence_lens[b] steps of batch b reversed. Declines a length outside [0, T]:
+    the device kernel reports it."""
+    x, lens = a[0], a[1].astype(np.int64)
+    time_axis, batch_axis = int(node.attr("time_axis", 0)), int(node.attr("batch_axis", 1))
+    steps = x.shape[time_axis]
+    if lens.size and ((lens < 0).any() or (lens > steps).any()):
+        return None
+    out = x.copy()
+    for b, n in enumerate(lens.tolist()):  # batch b's slice has the time axis first (views)
+        row, src = np.moveaxis(out, batch_axis, 0)[b], np.moveaxis(x, batch_axis, 0)[b]
+        row[:n] = src[:n][::-1]
+    return [out]
+
+
 def _slice(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
     from stack.compiler.op_rules import clamp_slice
 
@@ -265,6 +280,7 @@ for _op, _fn in (
     (OpType.GATHER_ND, _gather_nd),
     (OpType.SCATTER_ND, _scatter_nd),
     (OpType.SCATTER_ELEMENTS, _scatter_elements),
+    (OpType.REVERSE_SEQUENCE, _reverse_sequence),
     (OpType.MAXUNPOOL, _max_unpool),
     (OpType.SLICE, _slice),
     (OpType.EXPAND, _expand),

@@ -206,6 +206,18 @@ def _scatter_elements(node: Node, t: Types, c: Consts) -> list:
     return [x]
 
 
+@register(OpType.REVERSE_SEQUENCE)
+def _reverse_sequence(node: Node, t: Types, c: Consts) -> list:
+    x, lens = _need(node, t, 0), _need(node, t, 1)
+    time_axis, batch_axis = int(node.attr("time_axis", 0)), int(node.attr("batch_axis", 1))
+    if {time_axis, batch_axis} != {0, 1} or len(x.shape) < 2:
+        raise _fail(node, f"time_axis {time_axis} and batch_axis {batch_axis} must be 0 and 1 "
+                    f"of an input of rank >= 2, got {x}")  # fmt: skip
+    if lens.dtype is not ElemType.I64 or lens.shape != (x.shape[batch_axis],):
+        raise _fail(node, f"sequence_lens {lens} must be int64[{x.shape[batch_axis]}]")
+    return [x]
+
+
 def clamp_slice(n: int, start: int, end: int, step: int) -> tuple[int, int, int]:
     """ONNX Slice bounds on an axis of ``n`` as a Python slice triple (stop ``-n-1``: "past 0")."""
     start = start + n if start < 0 else start

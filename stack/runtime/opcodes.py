@@ -61,6 +61,7 @@ class ExecOp(enum.IntEnum):
     MAXUNPOOL = 41
     GLOBALLPPOOL = 42
     MAXROIPOOL = 43
+    REVERSE_SEQUENCE = 44
 
 
 class ExecDType(enum.IntEnum):
@@ -152,6 +153,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.MAXUNPOOL: OpKind.MAXUNPOOL,
     ExecOp.GLOBALLPPOOL: OpKind.GLOBALLPPOOL,
     ExecOp.MAXROIPOOL: OpKind.MAXROIPOOL,
+    ExecOp.REVERSE_SEQUENCE: OpKind.REVERSE_SEQUENCE,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -66,6 +66,7 @@ class OpKind(enum.IntEnum):
     MAXUNPOOL = 41
     GLOBALLPPOOL = 42
     MAXROIPOOL = 43
+    REVERSE_SEQUENCE = 44
     # END GENERATED
 
 

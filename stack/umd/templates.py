@@ -205,6 +205,7 @@ def default_templates() -> TemplateRegistry:
         (k.GATHER_ND, ALL, launch_elementwise, None),
         (k.SCATTER_ND, ALL, launch_elementwise, None),
         (k.SCATTER_ELEMENTS, ALL, launch_elementwise, None),
+        (k.REVERSE_SEQUENCE, ALL, launch_elementwise, None),
         (k.SLICE, ALL, launch_elementwise, None),
         (k.PAD, ALL, launch_elementwise, None),
         (k.EXPAND, ALL, launch_elementwise, None),

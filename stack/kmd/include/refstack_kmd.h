@@ -100,6 +100,7 @@
 #define REFSTACK_KERNEL_MAXUNPOOL      41
 #define REFSTACK_KERNEL_GLOBALLPPOOL   42
 #define REFSTACK_KERNEL_MAXROIPOOL     43
+#define REFSTACK_KERNEL_REVERSE_SEQUENCE 44
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

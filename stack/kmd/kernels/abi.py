@@ -259,6 +259,10 @@ for _abi in (
         doc="Y = take_along_axis(data, indices, axis).",
     ),
     KernelAbi(
+        KernelId.REVERSE_SEQUENCE, ("X", "sequence_lens"), ("Y",),
+        ints=(Imm("time_axis", 0), Imm("batch_axis", 1)),
+        doc="ONNX ReverseSequence: batch b's first sequence_lens[b] time steps reversed."),
+    KernelAbi(
         KernelId.GATHER_ND, ("data", "indices"), ("Y",), ints=(Imm("batch_dims", 0),),
         doc="ONNX GatherND: indices' last axis addresses data's axes after batch_dims.",
     ),

@@ -59,4 +59,5 @@ class KernelId(enum.IntEnum):
     MAXUNPOOL = 41
     GLOBALLPPOOL = 42
     MAXROIPOOL = 43
+    REVERSE_SEQUENCE = 44
     # END GENERATED

@@ -1,10 +1,11 @@
 """Indexing and shape-changing data movement, any ``xp``: GATHER, GATHER_ELEMENTS, GATHER_ND,
-SCATTER_ND, SCATTER_ELEMENTS, SLICE, PAD, EXPAND, TILE and CAST.
+SCATTER_ND, SCATTER_ELEMENTS, REVERSE_SEQUENCE, SLICE, PAD, EXPAND, TILE and CAST.
 
 Index tensors may hold negative indices (counted from the end, as ONNX allows); an index out of
 range is a kernel fault. SLICE and PAD take their geometry as an ints list (see the ABI).
 SCATTER_ND and SCATTER_ELEMENTS apply their updates in their order, so updates to the same
 place combine (or, with no reduction, the last one wins) the same way on every backend.
+REVERSE_SEQUENCE is a gather along its time axis of indices built from the lengths.
 """
 
 from __future__ import annotations
@@ -183,6 +184,31 @@ def scatter_elements(
     xp.copyto(outs[0], work.reshape(outs[0].shape))
 
 
+def reverse_sequence(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """ONNX ReverseSequence: for batch b (on ``batch_axis``, ints[1]) the first
+    ``sequence_lens[b]`` places of X on ``time_axis`` (ints[0]) reversed, the others copied;
+    the axes are 0 and 1. A length outside [0, T] is an IndexError."""
+    x, lens, y = ins[0], ins[1], outs[0]
+    time_axis = ints[0] if ints else 0
+    batch_axis = ints[1] if len(ints) > 1 else 1
+    axes_ok = x.ndim >= 2 and {time_axis, batch_axis} == {0, 1}
+    if not axes_ok or y.shape != x.shape or lens.shape != (x.shape[batch_axis],):
+        raise ValueError(
+            f"ReverseSequence shapes X{x.shape} sequence_lens{lens.shape} Y{y.shape} with "
+            f"time_axis {time_axis}, batch_axis {batch_axis} disagree"
+        )
+    steps = x.shape[time_axis]
+    n = lens.astype(xp.int64).reshape(-1, 1)
+    if n.size and (int(n.min()) < 0 or int(n.max()) > steps):
+        raise IndexError(f"ReverseSequence lengths must lie in [0, {steps}]")
+    t = xp.arange(steps, dtype=xp.int64).reshape(1, -1)
+    src = xp.where(t < n, n - 1 - t, t)  # [B, T]: the time step each output place reads
+    src = (src.T if time_axis == 0 else src).reshape(x.shape[:2] + (1,) * (x.ndim - 2))
+    xp.copyto(y, xp.take_along_axis(x, xp.broadcast_to(src, x.shape), axis=time_axis))
+
+
 def slice_(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
@@ -247,6 +273,7 @@ TABLE = {
     KernelId.GATHER_ND: gather_nd,
     KernelId.SCATTER_ND: scatter_nd,
     KernelId.SCATTER_ELEMENTS: scatter_elements,
+    KernelId.REVERSE_SEQUENCE: reverse_sequence,
     KernelId.SLICE: slice_,
     KernelId.PAD: pad,
     KernelId.EXPAND: expand,

@@ -65,4 +65,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(41, "MAXUNPOOL", "MAXUNPOOL"),
     KernelRow(42, "GLOBALLPPOOL", "GLOBALLPPOOL"),
     KernelRow(43, "MAXROIPOOL", "MAXROIPOOL"),
+    KernelRow(44, "REVERSE_SEQUENCE", "REVERSE_SEQUENCE"),
 )

@@ -65,6 +65,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_MAXUNPOOL: _ClassVar[OpType]
     OP_GLOBALLPPOOL: _ClassVar[OpType]
     OP_MAXROIPOOL: _ClassVar[OpType]
+    OP_REVERSE_SEQUENCE: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -124,6 +125,7 @@ OP_SCATTER_ELEMENTS: OpType
 OP_MAXUNPOOL: OpType
 OP_GLOBALLPPOOL: OpType
 OP_MAXROIPOOL: OpType
+OP_REVERSE_SEQUENCE: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -1,6 +1,7 @@
 """The indexing family: GATHER, GATHER_ELEMENTS (``axis``), GATHER_ND (``batch_dims``),
 SCATTER_ND (``reduction``: none, add, mul, max, min), SCATTER_ELEMENTS (``axis``,
-``reduction``), SLICE (``starts``, ``ends``, ``steps``:
+``reduction``), REVERSE_SEQUENCE (``time_axis``, ``batch_axis``: 0 and 1, either way round;
+sequence_lens I32/I64 [batch]), SLICE (``starts``, ``ends``, ``steps``:
 one per axis of the input), PAD (``mode``, ``pads``: begins then ends, ``value``), EXPAND (to
 the output's shape) and TILE (``repeats``)."""
 
@@ -31,6 +32,7 @@ _KERNEL = {
     OpKind.GATHER_ND: KernelId.GATHER_ND,
     OpKind.SCATTER_ND: KernelId.SCATTER_ND,
     OpKind.SCATTER_ELEMENTS: KernelId.SCATTER_ELEMENTS,
+    OpKind.REVERSE_SEQUENCE: KernelId.REVERSE_SEQUENCE,
     OpKind.SLICE: KernelId.SLICE,
     OpKind.PAD: KernelId.PAD,
     OpKind.EXPAND: KernelId.EXPAND,
@@ -58,6 +60,24 @@ def slice_spec(shape: tuple[int, ...], starts, ends, steps) -> tuple[int, ...]: 
     return tuple(spec)
 
 
+def sequence_axes(req: OpRequest) -> dict:
+    """REVERSE_SEQUENCE's time_axis (default 0) and batch_axis (default 1), checked: ONNX
+    allows only 0 and 1, one each; its sequence_lens must be I32 or I64."""
+    attrs = req.attr_map()
+    axes = {
+        "time_axis": attr_int(attrs, "time_axis", 0),
+        "batch_axis": attr_int(attrs, "batch_axis", 1),
+    }
+    if {axes["time_axis"], axes["batch_axis"]} != {0, 1}:
+        raise InvalidRequestError(
+            f"time_axis {axes['time_axis']} and batch_axis {axes['batch_axis']} must be 0 and 1",
+            field="attrs.batch_axis" if axes["time_axis"] in (0, 1) else "attrs.time_axis",
+        )
+    if req.inputs[1].dtype not in (DType.I32, DType.I64):
+        raise UnsupportedDtypeError("sequence_lens must be I32 or I64", field="inputs[1].dtype")
+    return axes
+
+
 class IndexTranslator(OpTranslator):
     """Ops that select, repeat or pad elements."""
 
@@ -71,7 +91,8 @@ class IndexTranslator(OpTranslator):
         ndim = len(x.shape) if x is not None else 0
         scatter = req.op in (OpKind.SCATTER_ND, OpKind.SCATTER_ELEMENTS)
         indexed = scatter or req.op in (OpKind.GATHER, OpKind.GATHER_ELEMENTS, OpKind.GATHER_ND)
-        need_counts(req, (3, 3) if scatter else (2, 2) if indexed else (1, 1))
+        pairs = indexed or req.op is OpKind.REVERSE_SEQUENCE
+        need_counts(req, (3, 3) if scatter else (2, 2) if pairs else (1, 1))
         same_dtype(req, (0,), "outputs")
         kattrs: dict = {}
         if indexed:
@@ -91,6 +112,8 @@ class IndexTranslator(OpTranslator):
                     kattrs["axis"] = axis_of(attr_int(attrs, "axis", 0), ndim)
             else:
                 kattrs["axis"] = axis_of(attr_int(attrs, "axis", 0), ndim)
+        elif req.op is OpKind.REVERSE_SEQUENCE:
+            kattrs = sequence_axes(req)
         elif req.op is OpKind.SLICE:
             parts = [attr_ints(attrs, k, ndim, None) for k in ("starts", "ends", "steps")]
             kattrs["spec"] = slice_spec(req.inputs[0].shape, *parts)
@@ -137,6 +160,15 @@ class IndexTranslator(OpTranslator):
                 raise ShapeError(f"indices {idx} do not address data {x}", field="inputs[1].shape")
             if upd != idx:
                 raise ShapeError(f"updates {upd} must be {idx}", field="inputs[2].shape")
+            return (x,)
+        if k is KernelId.REVERSE_SEQUENCE:
+            lens, batch = call.ins[1].shape, call.i("batch_axis")
+            if len(x) < 2:
+                raise ShapeError(f"input {x} must have rank >= 2", field="inputs[0].shape")
+            if lens != (x[batch],):
+                raise ShapeError(
+                    f"sequence_lens {lens} must be {(x[batch],)}", field="inputs[1].shape"
+                )
             return (x,)
         if k is KernelId.GATHER_ELEMENTS:
             if len(call.ins[1].shape) != len(x):

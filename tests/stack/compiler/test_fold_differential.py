@@ -19,6 +19,15 @@ import pytest
 
 from stack.compiler import CompiledModel, ElemType, Graph, Node, OpType, TensorType, evaluate
 from stack.compiler.jit import shared_runtime
+from tests.stack.compiler.fold_inputs import (
+    in_range,
+    lengths_within,
+    nonzero_divisor,
+    shift_amounts,
+    small_exponent,
+    unpool_places,
+    values,
+)
 
 FLOATS = ("float32", "float16", "float64")
 INTS = ("int8", "uint8", "int32", "int64")
@@ -37,81 +46,6 @@ class Spec:
     make: Callable[[np.random.Generator, tuple[int, ...], np.dtype, int], np.ndarray] | None = None
     #: per-input dtype overrides (None: the case's dtype)
     input_dtypes: tuple[str | None, ...] = ()
-
-
-def values(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
-    """Random values of ``dtype`` spanning negative and positive, with the dtype's extremes
-    (integers) or NaN, infinities and signed zeros (floats) mixed in."""
-    if dtype == np.bool_:
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        arr = rng.integers(max(info.min, -1000), min(info.max, 1000), shape, endpoint=True)
-        arr = arr.astype(dtype)
-        flat = arr.reshape(-1)
-        if flat.size >= 2:
-            flat[0], flat[1] = info.min, info.max
-        return arr
-    arr = (rng.standard_normal(shape) * 4).astype(dtype)
-    flat = arr.reshape(-1)
-    specials = np.array([np.nan, np.inf, -np.inf, -0.0], dtype)
-    flat[: min(flat.size, 4)] = specials[: min(flat.size, 4)]
-    return arr
-
-
-def nonzero_divisor(
-    rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int
-) -> Any:
-    """Dividends as :func:`values`; integer divisors non-zero and of both signs (a zero integer
-    divisor is undefined in ONNX), float divisors with zeros to pin inf/NaN handling."""
-    arr = values(rng, shape, dtype, i)
-    if i == 1 and dtype.kind in "iu":
-        arr = np.where(arr == 0, np.asarray(3, dtype), arr).astype(dtype)
-        if dtype.kind == "i":
-            arr.reshape(-1)[0] = -1  # INT_MIN / -1 wraps identically in both
-    elif i == 1 and dtype.kind == "f":
-        arr.reshape(-1)[-1] = 0.0
-    return arr
-
-
-def small_exponent(
-    rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int
-) -> Any:
-    """Bases as :func:`values`; exponents 0..3 (integers have no negative powers)."""
-    return values(rng, shape, dtype, i) if i == 0 else rng.integers(0, 4, shape).astype(dtype)
-
-
-def shift_amounts(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
-    bits = dtype.itemsize * 8
-    hi = bits - 1 if i == 1 else np.iinfo(dtype).max
-    return rng.integers(0, min(hi, 1000), shape, endpoint=True).astype(dtype)
-
-
-def unpool_places(
-    size: int,
-) -> Callable[[np.random.Generator, tuple[int, ...], np.dtype, int], Any]:
-    """Values as :func:`values`; MaxUnpool indices: flat places in [0, size), the first one
-    named twice (the last value naming it wins)."""
-
-    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
-        if i == 1:
-            places = rng.integers(0, size, shape).astype(np.int64)
-            places.reshape(-1)[-1] = places.reshape(-1)[0]
-            return places
-        return values(rng, shape, dtype, i)
-
-    return make
-
-
-def in_range(limit: int) -> Callable[[np.random.Generator, tuple[int, ...], np.dtype, int], Any]:
-    """Data as :func:`values`; indices in [-limit, limit) (negative ones count from the end)."""
-
-    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
-        if i == 1:
-            return rng.integers(-limit, limit, shape).astype(np.int64)
-        return values(rng, shape, dtype, i)
-
-    return make
 
 
 SIGNED = ("int8", "int32", "int64")
@@ -201,6 +135,17 @@ SPECS: dict[str, Spec] = {
         )
         for r in ("none", "add", "mul", "max", "min")
     },
+    **{  # lengths from 0 to the whole time axis, on either axis order
+        f"ReverseSequence.time{t}": Spec(
+            OpType.REVERSE_SEQUENCE,
+            ((5, 3, 2), (3,)) if t == 0 else ((3, 5, 2), (3,)),
+            ALL,
+            {"time_axis": t, "batch_axis": 1 - t},
+            make=lengths_within(5),
+            input_dtypes=(None, "int64"),
+        )
+        for t in (0, 1)
+    },
     "MaxUnpool": Spec(
         OpType.MAXUNPOOL,
         ((2, 3, 2, 3), (2, 3, 2, 3)),
@@ -265,6 +210,18 @@ def test_max_unpool_folding_declines_indices_out_of_range() -> None:
         assert fold(node, [x, np.array([[[0, bad]]], np.int64)]) is None
     (ok,) = fold(node, [x, np.array([[[3, 3]]], np.int64)]) or [None]
     np.testing.assert_array_equal(ok, [[[0, 0, 0, 2]]])
+
+
+def test_reverse_sequence_folding_declines_lengths_outside_the_time_axis() -> None:
+    """The device kernel reports them (a fault naming the op), not the folder."""
+    node = Node.make("n", OpType.REVERSE_SEQUENCE, ["x", "l"], ["y"], time_axis=1, batch_axis=0)
+    fold = evaluate.evaluator_for(OpType.REVERSE_SEQUENCE)
+    assert fold is not None
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for bad in (4, -1):
+        assert fold(node, [x, np.array([1, bad], np.int64)]) is None
+    (ok,) = fold(node, [x, np.array([3, 2], np.int64)]) or [None]
+    np.testing.assert_array_equal(ok, [[2, 1, 0], [4, 3, 5]])
 
 
 CASES = [(label, dtype) for label, spec in SPECS.items() for dtype in spec.dtypes]

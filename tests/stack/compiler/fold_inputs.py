@@ -1,0 +1,99 @@
+"""Input generators of the fold differential test (:mod:`test_fold_differential`): random
+values of a dtype with its extremes, and the inputs some ops need in range (divisors, exponents,
+shift amounts, indices, MaxUnpool places, ReverseSequence lengths). Each is
+``(rng, shape, dtype, position) -> array``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+Make = Callable[[np.random.Generator, tuple[int, ...], np.dtype, int], Any]
+
+
+def values(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+    """Random values of ``dtype`` spanning negative and positive, with the dtype's extremes
+    (integers) or NaN, infinities and signed zeros (floats) mixed in."""
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        arr = rng.integers(max(info.min, -1000), min(info.max, 1000), shape, endpoint=True)
+        arr = arr.astype(dtype)
+        flat = arr.reshape(-1)
+        if flat.size >= 2:
+            flat[0], flat[1] = info.min, info.max
+        return arr
+    arr = (rng.standard_normal(shape) * 4).astype(dtype)
+    flat = arr.reshape(-1)
+    specials = np.array([np.nan, np.inf, -np.inf, -0.0], dtype)
+    flat[: min(flat.size, 4)] = specials[: min(flat.size, 4)]
+    return arr
+
+
+def nonzero_divisor(
+    rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int
+) -> Any:
+    """Dividends as :func:`values`; integer divisors non-zero and of both signs (a zero integer
+    divisor is undefined in ONNX), float divisors with zeros to pin inf/NaN handling."""
+    arr = values(rng, shape, dtype, i)
+    if i == 1 and dtype.kind in "iu":
+        arr = np.where(arr == 0, np.asarray(3, dtype), arr).astype(dtype)
+        if dtype.kind == "i":
+            arr.reshape(-1)[0] = -1  # INT_MIN / -1 wraps identically in both
+    elif i == 1 and dtype.kind == "f":
+        arr.reshape(-1)[-1] = 0.0
+    return arr
+
+
+def small_exponent(
+    rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int
+) -> Any:
+    """Bases as :func:`values`; exponents 0..3 (integers have no negative powers)."""
+    return values(rng, shape, dtype, i) if i == 0 else rng.integers(0, 4, shape).astype(dtype)
+
+
+def shift_amounts(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+    bits = dtype.itemsize * 8
+    hi = bits - 1 if i == 1 else np.iinfo(dtype).max
+    return rng.integers(0, min(hi, 1000), shape, endpoint=True).astype(dtype)
+
+
+def unpool_places(size: int) -> Make:
+    """Values as :func:`values`; MaxUnpool indices: flat places in [0, size), the first one
+    named twice (the last value naming it wins)."""
+
+    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+        if i == 1:
+            places = rng.integers(0, size, shape).astype(np.int64)
+            places.reshape(-1)[-1] = places.reshape(-1)[0]
+            return places
+        return values(rng, shape, dtype, i)
+
+    return make
+
+
+def in_range(limit: int) -> Make:
+    """Data as :func:`values`; indices in [-limit, limit) (negative ones count from the end)."""
+
+    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+        if i == 1:
+            return rng.integers(-limit, limit, shape).astype(np.int64)
+        return values(rng, shape, dtype, i)
+
+    return make
+
+
+def lengths_within(steps: int) -> Make:
+    """Data as :func:`values`; ReverseSequence lengths in [0, steps], both ends included."""
+
+    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+        if i == 1:
+            lens = rng.integers(0, steps, shape, endpoint=True).astype(np.int64)
+            lens.reshape(-1)[:2] = (steps, 0)[: lens.size]
+            return lens
+        return values(rng, shape, dtype, i)
+
+    return make
