@@ -1,5 +1,5 @@
 """Importers of the pooling family: MaxPool, AveragePool (1-D, 2-D, 3-D), GlobalMaxPool, LpPool,
-MaxUnpool and MaxRoiPool.
+MaxUnpool, MaxRoiPool and RoiAlign.
 
 The pooling kernels are 2-D NCHW. 1-D pools are promoted to 2-D with a unit height (Reshape
 views). A 3-D pool is separable — a window is a box, its max is the max over depth of the
@@ -12,13 +12,15 @@ each window: an average pool counting padding (zeros add nothing) times the wind
 ceil-mode tail made explicit end padding so every window has the full divisor. MaxUnpool is
 its own IR op at any spatial rank (a scatter of X at MaxPool's flat indices into zeros); its
 ``output_shape`` input must be a constant. MaxRoiPool is its own IR op on a 4-D X and rois
-[R, 5] (batch, x1, y1, x2, y2).
+[R, 5] (batch, x1, y1, x2, y2); so is RoiAlign, on a 4-D X, rois [R, 4] (x1, y1, x2, y2) and
+batch_indices [R], its coordinate_transformation_mode output_half_pixel before opset 16.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import onnx
@@ -253,3 +255,42 @@ def max_roi_pool(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     scale = float(a.get("spatial_scale", 1.0))
     ctx.emit(name, OpType.MAXROIPOOL, ins, [proto.output[0]], pooled_shape=pooled,
              spatial_scale=scale)  # fmt: skip
+
+
+_ROI_NAMES = {"mode": ("avg", "max"),
+              "coordinate_transformation_mode": ("half_pixel", "output_half_pixel")}  # fmt: skip
+
+
+@register("RoiAlign")
+def roi_align(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """Y[r] = the average (max) of the bilinear samples of each output bin of roi r in
+    X[batch_indices[r]]; before opset 16 (no coordinate_transformation_mode) the coordinates
+    are output_half_pixel."""
+    ins, a = present_inputs(proto, 3), attributes(proto)
+
+    def bad(why: str) -> ModelFormatError:
+        return ModelFormatError(f"RoiAlign {why}", op="RoiAlign", node=name)
+
+    if len(ins) != 3 or not all(ins):
+        raise bad(f"takes X, rois and batch_indices, got {list(proto.input)}")
+    x, rois, idx = (ctx.type_of(i).shape for i in ins)
+    if len(x) != 4 or len(rois) != 2 or rois[1] != 4 or idx != rois[:1]:
+        raise bad(f"needs a 4-D X, rois [R, 4], batch_indices [R], got {x}, {rois}, {idx}")
+    if ctx.opset < 16 and "coordinate_transformation_mode" in a:
+        raise bad(f"has no coordinate_transformation_mode before opset 16 (opset {ctx.opset})")
+    attrs: dict[str, Any] = {
+        "mode": a.get("mode", "avg"),
+        "coordinate_transformation_mode": a.get(
+            "coordinate_transformation_mode",
+            "half_pixel" if ctx.opset >= 16 else "output_half_pixel",
+        ),
+        "spatial_scale": float(a.get("spatial_scale", 1.0)),
+    }
+    for key, least in (("output_height", 1), ("output_width", 1), ("sampling_ratio", 0)):
+        attrs[key] = int(a.get(key, least))
+        if attrs[key] < least:
+            raise bad(f"{key} {attrs[key]} must be >= {least}")
+    for key, known in _ROI_NAMES.items():
+        if attrs[key] not in known:
+            raise bad(f"{key} {attrs[key]!r} is not one of {', '.join(known)}")
+    ctx.emit(name, OpType.ROIALIGN, ins, [proto.output[0]], **attrs)

@@ -83,6 +83,7 @@ class OpType(enum.StrEnum):
     GLOBALAVGPOOL = "GlobalAveragePool"
     GLOBALLPPOOL = "GlobalLpPool"  # p (the norm's order, >= 1)
     MAXROIPOOL = "MaxRoiPool"  # pooled_shape (two ints >= 1), spatial_scale
+    ROIALIGN = "RoiAlign"  # output_height/width, sampling_ratio, spatial_scale, mode, coord. mode
     MAXUNPOOL = "MaxUnpool"  # kernel_shape, strides, pads (begins then ends); output_shape if set
     FLATTEN = "Flatten"
     RESHAPE = "Reshape"

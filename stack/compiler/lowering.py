@@ -65,6 +65,11 @@ register(OpType.AVGPOOL, Lowering(ExecOp.AVGPOOL, (*_WINDOW, "count_include_pad"
 register(OpType.GLOBALAVGPOOL, Lowering(ExecOp.GLOBALAVGPOOL))
 register(OpType.GLOBALLPPOOL, Lowering(ExecOp.GLOBALLPPOOL, ("p",)))
 register(OpType.MAXROIPOOL, Lowering(ExecOp.MAXROIPOOL, ("pooled_shape", "spatial_scale")))
+_ROI_ALIGN = ("output_height", "output_width", "sampling_ratio", "spatial_scale", "mode")
+register(
+    OpType.ROIALIGN,
+    Lowering(ExecOp.ROIALIGN, (*_ROI_ALIGN, "coordinate_transformation_mode")),
+)
 register(
     OpType.MAXUNPOOL,
     Lowering(ExecOp.MAXUNPOOL, ("kernel_shape", "strides", "pads", "output_shape")),

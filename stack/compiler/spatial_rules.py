@@ -1,5 +1,6 @@
 """Shape and dtype rules of the windowed ops: Conv, ConvTranspose, the pools (GlobalLpPool's
-p at least 1; MaxRoiPool's rois [R, 5] of X's dtype) and MaxUnpool
+p at least 1; MaxRoiPool's rois [R, 5] of X's dtype; RoiAlign's rois [R, 4] of X's dtype and
+int64 batch_indices [R]) and MaxUnpool
 (registered into :mod:`stack.compiler.shape_rules`' registry on import).
 
 Spatial axes follow N, C; a window's output size is :func:`~stack.compiler.shape_rules.conv_out`
@@ -163,3 +164,18 @@ def _max_roi_pool(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np
     if len(pooled) != 2 or min(pooled) < 1:
         raise _fail(node, f"pooled_shape {list(pooled)} must be two ints >= 1")
     return [TensorType(x.dtype, (rois.shape[0], x.shape[1], *pooled))]
+
+
+@register(OpType.ROIALIGN)
+def _roi_align(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
+    x, rois, idx = _need(node, t, 0), _need(node, t, 1), _need(node, t, 2)
+    if not x.dtype.is_float or rois.dtype != x.dtype or idx.dtype is not ElemType.I64:
+        raise _fail(node, f"X {x.dtype.value} and rois {rois.dtype.value} must be one float "
+                    f"dtype, batch_indices {idx.dtype.value} int64")  # fmt: skip
+    if len(x.shape) != 4 or rois.shape[1:] != (4,) or idx.shape != rois.shape[:1]:
+        raise _fail(node, f"X{list(x.shape)} must be 4-D, rois{list(rois.shape)} [R, 4] and "
+                    f"batch_indices{list(idx.shape)} [R]")  # fmt: skip
+    size = tuple(int(node.attr(k, 1)) for k in ("output_height", "output_width"))
+    if min(size) < 1 or int(node.attr("sampling_ratio", 0)) < 0:
+        raise _fail(node, f"output size {list(size)} must be >= 1, sampling_ratio >= 0")
+    return [TensorType(x.dtype, (rois.shape[0], x.shape[1], *size))]

@@ -62,6 +62,7 @@ class ExecOp(enum.IntEnum):
     GLOBALLPPOOL = 42
     MAXROIPOOL = 43
     REVERSE_SEQUENCE = 44
+    ROIALIGN = 45
 
 
 class ExecDType(enum.IntEnum):
@@ -154,6 +155,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.GLOBALLPPOOL: OpKind.GLOBALLPPOOL,
     ExecOp.MAXROIPOOL: OpKind.MAXROIPOOL,
     ExecOp.REVERSE_SEQUENCE: OpKind.REVERSE_SEQUENCE,
+    ExecOp.ROIALIGN: OpKind.ROIALIGN,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -67,6 +67,7 @@ class OpKind(enum.IntEnum):
     GLOBALLPPOOL = 42
     MAXROIPOOL = 43
     REVERSE_SEQUENCE = 44
+    ROIALIGN = 45
     # END GENERATED
 
 

@@ -177,6 +177,7 @@ def default_templates() -> TemplateRegistry:
         (k.GLOBALAVGPOOL, FLOATS, launch_elementwise, _four_d),
         (k.GLOBALLPPOOL, FLOATS, launch_elementwise, _four_d),
         (k.MAXROIPOOL, FLOATS, launch_tiled, _four_d),
+        (k.ROIALIGN, FLOATS, launch_tiled, _four_d),
         (k.MAXUNPOOL, FLOATS, launch_elementwise, None),
         (k.BATCHNORM, FLOATS, launch_elementwise, None),
         (k.SOFTMAX, FLOATS, launch_rows, None),

@@ -20,6 +20,7 @@ NCHW_OPS = frozenset(
         OpType.GLOBALAVGPOOL,
         OpType.GLOBALLPPOOL,
         OpType.MAXROIPOOL,
+        OpType.ROIALIGN,
         OpType.BATCHNORM,
     }
 )

@@ -62,10 +62,6 @@ class KernelAbi:
 
 
 _BINARY = ("A", "B")
-_POOL_INTS = (
-    Imm("kernel_h"), Imm("kernel_w"), Imm("stride_h", 1), Imm("stride_w", 1),
-    Imm("pad_top", 0), Imm("pad_left", 0), Imm("pad_bottom", 0), Imm("pad_right", 0),
-)  # fmt: skip
 
 ABIS: dict[KernelId, KernelAbi] = {}
 
@@ -151,31 +147,6 @@ for _abi in (
         KernelId.LAYERNORM, ("X", "scale"), ("Y",), optional=("bias",),
         ints=(Imm("axis", -1, "normalise over dims axis..end"),), floats=(Imm("epsilon", 1e-5),),
         doc="Y = (X - mean) / sqrt(var + eps) * scale + bias over the trailing dims from axis.",
-    ),
-    KernelAbi(
-        KernelId.MAXPOOL, ("X",), ("Y",), ints=(*_POOL_INTS, Imm("dilation_h", 1), Imm("dilation_w", 1)),  # noqa: E501
-        doc="NCHW max pool; padding is -inf; output size from Y (ceil_mode pads bottom/right).",
-    ),
-    KernelAbi(
-        KernelId.AVGPOOL, ("X",), ("Y",),
-        ints=(*_POOL_INTS, Imm("count_include_pad", 0), Imm("dilation_h", 1), Imm("dilation_w", 1)),
-        doc="NCHW average pool; output size from Y (ceil_mode windows are clipped).",
-    ),
-    KernelAbi(KernelId.GLOBALAVGPOOL, ("X",), ("Y",), doc="Mean over H, W: Y[N,C,1,1]."),
-    KernelAbi(
-        KernelId.GLOBALLPPOOL, ("X",), ("Y",), ints=(Imm("p", 2, "the norm's order, >= 1"),),
-        doc="Lp norm over H, W: Y[N,C,1,1] = (sum |X|^p)^(1/p).",
-    ),
-    KernelAbi(
-        KernelId.MAXROIPOOL, ("X", "rois"), ("Y",),
-        ints=(Imm("pooled_h"), Imm("pooled_w")), floats=(Imm("spatial_scale", 1.0),),
-        doc="ONNX MaxRoiPool: Y[r,C,ph,pw] = max of X[batch_r] over each bin of roi r "
-        "(rois[r] = batch, x1, y1, x2, y2 scaled by spatial_scale); an empty bin is 0.",
-    ),
-    KernelAbi(
-        KernelId.MAXUNPOOL, ("X", "I"), ("Y",),
-        doc="ONNX MaxUnpool: Y = zeros with X written at the places I (X's shape) names in Y "
-        "flattened; a place named twice takes the last X; output size from Y (N, C as X's).",
     ),
     KernelAbi(
         KernelId.QUANTIZE, ("X", "scale"), ("Y",), optional=("zero_point",), ints=(Imm("axis", 1),),
@@ -297,3 +268,5 @@ for _abi in (
     ),
 ):  # fmt: skip
     register(_abi)
+
+from stack.kmd.kernels import abi_pool  # noqa: E402,F401  (register the pooling kernels' ABIs)

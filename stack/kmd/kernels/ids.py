@@ -60,4 +60,5 @@ class KernelId(enum.IntEnum):
     GLOBALLPPOOL = 42
     MAXROIPOOL = 43
     REVERSE_SEQUENCE = 44
+    ROIALIGN = 45
     # END GENERATED

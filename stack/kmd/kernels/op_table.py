@@ -66,4 +66,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(42, "GLOBALLPPOOL", "GLOBALLPPOOL"),
     KernelRow(43, "MAXROIPOOL", "MAXROIPOOL"),
     KernelRow(44, "REVERSE_SEQUENCE", "REVERSE_SEQUENCE"),
+    KernelRow(45, "ROIALIGN", "ROIALIGN"),
 )

@@ -1,7 +1,7 @@
 """Max, average, global-average and global-Lp pooling (NCHW) for any ``xp``: separable passes
 over kernel taps only (never pixels), each one strided whole-tensor operation; max unpooling
-(any spatial rank), the scatter that undoes a max pool; and max pooling of regions of interest
-(one whole-channel max per bin).
+(any spatial rank), the scatter that undoes a max pool; and pooling of regions of interest:
+MaxRoiPool (one whole-channel max per bin) and RoiAlign (bilinear samples per bin).
 
 Max pooling takes any dtype with an order (floats pad with -inf, integers with their minimum).
 Average pooling reads dilations from ints 9-10 when a blob carries them (the AVGPOOL ABI does
@@ -10,6 +10,7 @@ not list them yet, so through the device they are (1, 1)).
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 from typing import Any
@@ -194,6 +195,94 @@ def maxroipool(
                 y[r, :, i, j] = 0 if empty else x[b, :, hs:he, ws:we].max(axis=(1, 2))
 
 
+class RoiAlignMode(enum.IntEnum):
+    """ROIALIGN's ``mode`` (its fourth int). Values are ABI."""
+
+    AVG = 0
+    MAX = 1
+
+
+def _align_axis(
+    start: Any, size: Any, pooled: int, grid: int, limit: int, ct: Any
+) -> tuple[Any, Any, Any, Any]:
+    """Along one axis of a roi: the low and high pixel and their weights of each of ``grid``
+    samples of each of ``pooled`` bins ([pooled, grid] each), computed in ``ct`` as ONNX's
+    reference does; a sample outside [-1, limit] weighs 0 (at pixel 0)."""
+    b = ct(size) / ct(pooled)
+    pos = (
+        ct(start)
+        + np.arange(pooled, dtype=ct)[:, None] * b
+        + (np.arange(grid, dtype=ct)[None, :] + ct(0.5)) * b / ct(grid)
+    )
+    valid = (pos >= -1.0) & (pos <= limit)
+    pos = np.maximum(pos, 0)
+    lo = np.floor(pos).astype(np.int64)
+    top = lo >= limit - 1
+    lo = np.where(top, limit - 1, lo)
+    hi = np.where(top, lo, lo + 1)
+    frac = np.where(top, ct(0), pos - lo.astype(ct)) * valid
+    lo, hi = np.where(valid, lo, 0), np.where(valid, hi, 0)
+    return lo, hi, (ct(1) - frac) * valid, frac
+
+
+def _weights(lo: Any, hi: Any, wl: Any, wh: Any, limit: int, ct: Any) -> Any:
+    """[pooled, limit]: each bin's summed weight of every pixel over its samples (an average
+    bin is separable: the matrices of both axes contract X's plane)."""
+    m = np.zeros((lo.shape[0], limit), ct)
+    rows = np.broadcast_to(np.arange(lo.shape[0])[:, None], lo.shape)
+    np.add.at(m, (rows, lo), wl)
+    np.add.at(m, (rows, hi), wh)
+    return m
+
+
+def roialign(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """ONNX RoiAlign: for roi r = (x1, y1, x2, y2) of image batch_indices[r], scaled by
+    spatial_scale (fl[0]) and shifted by half a pixel when ints[4] (half_pixel), Y[r, :, i, j] =
+    the average (ints[3] AVG) or the max (MAX, of each sample's weighted corners, as ONNX's
+    reference) of the bilinear samples of bin (i, j), sampling_ratio (ints[2]; 0: ceil(bin))
+    per bin axis; output_height x output_width (ints[0:2]). Coordinates in float32 (float64 for
+    float64 X). A batch index outside X is an IndexError."""
+    x, rois, batch, y = ins[0], ins[1], ins[2], outs[0]
+    oh, ow, ratio, half = ints[0], ints[1], ints[2], ints[4]
+    mode = RoiAlignMode(ints[3])
+    scale = fl[0] if fl else 1.0
+    n, c, h, w = x.shape
+    if rois.shape != (y.shape[0], 4) or batch.shape != (y.shape[0],) or y.shape[1:] != (c, oh, ow):
+        raise ValueError(f"RoiAlign shapes X{x.shape} rois{rois.shape} batch_indices"
+                         f"{batch.shape} Y{y.shape} disagree")  # fmt: skip
+    ct = np.float64 if x.dtype == np.float64 else np.float32
+    work = x.astype(ct)
+    for r, (box, b) in enumerate(zip(rois.tolist(), batch.tolist(), strict=True)):
+        if not 0 <= int(b) < n:
+            raise IndexError(f"RoiAlign roi {r} names batch {int(b)} of {n}")
+        x1, y1, x2, y2 = (ct(v) * ct(scale) - ct(0.5 if half else 0.0) for v in box)
+        rh, rw = y2 - y1, x2 - x1
+        if not half:
+            rh, rw = max(rh, ct(1)), max(rw, ct(1))
+        gh = ratio if ratio > 0 else math.ceil(rh / ct(oh))
+        gw = ratio if ratio > 0 else math.ceil(rw / ct(ow))
+        if gh <= 0 or gw <= 0:
+            y[r] = 0
+            continue
+        ys = _align_axis(y1, rh, oh, gh, h, ct)
+        xs = _align_axis(x1, rw, ow, gw, w, ct)
+        img = work[int(b)]
+        if mode is RoiAlignMode.AVG:
+            ay, ax = xp.asarray(_weights(*ys, h, ct)), xp.asarray(_weights(*xs, w, ct))
+            y[r] = (ay @ img @ ax.T) / ct(gh * gw)
+            continue
+        ylo, yhi, wyl, wyh = (xp.asarray(a) for a in ys)
+        xlo, xhi, wxl, wxh = (xp.asarray(a) for a in xs)
+        best: Any = None
+        for yi, wy in ((ylo, wyl), (yhi, wyh)):
+            for xi, wx in ((xlo, wxl), (xhi, wxh)):
+                v = (wy[:, :, None, None] * wx[None, None]) * img[:, yi[:, :, None, None], xi]
+                best = v if best is None else xp.maximum(best, v)
+        y[r] = best.max(axis=(2, 4))
+
+
 TABLE = {
     KernelId.MAXPOOL: maxpool,
     KernelId.AVGPOOL: avgpool,
@@ -201,4 +290,5 @@ TABLE = {
     KernelId.MAXUNPOOL: maxunpool,
     KernelId.GLOBALLPPOOL: globallppool,
     KernelId.MAXROIPOOL: maxroipool,
+    KernelId.ROIALIGN: roialign,
 }

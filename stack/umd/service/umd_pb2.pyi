@@ -66,6 +66,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_GLOBALLPPOOL: _ClassVar[OpType]
     OP_MAXROIPOOL: _ClassVar[OpType]
     OP_REVERSE_SEQUENCE: _ClassVar[OpType]
+    OP_ROIALIGN: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -126,6 +127,7 @@ OP_MAXUNPOOL: OpType
 OP_GLOBALLPPOOL: OpType
 OP_MAXROIPOOL: OpType
 OP_REVERSE_SEQUENCE: OpType
+OP_ROIALIGN: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

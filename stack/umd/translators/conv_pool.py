@@ -1,5 +1,5 @@
-"""The convolution family: CONV2D, MAXPOOL, AVGPOOL, GLOBALAVGPOOL, GLOBALLPPOOL, MAXROIPOOL
-(NCHW kernels).
+"""The convolution family: CONV2D, MAXPOOL, AVGPOOL, GLOBALAVGPOOL, GLOBALLPPOOL, MAXROIPOOL,
+ROIALIGN (NCHW kernels).
 
 NHWC activations are converted: a TRANSPOSE into an NCHW scratch buffer before the kernel and,
 for an NHWC output, a TRANSPOSE from the kernel's NCHW scratch output after it.
@@ -7,8 +7,10 @@ for an NHWC output, a TRANSPOSE from the kernel's NCHW scratch output after it.
 
 from __future__ import annotations
 
+from stack.kmd.dtypes import DType
 from stack.kmd.kernels.ids import KernelId
-from stack.umd.errors import ShapeError
+from stack.kmd.kernels.pool import RoiAlignMode
+from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
 from stack.umd.ops import Layout, OpKind, OpRequest
 from stack.umd.plan import KernelCall, Semantic
 from stack.umd.registry import OpTranslator
@@ -30,7 +32,11 @@ _KERNEL = {
     OpKind.GLOBALAVGPOOL: KernelId.GLOBALAVGPOOL,
     OpKind.GLOBALLPPOOL: KernelId.GLOBALLPPOOL,
     OpKind.MAXROIPOOL: KernelId.MAXROIPOOL,
+    OpKind.ROIALIGN: KernelId.ROIALIGN,
 }
+#: ROIALIGN's string attributes -> the kernel's immediates.
+ROI_ALIGN_MODES = {"avg": RoiAlignMode.AVG, "max": RoiAlignMode.MAX}
+ROI_ALIGN_COORDS = {"half_pixel": 1, "output_half_pixel": 0}
 
 
 def _window_attrs(attrs: dict, kernel_hw: tuple[int, int] | None) -> dict:
@@ -82,6 +88,37 @@ def _algorithm(attrs: dict, kattrs: dict) -> int:
     return algorithm
 
 
+def _roi_align_attrs(req: OpRequest, attrs: dict) -> dict:
+    """ROIALIGN's immediates: output_height/width at least 1, sampling_ratio at least 0, the
+    mode and coordinate_transformation_mode by name; batch_indices I64 (or I32)."""
+    need_counts(req, (3, 3))
+    same_dtype(req, (0, 1))
+    if req.inputs[2].dtype not in (DType.I64, DType.I32):
+        raise UnsupportedDtypeError(
+            f"batch_indices must be I64 or I32, got {req.inputs[2].dtype.name}",
+            field="inputs[2].dtype",
+        )
+    out = {
+        "output_h": attr_int(attrs, "output_height", 1),
+        "output_w": attr_int(attrs, "output_width", 1),
+        "sampling_ratio": attr_int(attrs, "sampling_ratio", 0),
+        "spatial_scale": attr_float(attrs, "spatial_scale", 1.0),
+    }
+    for key, name, least in (("output_h", "output_height", 1), ("output_w", "output_width", 1),
+                             ("sampling_ratio", "sampling_ratio", 0)):  # fmt: skip
+        if out[key] < least:
+            raise ShapeError(f"{name} must be >= {least}, got {out[key]}", field=f"attrs.{name}")
+    for key, name, table, default in (
+        ("mode", "mode", ROI_ALIGN_MODES, "avg"),
+        ("half_pixel", "coordinate_transformation_mode", ROI_ALIGN_COORDS, "half_pixel"),
+    ):
+        value = attrs.get(name, default)
+        if value not in table:
+            raise InvalidRequestError(f"unknown {name} {value!r}", field=f"attrs.{name}")
+        out[key] = int(table[str(value)])
+    return out
+
+
 def _out_dim(size: int, k: int, stride: int, lo: int, hi: int, dil: int, ceil: bool) -> int:
     span = size + lo + hi - dil * (k - 1) - 1
     if span < 0:
@@ -126,6 +163,8 @@ class ConvPoolTranslator(OpTranslator):
                 )
             scale = attr_float(attrs, "spatial_scale", 1.0)
             kattrs = {"pooled_h": pooled[0], "pooled_w": pooled[1], "spatial_scale": scale}
+        elif req.op is OpKind.ROIALIGN:
+            kattrs = _roi_align_attrs(req, attrs)
         else:
             need_counts(req, (1, 1))
             kshape = attr_ints(attrs, "kernel_shape", 2, None)
@@ -154,6 +193,14 @@ class ConvPoolTranslator(OpTranslator):
             if len(rois) != 2 or rois[1] != 5:
                 raise ShapeError(f"rois must be [R, 5], got {rois}", field="inputs[1].shape")
             return ((rois[0], c, call.i("pooled_h"), call.i("pooled_w")),)
+        if call.kernel_id is KernelId.ROIALIGN:
+            rois, idx = call.ins[1].shape, call.ins[2].shape
+            if len(rois) != 2 or rois[1] != 4:
+                raise ShapeError(f"rois must be [R, 4], got {rois}", field="inputs[1].shape")
+            if idx != rois[:1]:
+                raise ShapeError(f"batch_indices must be [{rois[0]}], got {idx}",
+                                 field="inputs[2].shape")  # fmt: skip
+            return ((rois[0], c, call.i("output_h"), call.i("output_w")),)
         if call.kernel_id is KernelId.CONV2D:
             wsh = call.ins[1].shape
             g = call.i("group")
