@@ -66,7 +66,7 @@ def attribute_codes(
                     PointKind.IMPLEMENTATION,
                     place.layer,
                     place.path,
-                    None,  # a new definition in that module
+                    place.line,
                     model.id,
                     f"{module}.{new}",
                     f"write {new}, {what} {name}'s {attr} values, beside {place.predicted}: "

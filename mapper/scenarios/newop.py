@@ -142,8 +142,8 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     points.extend(conventions.test_modules(view, known, name, token))
     points = conventions.into_own_modules(view, known, token, name, points)
     points.extend(conventions.attribute_contracts(view, known, token, name))
-    points.extend(attrcodes.attribute_codes(view, known, name, points, rows))
-    return _plan(view, name, token, ranked[:5], _unique(points))
+    codes = attrcodes.attribute_codes(view, known, name, points, rows)  # beside the kernel
+    return _plan(view, name, token, ranked[:5], _unique(points) + codes)
 
 
 def _in_place(view: MapView, node: Node, vocabs: dict[str, list[vocab.Value]]) -> bool:
@@ -167,17 +167,16 @@ def _in_place(view: MapView, node: Node, vocabs: dict[str, list[vocab.Value]]) -
 
 
 def _unique(points: list[ChangePoint]) -> list[ChangePoint]:
-    """One point per (kind, place), and per predicted name for tests and for definitions at
-    no line yet (the tests moved into a new module share its place; so do an attribute's
-    enum and the kernel it goes beside): a line both keys a registry by the op's value and
-    registers its counterpart is one registration."""
+    """One point per (kind, place), and per predicted name for tests (the tests moved into a
+    new module share its place): a line both keys a registry by the op's value and registers
+    its counterpart is one registration."""
     out: dict[tuple[str, str | None, int | None, str], ChangePoint] = {}
     for point in points:
         key = (
             point.kind.value if point.kind is not PointKind.REGISTRATION else "r",
             point.path,
             point.line,
-            point.predicted if point.kind is PointKind.TEST or point.line is None else "",
+            point.predicted if point.kind is PointKind.TEST else "",
         )
         out.setdefault(key, point)
     return list(out.values())

@@ -72,9 +72,7 @@ def _coded(view: MapView, op: str, like: str) -> set[tuple[str | None, str]]:
     return {
         (p.path, p.predicted)
         for p in walk.points
-        if p.kind is PointKind.IMPLEMENTATION
-        and p.line is None
-        and p.like.endswith(("Mode", "Reduction"))
+        if p.kind is PointKind.IMPLEMENTATION and p.like.endswith(("Mode", "Reduction"))
     }
 
 
