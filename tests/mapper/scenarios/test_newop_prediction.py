@@ -15,7 +15,10 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
 - ``fixtures/new_op_maxroipool.json``: MaxRoiPool like maxpool (``MaxPool`` / ``MAXPOOL``);
 - ``fixtures/new_op_roialign.json``: RoiAlign like maxroipool (``MaxRoiPool`` / ``MAXROIPOOL``);
 - ``fixtures/new_op_reversesequence.json``: ReverseSequence like gatherelements
-  (``GatherElements`` / ``GATHER_ELEMENTS``).
+  (``GatherElements`` / ``GATHER_ELEMENTS``);
+- ``fixtures/new_op_gridsample.json``: GridSample like roialign (``RoiAlign`` / ``ROIALIGN``);
+- ``fixtures/new_op_tensorscatter.json``: TensorScatter like scatterelements
+  (``ScatterElements`` / ``SCATTER_ELEMENTS``).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -47,6 +50,8 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     "new_op_maxroipool.json": ("MaxRoiPool", "maxpool", "max_\\?roi_\\?pool"),
     "new_op_roialign.json": ("RoiAlign", "maxroipool", "roi_\\?align"),
     "new_op_reversesequence.json": ("ReverseSequence", "gatherelements", "reverse_\\?sequence"),
+    "new_op_gridsample.json": ("GridSample", "roialign", "grid_\\?sample"),
+    "new_op_tensorscatter.json": ("TensorScatter", "scatterelements", "tensor_\\?scatter"),
 }
 
 
