@@ -33,20 +33,36 @@ _BRANCHING = frozenset({"function", "method"})
 DISPATCH = 2  # the family's ops a function names to dispatch over them
 
 
-def family_branches(
+def family_points(
     view: MapView,
     rows: list[ChangePoint],
     known: dict[str, list[vocab.Value]],
     token: str,
     name: str,
 ) -> list[ChangePoint]:
-    """A branch to add for ``name`` in each function or method of the modules holding
-    ``rows`` (the new op's mapping rows) that names one of the similar op's values, or
-    dispatches over the family's ops."""
-    modules = {p.path for p in rows if p.path}
-    spelt = vocab.spellings(known[token])
+    """The new op's branches in the family modules holding ``rows`` (its mapping rows) and
+    its entries in the constants about that family."""
     op_of = {v.node.id: op for op, vs in known.items() for v in vs}
     family = _family(view, rows, op_of)
+    return [
+        *_branches(view, rows, known, token, name, family, op_of),
+        *_family_sets(view, rows, known, token, name, family, op_of),
+    ]
+
+
+def _branches(
+    view: MapView,
+    rows: list[ChangePoint],
+    known: dict[str, list[vocab.Value]],
+    token: str,
+    name: str,
+    family: set[str],
+    op_of: dict[str, str],
+) -> list[ChangePoint]:
+    """A branch to add for ``name`` in each function or method of the modules holding
+    ``rows`` that names one of the similar op's values, or dispatches over ``family``."""
+    modules = {p.path for p in rows if p.path}
+    spelt = vocab.spellings(known[token])
     out: list[ChangePoint] = []
     done: set[str] = set()
     for value in known[token]:
@@ -116,18 +132,18 @@ def named_ops(view: MapView, constant: Node, op_of: dict[str, str]) -> set[str]:
     return ops
 
 
-def family_sets(
+def _family_sets(
     view: MapView,
     rows: list[ChangePoint],
     known: dict[str, list[vocab.Value]],
     token: str,
     name: str,
+    family: set[str],
+    op_of: dict[str, str],
 ) -> list[ChangePoint]:
     """Each constant outside the family's modules naming the similar op among others, more
-    than half of them of the family the new op joins (``NCHW_OPS``: the conv family and
-    BatchNorm): a set about the family, which the new op enters."""
-    op_of = {v.node.id: op for op, vs in known.items() for v in vs}
-    family = _family(view, rows, op_of)
+    than half of them of ``family`` (``NCHW_OPS``: the conv family and BatchNorm): a set
+    about the family, which the new op enters."""
     modules = {p.path for p in rows}
     out = []
     for value in known[token]:

@@ -127,8 +127,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     points.extend(handlers.handled(view, spelt, name))
     rows = newop_places.mapping_rows(view, values, name, spelt)
     points.extend(rows)
-    points.extend(branches.family_branches(view, rows, known, token, name))
-    points.extend(branches.family_sets(view, rows, known, token, name))
+    points.extend(branches.family_points(view, rows, known, token, name))
     models = {p.like for p in points if p.kind is PointKind.IMPLEMENTATION}
     points = [p for p in points if footprint.tests_own_code(view, p, models)]
     points = footprint.without_fast_paths(view, points)

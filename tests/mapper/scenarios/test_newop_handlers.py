@@ -9,7 +9,7 @@ import pytest
 from mapper.impact import MapView
 from mapper.scenarios.newop import walk_new_op
 from mapper.scenarios.records import NewOpWalk, PointKind
-from tests.mapper.toy_map import build_view, kernel_ids, op_types, up_down_config
+from tests.mapper.toy_map import build_view, kernel_ids, op_types, rules_module, up_down_config
 
 _OPS = (
     "CONV", "MAXPOOL", "AVGPOOL", "GLOBALAVGPOOL", "GEMM", "MATMUL", "ADD", "SUB", "MUL", "DIV",
@@ -25,19 +25,8 @@ FILES = {
     "toy/__init__.py": "",
     "toy/up/__init__.py": "",
     "toy/up/ir.py": op_types(_OPS, _ONNX),
-    "toy/up/rules.py": """
-        from toy.up.ir import OpType
-
-        RULES = {}
-
-
-        def register(op):
-            def deco(fn):
-                RULES[op] = fn
-                return fn
-            return deco
-
-
+    "toy/up/rules.py": rules_module(
+        more="""
         def _pool(node):
             return node
 
@@ -49,7 +38,8 @@ FILES = {
         @register(OpType.GLOBALAVGPOOL)
         def _gap(node):
             return node
-    """,
+        """
+    ),
     "toy/up/importers.py": """
         IMPORTERS = {}
 
