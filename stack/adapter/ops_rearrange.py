@@ -1,7 +1,7 @@
 """Importers of ops that move or select elements: SpaceToDepth, DepthToSpace (Reshape →
 Transpose → Reshape), Hardmax (ArgMax compared with a constant range, cast back) and EyeLike
-(a constant: shapes are static), expressed with other IR ops; ReverseSequence (opset 10+), its
-own IR op."""
+(a constant: shapes are static), expressed with other IR ops; ReverseSequence (opset 10+) and
+TensorScatter (opset 24+), each its own IR op."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from stack.adapter.ops_composite import EmitChain
 from stack.adapter.ops_index import _axis
 from stack.adapter.registry import register
 from stack.compiler import ElemType, OpType
+from stack.compiler.tensor_scatter import TENSOR_SCATTER_MODES
 
 
 def _blocked(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> tuple[int, ...]:
@@ -135,3 +136,50 @@ def reverse_sequence(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> No
         raise bad(f"sequence_lens {given.tolist()} must lie in [0, {steps}]")
     ctx.emit(name, OpType.REVERSE_SEQUENCE, ins, [proto.output[0]], time_axis=time_axis,
              batch_axis=batch_axis)  # fmt: skip
+
+
+@register("TensorScatter")
+def tensor_scatter(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """The KV-cache update: batch b's update steps written on the sequence axis of past_cache
+    from write_indices[b] (absent: 0), modulo the axis in circular mode. Opset 24 is the only
+    definition."""
+
+    def bad(why: str) -> ModelFormatError:
+        return ModelFormatError(f"TensorScatter {why}", op="TensorScatter", node=name)
+
+    ins = present_inputs(proto, 4)
+    if ctx.opset < 24 or len(ins) not in (2, 3) or not all(ins):
+        raise bad(f"(opset 24+, model opset {ctx.opset}) takes past_cache, update and an optional "
+                  f"write_indices, got {list(proto.input)}")  # fmt: skip
+    a = attributes(proto)
+    mode = str(a.get("mode", "linear"))
+    if mode not in TENSOR_SCATTER_MODES:
+        raise bad(f"mode {mode!r} is not one of {', '.join(TENSOR_SCATTER_MODES)}")
+    past, upd = ctx.type_of(ins[0]), ctx.type_of(ins[1])
+    rank, axis = len(past.shape), int(a.get("axis", -2))
+    if not -rank <= axis < rank or axis % max(rank, 1) == 0:
+        raise bad(f"axis {int(a.get('axis', -2))} must be a non-batch axis of past_cache {past}")
+    axis = axis + rank if axis < 0 else axis
+    if (
+        len(upd.shape) != rank
+        or upd.dtype != past.dtype
+        or upd.shape[axis] > past.shape[axis]
+        or any(
+            u != n for d, (u, n) in enumerate(zip(upd.shape, past.shape, strict=True)) if d != axis
+        )
+    ):
+        raise bad(f"update {upd} must be past_cache {past} at most as long on axis {axis}")
+    if len(ins) == 3:
+        index = ctx.type_of(ins[2])
+        if index.dtype is not ElemType.I64 or index.shape != past.shape[:1]:
+            raise bad(f"write_indices {index} must be int64[{past.shape[0]}]")
+        given = ctx.const(ins[2])
+        room = past.shape[axis] - upd.shape[axis]
+        if (
+            mode == "linear"
+            and given is not None
+            and given.size
+            and ((given < 0).any() or (given > room).any())
+        ):
+            raise bad(f"linear write_indices {given.tolist()} must lie in [0, {room}]")
+    ctx.emit(name, OpType.TENSOR_SCATTER, ins, [proto.output[0]], axis=axis, mode=mode)

@@ -18,6 +18,7 @@ import numpy as np
 from stack.compiler.evaluate import register
 from stack.compiler.ir import ElemType, Node, OpType, TensorType
 from stack.compiler.spatial_rules import unpool_shape
+from stack.compiler.tensor_scatter import evaluate as _tensor_scatter
 
 _UNARY: dict[str, Callable[[np.ndarray, Node], np.ndarray]] = {
     "Neg": lambda x, n: np.negative(x),
@@ -281,6 +282,7 @@ for _op, _fn in (
     (OpType.SCATTER_ND, _scatter_nd),
     (OpType.SCATTER_ELEMENTS, _scatter_elements),
     (OpType.REVERSE_SEQUENCE, _reverse_sequence),
+    (OpType.TENSOR_SCATTER, _tensor_scatter),
     (OpType.MAXUNPOOL, _max_unpool),
     (OpType.SLICE, _slice),
     (OpType.EXPAND, _expand),

@@ -112,6 +112,7 @@ class OpType(enum.StrEnum):
     SCATTER_ND = "ScatterND"  # reduction: none, add, mul, max, min
     SCATTER_ELEMENTS = "ScatterElements"  # axis; reduction: none, add, mul, max, min
     REVERSE_SEQUENCE = "ReverseSequence"  # time_axis, batch_axis: 0 and 1, either way round
+    TENSOR_SCATTER = "TensorScatter"  # axis: non-negative, not 0; mode: linear, circular
     SLICE = "Slice"  # starts, ends, steps: one per axis, clamped
     PAD = "Pad"  # mode, pads (begins then ends), value
     EXPAND = "Expand"  # shape: the output shape

@@ -249,4 +249,4 @@ def _const_of_shape(
     return [TensorType(ElemType(node.attr("dtype", "float32")), shape)]
 
 
-from stack.compiler import op_rules, spatial_rules  # noqa: E402,F401  (register the rest)
+from stack.compiler import op_rules, spatial_rules, tensor_scatter  # noqa: E402,F401  (the rest)

@@ -78,6 +78,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.SCATTER_ND: Arity(3, 3),  # data, indices, updates
     OpType.SCATTER_ELEMENTS: Arity(3, 3),  # data, indices, updates
     OpType.REVERSE_SEQUENCE: Arity(2, 2),  # input, sequence_lens
+    OpType.TENSOR_SCATTER: Arity(2, 3),  # past_cache, update, write_indices
     OpType.SLICE: Arity(1, 1),
     OpType.PAD: Arity(1, 1),
     OpType.EXPAND: Arity(1, 1),

@@ -63,6 +63,7 @@ class ExecOp(enum.IntEnum):
     MAXROIPOOL = 43
     REVERSE_SEQUENCE = 44
     ROIALIGN = 45
+    TENSOR_SCATTER = 47
 
 
 class ExecDType(enum.IntEnum):
@@ -156,6 +157,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.MAXROIPOOL: OpKind.MAXROIPOOL,
     ExecOp.REVERSE_SEQUENCE: OpKind.REVERSE_SEQUENCE,
     ExecOp.ROIALIGN: OpKind.ROIALIGN,
+    ExecOp.TENSOR_SCATTER: OpKind.TENSOR_SCATTER,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -207,6 +207,7 @@ def default_templates() -> TemplateRegistry:
         (k.SCATTER_ND, ALL, launch_elementwise, None),
         (k.SCATTER_ELEMENTS, ALL, launch_elementwise, None),
         (k.REVERSE_SEQUENCE, ALL, launch_elementwise, None),
+        (k.TENSOR_SCATTER, ALL, launch_elementwise, None),
         (k.SLICE, ALL, launch_elementwise, None),
         (k.PAD, ALL, launch_elementwise, None),
         (k.EXPAND, ALL, launch_elementwise, None),

@@ -102,6 +102,7 @@
 #define REFSTACK_KERNEL_MAXROIPOOL     43
 #define REFSTACK_KERNEL_REVERSE_SEQUENCE 44
 #define REFSTACK_KERNEL_ROIALIGN       45
+#define REFSTACK_KERNEL_TENSOR_SCATTER 47
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

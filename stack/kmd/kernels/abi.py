@@ -253,6 +253,12 @@ for _abi in (
         "places take the updates in indices' row-major order (none: the last one wins).",
     ),
     KernelAbi(
+        KernelId.TENSOR_SCATTER, ("past_cache", "update"), ("Y",), optional=("write_indices",),
+        ints=(Imm("axis", None, "the sequence axis, 1..rank-1"),
+              Imm("mode", 0, "TensorScatterMode: 0 linear, 1 circular")),
+        doc="ONNX TensorScatter: Y = past_cache with batch b's update steps written on axis from "
+        "write_indices[b] (absent: 0); circular: modulo the axis' size."),
+    KernelAbi(
         KernelId.SLICE, ("X",), ("Y",), int_list="spec",
         doc="Y = X[start:stop:step, ...]; ints: (start, stop, step) per axis, clamped.",
     ),

@@ -61,4 +61,5 @@ class KernelId(enum.IntEnum):
     MAXROIPOOL = 43
     REVERSE_SEQUENCE = 44
     ROIALIGN = 45
+    TENSOR_SCATTER = 47
     # END GENERATED

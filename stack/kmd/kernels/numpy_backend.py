@@ -37,6 +37,7 @@ from stack.kmd.kernels import (
     quant,
     reduce,
     registry,
+    tensor_scatter,
     unary,
 )
 
@@ -56,6 +57,7 @@ GENERIC = (
     binary,
     reduce,
     index,
+    tensor_scatter,
 )
 #: NumPy-specific kernels replacing generic ones (planned, with per-thread scratch).
 SPECIFIC = {ids.KernelId.CONV2D: conv_np.conv2d, **linalg_np.TABLE, **norm_np.TABLE}

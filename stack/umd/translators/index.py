@@ -1,15 +1,17 @@
 """The indexing family: GATHER, GATHER_ELEMENTS (``axis``), GATHER_ND (``batch_dims``),
 SCATTER_ND (``reduction``: none, add, mul, max, min), SCATTER_ELEMENTS (``axis``,
 ``reduction``), REVERSE_SEQUENCE (``time_axis``, ``batch_axis``: 0 and 1, either way round;
-sequence_lens I32/I64 [batch]), SLICE (``starts``, ``ends``, ``steps``:
-one per axis of the input), PAD (``mode``, ``pads``: begins then ends, ``value``), EXPAND (to
-the output's shape) and TILE (``repeats``)."""
+sequence_lens I32/I64 [batch]), TENSOR_SCATTER (``axis``, default -2, not the batch axis;
+``mode``: linear, circular; write_indices I32/I64 [batch], optional), SLICE (``starts``,
+``ends``, ``steps``: one per axis of the input), PAD (``mode``, ``pads``: begins then ends,
+``value``), EXPAND (to the output's shape) and TILE (``repeats``)."""
 
 from __future__ import annotations
 
 from stack.kmd.dtypes import DType
 from stack.kmd.kernels.ids import KernelId
 from stack.kmd.kernels.index import PadMode, ScatterReduction
+from stack.kmd.kernels.tensor_scatter import TensorScatterMode
 from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
 from stack.umd.ops import OpKind, OpRequest
 from stack.umd.plan import KernelCall, Semantic
@@ -33,6 +35,7 @@ _KERNEL = {
     OpKind.SCATTER_ND: KernelId.SCATTER_ND,
     OpKind.SCATTER_ELEMENTS: KernelId.SCATTER_ELEMENTS,
     OpKind.REVERSE_SEQUENCE: KernelId.REVERSE_SEQUENCE,
+    OpKind.TENSOR_SCATTER: KernelId.TENSOR_SCATTER,
     OpKind.SLICE: KernelId.SLICE,
     OpKind.PAD: KernelId.PAD,
     OpKind.EXPAND: KernelId.EXPAND,
@@ -41,6 +44,7 @@ _KERNEL = {
 PAD_MODES = {"constant": PadMode.CONSTANT, "reflect": PadMode.REFLECT, "edge": PadMode.EDGE,
              "wrap": PadMode.WRAP}  # fmt: skip
 REDUCTIONS = {r.name.lower(): r for r in ScatterReduction}
+TENSOR_SCATTER_MODES = {m.name.lower(): m for m in TensorScatterMode}
 
 
 def slice_spec(shape: tuple[int, ...], starts, ends, steps) -> tuple[int, ...]:  # type: ignore[no-untyped-def]
@@ -78,6 +82,22 @@ def sequence_axes(req: OpRequest) -> dict:
     return axes
 
 
+def cache_update(req: OpRequest, ndim: int) -> dict:
+    """TENSOR_SCATTER's axis (default -2; not the batch axis 0) and mode (linear, circular),
+    checked; its optional write_indices must be I32 or I64."""
+    attrs = req.attr_map()
+    axis = axis_of(attr_int(attrs, "axis", -2), ndim)
+    if axis == 0:
+        raise InvalidRequestError("axis must not be the batch axis 0", field="attrs.axis")
+    mode = attrs.get("mode", "linear")
+    if mode not in TENSOR_SCATTER_MODES:
+        raise InvalidRequestError(f"unknown mode {mode!r}", field="attrs.mode")
+    if len(req.inputs) > 2 and req.inputs[2].dtype not in (DType.I32, DType.I64):
+        raise UnsupportedDtypeError("write_indices must be I32 or I64", field="inputs[2].dtype")
+    same_dtype(req, (0, 1))
+    return {"axis": axis, "mode": int(TENSOR_SCATTER_MODES[str(mode)])}
+
+
 class IndexTranslator(OpTranslator):
     """Ops that select, repeat or pad elements."""
 
@@ -92,7 +112,8 @@ class IndexTranslator(OpTranslator):
         scatter = req.op in (OpKind.SCATTER_ND, OpKind.SCATTER_ELEMENTS)
         indexed = scatter or req.op in (OpKind.GATHER, OpKind.GATHER_ELEMENTS, OpKind.GATHER_ND)
         pairs = indexed or req.op is OpKind.REVERSE_SEQUENCE
-        need_counts(req, (3, 3) if scatter else (2, 2) if pairs else (1, 1))
+        cache = req.op is OpKind.TENSOR_SCATTER
+        need_counts(req, (3, 3) if scatter else (2, 3) if cache else (2, 2) if pairs else (1, 1))
         same_dtype(req, (0,), "outputs")
         kattrs: dict = {}
         if indexed:
@@ -114,6 +135,8 @@ class IndexTranslator(OpTranslator):
                 kattrs["axis"] = axis_of(attr_int(attrs, "axis", 0), ndim)
         elif req.op is OpKind.REVERSE_SEQUENCE:
             kattrs = sequence_axes(req)
+        elif cache:
+            kattrs = cache_update(req, ndim)
         elif req.op is OpKind.SLICE:
             parts = [attr_ints(attrs, k, ndim, None) for k in ("starts", "ends", "steps")]
             kattrs["spec"] = slice_spec(req.inputs[0].shape, *parts)
@@ -169,6 +192,19 @@ class IndexTranslator(OpTranslator):
                 raise ShapeError(
                     f"sequence_lens {lens} must be {(x[batch],)}", field="inputs[1].shape"
                 )
+            return (x,)
+        if k is KernelId.TENSOR_SCATTER:
+            upd, axis = call.ins[1].shape, call.i("axis")
+            if (
+                len(upd) != len(x)
+                or upd[axis] > x[axis]
+                or any(u != n for d, (u, n) in enumerate(zip(upd, x, strict=True)) if d != axis)
+            ):
+                raise ShapeError(f"update {upd} does not fit past_cache {x} on axis {axis}",
+                                 field="inputs[1].shape")  # fmt: skip
+            if len(call.ins) > 2 and call.ins[2].shape != x[:1]:
+                raise ShapeError(f"write_indices {call.ins[2].shape} must be {x[:1]}",
+                                 field="inputs[2].shape")  # fmt: skip
             return (x,)
         if k is KernelId.GATHER_ELEMENTS:
             if len(call.ins[1].shape) != len(x):

@@ -1,6 +1,7 @@
 """Input generators of the fold differential test (:mod:`test_fold_differential`): random
 values of a dtype with its extremes, and the inputs some ops need in range (divisors, exponents,
-shift amounts, indices, MaxUnpool places, ReverseSequence lengths). Each is
+shift amounts, indices, MaxUnpool places, ReverseSequence lengths, TensorScatter write
+indices). Each is
 ``(rng, shape, dtype, position) -> array``."""
 
 from __future__ import annotations
@@ -94,6 +95,20 @@ def lengths_within(steps: int) -> Make:
             lens = rng.integers(0, steps, shape, endpoint=True).astype(np.int64)
             lens.reshape(-1)[:2] = (steps, 0)[: lens.size]
             return lens
+        return values(rng, shape, dtype, i)
+
+    return make
+
+
+def write_starts(high: int) -> Make:
+    """Cache and update as :func:`values`; TensorScatter write indices in [0, high], both ends
+    included (past the room left on the axis they wrap in circular mode)."""
+
+    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+        if i == 2:
+            starts = rng.integers(0, high, shape, endpoint=True).astype(np.int64)
+            starts.reshape(-1)[:2] = (high, 0)[: starts.size]
+            return starts
         return values(rng, shape, dtype, i)
 
     return make

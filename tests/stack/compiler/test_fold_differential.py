@@ -27,6 +27,7 @@ from tests.stack.compiler.fold_inputs import (
     small_exponent,
     unpool_places,
     values,
+    write_starts,
 )
 
 FLOATS = ("float32", "float16", "float64")
@@ -146,6 +147,18 @@ SPECS: dict[str, Spec] = {
         )
         for t in (0, 1)
     },
+    **{  # two steps into a cache of 5 from 0 to its end (linear) or past it (circular: wraps)
+        f"TensorScatter.{mode}": Spec(
+            OpType.TENSOR_SCATTER,
+            ((3, 2, 5, 4), (3, 2, 2, 4), (3,)),
+            ALL,
+            {"axis": 2, "mode": mode},
+            make=write_starts(3 if mode == "linear" else 6),
+            input_dtypes=(None, None, "int64"),
+        )
+        for mode in ("linear", "circular")
+    },
+    "TensorScatter.from0": Spec(OpType.TENSOR_SCATTER, ((2, 6), (2, 6)), ALL, {"axis": 1}),
     "MaxUnpool": Spec(
         OpType.MAXUNPOOL,
         ((2, 3, 2, 3), (2, 3, 2, 3)),
@@ -222,6 +235,18 @@ def test_reverse_sequence_folding_declines_lengths_outside_the_time_axis() -> No
         assert fold(node, [x, np.array([1, bad], np.int64)]) is None
     (ok,) = fold(node, [x, np.array([3, 2], np.int64)]) or [None]
     np.testing.assert_array_equal(ok, [[2, 1, 0], [4, 3, 5]])
+
+
+def test_tensor_scatter_folding_declines_linear_writes_outside_the_cache() -> None:
+    """The device kernel reports them (a fault naming the op), not the folder."""
+    node = Node.make("n", OpType.TENSOR_SCATTER, ["p", "u", "w"], ["y"], axis=1, mode="linear")
+    fold = evaluate.evaluator_for(OpType.TENSOR_SCATTER)
+    assert fold is not None
+    past, upd = np.zeros((2, 3), np.float32), np.ones((2, 2), np.float32)
+    for bad in (2, -1):
+        assert fold(node, [past, upd, np.array([0, bad], np.int64)]) is None
+    (ok,) = fold(node, [past, upd, np.array([1, 0], np.int64)]) or [None]
+    np.testing.assert_array_equal(ok, [[0, 1, 1], [1, 1, 0]])
 
 
 CASES = [(label, dtype) for label, spec in SPECS.items() for dtype in spec.dtypes]
