@@ -1,5 +1,5 @@
-"""Importers of Resize and Upsample: each resized axis becomes constant-index Gathers (one per
-interpolation tap) weighted by constant coefficients and summed.
+"""Importers of Resize, Upsample and GridSample. Resize and Upsample: each resized axis becomes
+constant-index Gathers (one per interpolation tap) weighted by constant coefficients and summed.
 
 Shapes are static, so the source coordinates of every output position — ONNX's
 coordinate_transformation_mode, then nearest rounding or linear / cubic taps with edge
@@ -7,6 +7,10 @@ clamping — are computed here, once, into index and weight constants: nearest i
 axis, linear two (weights ``1 - r`` and ``r``), cubic four (Keys' cubic convolution with
 ``cubic_coeff_a``; ``exclude_outside`` renormalises the taps that stay inside).
 ``tf_crop_and_resize`` and ``antialias`` are refused with a typed error.
+
+GridSample samples at places its grid input gives at run time, so it is its own IR op (no
+constant taps): 4-D X with modes bilinear, nearest, bicubic in opsets 16-19; any spatial rank
+with linear, nearest, cubic from opset 20 (the IR names are opset 20's).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import numpy as np
 import onnx
 
 from stack.adapter.context import ImportContext, attributes
+from stack.adapter.errors import ModelFormatError
 from stack.adapter.ops_composite import EmitChain
 from stack.adapter.ops_index import _axis
 from stack.adapter.registry import register
@@ -153,3 +158,49 @@ def resize(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
             done = last and j == idx.shape[1] - 1
             acc = term if acc is None else c.op(OpType.ADD, [acc, term], target if done else None)
         cur = acc  # type: ignore[assignment]
+
+
+#: GridSample's mode names before opset 20 -> opset 20's (the IR's).
+_GRID_MODES_16 = {"bilinear": "linear", "nearest": "nearest", "bicubic": "cubic"}
+_GRID_MODES = ("linear", "nearest", "cubic")
+_GRID_PADDINGS = ("zeros", "border", "reflection")
+
+
+@register("GridSample")
+def grid_sample(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """Y[n, c, *o] = X[n, c] interpolated at the normalised place grid[n, *o] (opset 16+;
+    before opset 20 a 4-D X and the modes bilinear, nearest, bicubic)."""
+    ins, a = list(proto.input), attributes(proto)
+
+    def bad(why: str) -> ModelFormatError:
+        return ModelFormatError(f"GridSample {why}", op="GridSample", node=name)
+
+    if ctx.opset < 16:
+        raise bad(f"does not exist before opset 16 (opset {ctx.opset})")
+    if len(ins) != 2 or not all(ins):
+        raise bad(f"takes X and grid, got {list(proto.input)}")
+    xt, gt = ctx.type_of(ins[0]), ctx.type_of(ins[1])
+    x, grid = xt.shape, gt.shape
+    r = len(x) - 2
+    if r < 1 or (ctx.opset < 20 and r != 2):
+        raise bad(f"X{list(x)} must be {'4-D' if ctx.opset < 20 else 'of rank >= 3'} "
+                  f"at opset {ctx.opset}")  # fmt: skip
+    if len(grid) != r + 2 or grid[0] != x[0] or grid[-1] != r:
+        raise bad(f"grid{list(grid)} must be [{x[0]}, *out, {r}] for X{list(x)}")
+    if not gt.dtype.is_float:
+        raise bad(f"grid is {gt.dtype.value}, not a float dtype")
+    if not xt.dtype.is_float:
+        raise ctx.unsupported(proto, name, f"GridSample of {xt.dtype.value}",
+                              layers=("adapter", "compiler", "umd", "kmd"))  # fmt: skip
+    modes = _GRID_MODES_16 if ctx.opset < 20 else {m: m for m in _GRID_MODES}
+    mode = str(a.get("mode", next(iter(modes))))
+    if mode not in modes:
+        raise bad(f"mode {mode!r} is not one of {', '.join(modes)} at opset {ctx.opset}")
+    padding = str(a.get("padding_mode", "zeros"))
+    if padding not in _GRID_PADDINGS:
+        raise bad(f"padding_mode {padding!r} is not one of {', '.join(_GRID_PADDINGS)}")
+    align = int(a.get("align_corners", 0))
+    if align not in (0, 1):
+        raise bad(f"align_corners {align} must be 0 or 1")
+    ctx.emit(name, OpType.GRID_SAMPLE, ins, [proto.output[0]], mode=modes[mode],
+             padding_mode=padding, align_corners=align)  # fmt: skip

@@ -84,6 +84,7 @@ class OpType(enum.StrEnum):
     GLOBALLPPOOL = "GlobalLpPool"  # p (the norm's order, >= 1)
     MAXROIPOOL = "MaxRoiPool"  # pooled_shape (two ints >= 1), spatial_scale
     ROIALIGN = "RoiAlign"  # output_height/width, sampling_ratio, spatial_scale, mode, coord. mode
+    GRID_SAMPLE = "GridSample"  # mode (linear, nearest, cubic), padding_mode, align_corners
     MAXUNPOOL = "MaxUnpool"  # kernel_shape, strides, pads (begins then ends); output_shape if set
     FLATTEN = "Flatten"
     RESHAPE = "Reshape"

@@ -71,6 +71,9 @@ register(
     Lowering(ExecOp.ROIALIGN, (*_ROI_ALIGN, "coordinate_transformation_mode")),
 )
 register(
+    OpType.GRID_SAMPLE, Lowering(ExecOp.GRID_SAMPLE, ("mode", "padding_mode", "align_corners"))
+)
+register(
     OpType.MAXUNPOOL,
     Lowering(ExecOp.MAXUNPOOL, ("kernel_shape", "strides", "pads", "output_shape")),
 )

@@ -1,7 +1,7 @@
 """Shape and dtype rules of the windowed ops: Conv, ConvTranspose, the pools (GlobalLpPool's
 p at least 1; MaxRoiPool's rois [R, 5] of X's dtype; RoiAlign's rois [R, 4] of X's dtype and
-int64 batch_indices [R]) and MaxUnpool
-(registered into :mod:`stack.compiler.shape_rules`' registry on import).
+int64 batch_indices [R]), GridSample (X [N, C, *S] and grid [N, *O, r] of float dtypes) and
+MaxUnpool (registered into :mod:`stack.compiler.shape_rules`' registry on import).
 
 Spatial axes follow N, C; a window's output size is :func:`~stack.compiler.shape_rules.conv_out`
 (the adapter sizes pads with the same rule). Every rule raises a :class:`ShapeInferenceError`
@@ -179,3 +179,24 @@ def _roi_align(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.nd
     if min(size) < 1 or int(node.attr("sampling_ratio", 0)) < 0:
         raise _fail(node, f"output size {list(size)} must be >= 1, sampling_ratio >= 0")
     return [TensorType(x.dtype, (rois.shape[0], x.shape[1], *size))]
+
+
+_GRID_NAMES = {"mode": ("linear", "nearest", "cubic"),
+               "padding_mode": ("zeros", "border", "reflection")}  # fmt: skip
+
+
+@register(OpType.GRID_SAMPLE)
+def _grid_sample(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
+    x, grid = _need(node, t, 0), _need(node, t, 1)
+    if not x.dtype.is_float or not grid.dtype.is_float:
+        raise _fail(node, f"X {x.dtype.value} and grid {grid.dtype.value} must be float dtypes")
+    r = len(x.shape) - 2
+    if r < 1 or len(grid.shape) != r + 2 or grid.shape[0] != x.shape[0] or grid.shape[-1] != r:
+        raise _fail(node, f"X{list(x.shape)} needs a spatial axis and grid{list(grid.shape)} "
+                    f"[{x.shape[0]}, *out, {r}]")  # fmt: skip
+    for key, known in _GRID_NAMES.items():
+        if node.attr(key, known[0]) not in known:
+            raise _fail(node, f"{key} {node.attr(key)!r} is not one of {', '.join(known)}")
+    if int(node.attr("align_corners", 0)) not in (0, 1):
+        raise _fail(node, f"align_corners {node.attr('align_corners')} must be 0 or 1")
+    return [TensorType(x.dtype, (x.shape[0], x.shape[1], *grid.shape[1:-1]))]

@@ -63,6 +63,7 @@ class ExecOp(enum.IntEnum):
     MAXROIPOOL = 43
     REVERSE_SEQUENCE = 44
     ROIALIGN = 45
+    GRID_SAMPLE = 46
     TENSOR_SCATTER = 47
 
 
@@ -157,6 +158,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.MAXROIPOOL: OpKind.MAXROIPOOL,
     ExecOp.REVERSE_SEQUENCE: OpKind.REVERSE_SEQUENCE,
     ExecOp.ROIALIGN: OpKind.ROIALIGN,
+    ExecOp.GRID_SAMPLE: OpKind.GRID_SAMPLE,
     ExecOp.TENSOR_SCATTER: OpKind.TENSOR_SCATTER,
 }
 

@@ -68,6 +68,7 @@ class OpKind(enum.IntEnum):
     MAXROIPOOL = 43
     REVERSE_SEQUENCE = 44
     ROIALIGN = 45
+    GRID_SAMPLE = 46
     TENSOR_SCATTER = 47
     # END GENERATED
 

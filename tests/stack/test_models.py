@@ -132,7 +132,7 @@ def test_compile_cli_reports_an_unsupported_op(tmp_path: Path) -> None:
 
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
     graph = helper.make_graph(
-        [helper.make_node("GridSample", ["x", "x"], ["y"], name="e")],
+        [helper.make_node("AffineGrid", ["x", "x"], ["y"], name="e")],
         "g",
         [x],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
@@ -149,7 +149,7 @@ def test_compile_cli_reports_an_unsupported_op(tmp_path: Path) -> None:
     err = json.loads(result.stdout)
     assert (
         err["error"] == "UnsupportedOpError"
-        and err["op_type"] == "GridSample"
+        and err["op_type"] == "AffineGrid"
         and err["node"] == "e"
     )
     assert err["layers"] == ["adapter", "compiler", "umd", "kmd"]

@@ -272,6 +272,16 @@ for _abi in (
         KernelId.TILE, ("X",), ("Y",), int_list="repeats",
         doc="Y = X repeated along every axis (ints: repeats per axis).",
     ),
+    KernelAbi(
+        KernelId.GRID_SAMPLE, ("X", "grid"), ("Y",),
+        ints=(
+            Imm("mode", 0, "GridSampleMode: 0 linear, 1 nearest, 2 cubic"),
+            Imm("padding_mode", 0, "GridSamplePadding: 0 zeros, 1 border, 2 reflection"),
+            Imm("align_corners", 0),
+        ),
+        doc="ONNX GridSample: Y[N,C,*O] = X[N,C] interpolated at grid[N,*O,r] (normalised, the "
+        "last spatial axis first), any spatial rank r.",
+    ),
 ):  # fmt: skip
     register(_abi)
 

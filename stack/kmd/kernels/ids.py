@@ -61,5 +61,6 @@ class KernelId(enum.IntEnum):
     MAXROIPOOL = 43
     REVERSE_SEQUENCE = 44
     ROIALIGN = 45
+    GRID_SAMPLE = 46
     TENSOR_SCATTER = 47
     # END GENERATED

@@ -25,6 +25,7 @@ from stack.kmd.kernels import (
     conv_transpose,
     data,
     elementwise,
+    grid_sample,
     ids,
     index,
     linalg,
@@ -57,6 +58,7 @@ GENERIC = (
     binary,
     reduce,
     index,
+    grid_sample,
     tensor_scatter,
 )
 #: NumPy-specific kernels replacing generic ones (planned, with per-thread scratch).

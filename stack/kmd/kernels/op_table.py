@@ -67,5 +67,6 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(43, "MAXROIPOOL", "MAXROIPOOL"),
     KernelRow(44, "REVERSE_SEQUENCE", "REVERSE_SEQUENCE"),
     KernelRow(45, "ROIALIGN", "ROIALIGN"),
+    KernelRow(46, "GRID_SAMPLE", "GRID_SAMPLE"),
     KernelRow(47, "TENSOR_SCATTER", "TENSOR_SCATTER"),
 )

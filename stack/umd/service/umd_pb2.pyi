@@ -67,6 +67,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_MAXROIPOOL: _ClassVar[OpType]
     OP_REVERSE_SEQUENCE: _ClassVar[OpType]
     OP_ROIALIGN: _ClassVar[OpType]
+    OP_GRID_SAMPLE: _ClassVar[OpType]
     OP_TENSOR_SCATTER: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
@@ -129,6 +130,7 @@ OP_GLOBALLPPOOL: OpType
 OP_MAXROIPOOL: OpType
 OP_REVERSE_SEQUENCE: OpType
 OP_ROIALIGN: OpType
+OP_GRID_SAMPLE: OpType
 OP_TENSOR_SCATTER: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout

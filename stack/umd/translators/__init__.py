@@ -7,6 +7,7 @@ from stack.umd.translators.conv_pool import ConvPoolTranslator
 from stack.umd.translators.conv_transpose import ConvTransposeTranslator
 from stack.umd.translators.data import DataTranslator
 from stack.umd.translators.elementwise import ElementwiseTranslator
+from stack.umd.translators.grid_sample import GridSampleTranslator
 from stack.umd.translators.index import IndexTranslator
 from stack.umd.translators.linear import LinearTranslator
 from stack.umd.translators.norm import NormTranslator
@@ -20,6 +21,7 @@ __all__ = [
     "ConvTransposeTranslator",
     "DataTranslator",
     "ElementwiseTranslator",
+    "GridSampleTranslator",
     "IndexTranslator",
     "LinearTranslator",
     "MaxUnpoolTranslator",
@@ -39,6 +41,7 @@ def default_translators() -> TranslatorRegistry:
         ConvPoolTranslator(),
         ConvTransposeTranslator(),
         MaxUnpoolTranslator(),
+        GridSampleTranslator(),
         NormTranslator(),
         ElementwiseTranslator(),
         QuantTranslator(),
