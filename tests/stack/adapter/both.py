@@ -1,6 +1,7 @@
 """Models run through onnxruntime and through the whole stack, for the adapter tests that
 compare the two: one-input ones (``x`` → ``y``: :func:`reference`, :func:`ours`), and any
-named inputs (:func:`both`); :func:`scatter_model` builds the scatter ops' models."""
+named inputs (:func:`both`, or each side alone: :func:`ort_run`, :func:`stack_run`);
+:func:`node_model` builds a one-node model, :func:`scatter_model` the scatter ops'."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 from stack.adapter import import_model
 from stack.compiler import CompiledModel
@@ -32,25 +33,50 @@ def ours(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
         compiled.close()
 
 
-def both(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """``y`` from onnxruntime and from the stack, for the named inputs ``feeds``."""
+def ort_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
+    """``y`` as onnxruntime computes it on the CPU, for the named inputs ``feeds``."""
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (ref,) = sess.run(None, feeds)
+    (y,) = sess.run(None, feeds)
+    return np.asarray(y)
+
+
+def stack_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
+    """``y`` as the stack computes it, for the named inputs ``feeds``."""
     compiled = CompiledModel(import_model(model), runtime=shared_runtime())
     try:
-        got = compiled.run(feeds)["y"]
+        return compiled.run(feeds)["y"]
     finally:
         compiled.close()
-    return np.asarray(ref), got
 
 
-ELEMENT = {
-    np.float32: TensorProto.FLOAT,
-    np.float16: TensorProto.FLOAT16,
-    np.int32: TensorProto.INT32,
-    np.int64: TensorProto.INT64,
-    np.bool_: TensorProto.BOOL,
-}
+def both(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``y`` from onnxruntime and from the stack, for the named inputs ``feeds``."""
+    return ort_run(model, feeds), stack_run(model, feeds)
+
+
+def node_model(
+    op: str,
+    arrays: dict[str, np.ndarray],
+    opset: int,
+    consts: tuple[str, ...] = (),
+    **attrs: Any,
+) -> onnx.ModelProto:
+    """One ``op`` node of the inputs named in ``arrays`` (in order) → ``y``; those named in
+    ``consts`` are initializers instead of graph inputs."""
+    node = helper.make_node(op, list(arrays), ["y"], name="n0", **attrs)
+    inputs = [
+        helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+        for n, a in arrays.items()
+        if n not in consts
+    ]
+    graph = helper.make_graph(
+        [node],
+        "g",
+        inputs,
+        [helper.make_empty_tensor_value_info("y")],
+        [numpy_helper.from_array(arrays[n], n) for n in consts],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
 def scatter_model(
@@ -64,18 +90,4 @@ def scatter_model(
 ) -> onnx.ModelProto:
     """One ``op`` node (ScatterND, ScatterElements) of inputs ``x``, ``i``, ``u`` → ``y``; the
     inputs named in ``consts`` are initializers instead of graph inputs."""
-    arrays = {"x": data, "i": indices, "u": updates}
-    node = helper.make_node(op, ["x", "i", "u"], ["y"], name="n0", **attrs)
-    inputs = [
-        helper.make_tensor_value_info(n, ELEMENT[a.dtype.type], a.shape)
-        for n, a in arrays.items()
-        if n not in consts
-    ]
-    graph = helper.make_graph(
-        [node],
-        "g",
-        inputs,
-        [helper.make_empty_tensor_value_info("y")],
-        [numpy_helper.from_array(arrays[n], n) for n in consts],
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return node_model(op, {"x": data, "i": indices, "u": updates}, opset, consts, **attrs)

@@ -14,41 +14,24 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
+import onnx
 import pytest
-from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 from stack.adapter import import_model
 from stack.adapter.errors import ModelFormatError, UnsupportedOpError
-from stack.compiler import CompiledModel
-from stack.compiler.jit import shared_runtime
+from tests.stack.adapter.both import node_model, ort_run, stack_run
 
-ELEM = {np.dtype(t): e for t, e in ((np.float32, TensorProto.FLOAT),
-        (np.float16, TensorProto.FLOAT16), (np.float64, TensorProto.DOUBLE),
-        (np.int32, TensorProto.INT32), (np.int64, TensorProto.INT64))}  # fmt: skip
 RNG = np.random.default_rng(46)
 TOL = {np.float32: 1e-5, np.float64: 1e-12, np.float16: 5e-3}
 
 
-def grid_model(x: np.ndarray, grid: np.ndarray, opset: int = 20, **attrs: Any):  # type: ignore[no-untyped-def]
-    node = helper.make_node("GridSample", ["x", "grid"], ["y"], name="n0", **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info("x", ELEM[x.dtype], x.shape),
-            helper.make_tensor_value_info("grid", ELEM[grid.dtype], grid.shape),
-        ],
-        [helper.make_empty_tensor_value_info("y")],
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+def grid_model(x: np.ndarray, grid: np.ndarray, opset: int = 20, **attrs: Any) -> onnx.ModelProto:
+    return node_model("GridSample", {"x": x, "grid": grid}, opset, **attrs)
 
 
-def run_ort(model, x: np.ndarray, grid: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (y,) = sess.run(None, {"x": x, "grid": grid})
-    return y
+def run_ort(model: onnx.ModelProto, x: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    return ort_run(model, {"x": x, "grid": grid})
 
 
 def run_reference(model, x: np.ndarray, grid: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -56,12 +39,8 @@ def run_reference(model, x: np.ndarray, grid: np.ndarray) -> np.ndarray:  # type
     return y
 
 
-def run_stack(model, x: np.ndarray, grid: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        return compiled.run({"x": x, "grid": grid})["y"]
-    finally:
-        compiled.close()
+def run_stack(model: onnx.ModelProto, x: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    return stack_run(model, {"x": x, "grid": grid})
 
 
 def places(shape: tuple[int, ...], spread: float = 1.6) -> np.ndarray:
@@ -130,8 +109,15 @@ def test_the_defaults_and_an_upsampled_output() -> None:
 
 @pytest.mark.parametrize(
     ("opset", "mode"),
-    [(16, "bilinear"), (16, "nearest"), (16, "bicubic"), (16, None), (20, "cubic"), (20, None),
-     (22, "linear")],
+    [
+        (16, "bilinear"),
+        (16, "nearest"),
+        (16, "bicubic"),
+        (16, None),
+        (20, "cubic"),
+        (20, None),
+        (22, "linear"),
+    ],
 )
 def test_every_opset_of_grid_sample_imports(opset: int, mode: str | None) -> None:
     """Opsets 16-19 name the modes bilinear, bicubic (default bilinear), 20 on linear, cubic

@@ -13,17 +13,13 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
 
 from stack.adapter import import_model
 from stack.adapter.errors import ModelFormatError
-from tests.stack.adapter.both import both
+from tests.stack.adapter.both import both, node_model
 
-ELEM = {np.dtype(t): e for t, e in ((np.float32, TensorProto.FLOAT),
-        (np.float16, TensorProto.FLOAT16), (np.float64, TensorProto.DOUBLE),
-        (np.int8, TensorProto.INT8), (np.uint8, TensorProto.UINT8),
-        (np.int32, TensorProto.INT32), (np.int64, TensorProto.INT64),
-        (np.bool_, TensorProto.BOOL))}  # fmt: skip
+DTYPES = [np.dtype(t) for t in (np.float32, np.float16, np.float64, np.int8, np.uint8,
+          np.int32, np.int64, np.bool_)]  # fmt: skip
 RNG = np.random.default_rng(44)
 
 
@@ -31,14 +27,7 @@ def rev_model(
     x: np.ndarray, lens: np.ndarray, opset: int = 21, consts: tuple[str, ...] = (), **attrs: Any
 ) -> onnx.ModelProto:
     """One ReverseSequence node ``x``, ``l`` → ``y``; the inputs in ``consts`` initializers."""
-    arrays = {"x": x, "l": lens}
-    node = helper.make_node("ReverseSequence", ["x", "l"], ["y"], name="n0", **attrs)
-    inputs = [helper.make_tensor_value_info(n, ELEM[a.dtype], a.shape)
-              for n, a in arrays.items() if n not in consts]  # fmt: skip
-    inits = [numpy_helper.from_array(arrays[n], n) for n in consts]
-    outputs = [helper.make_empty_tensor_value_info("y")]
-    graph = helper.make_graph([node], "g", inputs, outputs, inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return node_model("ReverseSequence", {"x": x, "l": lens}, opset, consts, **attrs)
 
 
 def _lengths(steps: int, batch: int) -> np.ndarray:
@@ -55,7 +44,7 @@ AXES = [{}, {"time_axis": 1, "batch_axis": 0}, {"time_axis": 0, "batch_axis": 1}
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("axes", AXES, ids=["default", "time1batch0", "time0batch1"])
-@pytest.mark.parametrize("dtype", list(ELEM), ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_reverse_sequence_matches_onnxruntime(
     shape: tuple[int, ...], axes: dict[str, int], dtype: np.dtype
 ) -> None:

@@ -13,18 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
+import onnx
 import pytest
-from onnx import TensorProto, helper
 
 from stack.adapter import import_model
 from stack.adapter.errors import ModelFormatError
-from stack.compiler import CompiledModel, ShapeInferenceError
-from stack.compiler.jit import shared_runtime
+from stack.compiler import ShapeInferenceError
+from tests.stack.adapter.both import node_model, ort_run, stack_run
 
-ELEM = {np.dtype(t): e for t, e in ((np.float32, TensorProto.FLOAT),
-        (np.float16, TensorProto.FLOAT16), (np.float64, TensorProto.DOUBLE),
-        (np.int32, TensorProto.INT32), (np.int64, TensorProto.INT64))}  # fmt: skip
 RNG = np.random.default_rng(45)
 ROIS = np.array(
     [[0, 0, 7, 5], [2, 1, 5, 6], [3.3, 2.2, 4.1, 3.9], [-2, -1, 9, 12], [6, 4, 2, 1], [3, 3, 3, 3]],
@@ -34,37 +30,26 @@ BATCH = np.array([0, 1, 0, 1, 0, 1], np.int64)
 TOL = {np.float32: 1e-5, np.float64: 1e-12, np.float16: 2e-3}
 
 
-def roi_model(x: np.ndarray, rois: np.ndarray, batch: np.ndarray, opset: int = 21, **attrs: Any):  # type: ignore[no-untyped-def]
-    node = helper.make_node("RoiAlign", ["x", "rois", "batch"], ["y"], name="n0", **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info("x", ELEM[x.dtype], x.shape),
-            helper.make_tensor_value_info("rois", ELEM[rois.dtype], rois.shape),
-            helper.make_tensor_value_info("batch", ELEM[batch.dtype], batch.shape),
-        ],
-        [helper.make_empty_tensor_value_info("y")],
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+def roi_model(
+    x: np.ndarray, rois: np.ndarray, batch: np.ndarray, opset: int = 21, **attrs: Any
+) -> onnx.ModelProto:
+    return node_model("RoiAlign", feeds(x, rois, batch), opset, **attrs)
 
 
 def feeds(x: np.ndarray, rois: np.ndarray, batch: np.ndarray) -> dict[str, np.ndarray]:
     return {"x": x, "rois": rois, "batch": batch}
 
 
-def run_ort(model, x: np.ndarray, rois: np.ndarray, batch: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (y,) = sess.run(None, feeds(x, rois, batch))
-    return y
+def run_ort(
+    model: onnx.ModelProto, x: np.ndarray, rois: np.ndarray, batch: np.ndarray
+) -> np.ndarray:
+    return ort_run(model, feeds(x, rois, batch))
 
 
-def run_stack(model, x: np.ndarray, rois: np.ndarray, batch: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        return compiled.run(feeds(x, rois, batch))["y"]
-    finally:
-        compiled.close()
+def run_stack(
+    model: onnx.ModelProto, x: np.ndarray, rois: np.ndarray, batch: np.ndarray
+) -> np.ndarray:
+    return stack_run(model, feeds(x, rois, batch))
 
 
 SHAPES = [  # output_height, output_width, sampling_ratio, spatial_scale

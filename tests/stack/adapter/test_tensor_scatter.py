@@ -13,17 +13,13 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
 
 from stack.adapter import import_model
 from stack.adapter.errors import ModelFormatError
-from tests.stack.adapter.both import both
+from tests.stack.adapter.both import both, node_model
 
-ELEM = {np.dtype(t): e for t, e in ((np.float32, TensorProto.FLOAT),
-        (np.float16, TensorProto.FLOAT16), (np.float64, TensorProto.DOUBLE),
-        (np.int8, TensorProto.INT8), (np.uint8, TensorProto.UINT8),
-        (np.int32, TensorProto.INT32), (np.int64, TensorProto.INT64),
-        (np.bool_, TensorProto.BOOL))}  # fmt: skip
+DTYPES = [np.dtype(t) for t in (np.float32, np.float16, np.float64, np.int8, np.uint8,
+          np.int32, np.int64, np.bool_)]  # fmt: skip
 RNG = np.random.default_rng(47)
 
 
@@ -38,13 +34,7 @@ def ts_model(
     """One TensorScatter node ``p``, ``u`` (, ``w``) → ``y``; the inputs in ``consts``
     initializers."""
     arrays = {"p": past, "u": upd} if start is None else {"p": past, "u": upd, "w": start}
-    node = helper.make_node("TensorScatter", list(arrays), ["y"], name="n0", **attrs)
-    inputs = [helper.make_tensor_value_info(n, ELEM[a.dtype], a.shape)
-              for n, a in arrays.items() if n not in consts]  # fmt: skip
-    inits = [numpy_helper.from_array(arrays[n], n) for n in consts]
-    outputs = [helper.make_empty_tensor_value_info("y")]
-    graph = helper.make_graph([node], "g", inputs, outputs, inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return node_model("TensorScatter", arrays, opset, consts, **attrs)
 
 
 def _case(shape: tuple[int, ...], axis: int, steps: int, mode: str, dtype: Any) -> tuple:
@@ -64,7 +54,7 @@ CASES = [((2, 5, 3), 1, 2), ((3, 2, 6, 4), 2, 3), ((2, 3, 4, 2), 3, 1), ((2, 7),
 
 @pytest.mark.parametrize(("shape", "axis", "steps"), CASES, ids=str)
 @pytest.mark.parametrize("mode", ["linear", "circular"])
-@pytest.mark.parametrize("dtype", list(ELEM), ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_tensor_scatter_matches_onnxruntime(shape, axis, steps, mode, dtype) -> None:  # type: ignore[no-untyped-def]
     past, upd, start = _case(shape, axis, steps, mode, dtype)
     model = ts_model(past, upd, start, axis=axis, mode=mode)
