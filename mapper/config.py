@@ -22,7 +22,7 @@ from typing import Any
 
 from mapper.errors import ConfigError
 from mapper.globs import glob_regex
-from mapper.tomlconfig import known_keys, line_of_key, read_toml, strs, text_value
+from mapper.tomlconfig import known_keys, line_of_key, positive_int, read_toml, strs, text_value
 
 CONFIG_FILE = "stackmap.toml"
 MAX_CONFIG_BYTES = 1 << 20
@@ -30,6 +30,7 @@ TOP_KEYS = ("stackmap", "layers", "roles", "agent")  # [agent] belongs to mapper
 STACKMAP_KEYS = (
     "name", "contracts", "docs", "tests", "ignore", "store", "vector_store",
     "classify_threshold", "python_roots", "generated", "c", "layers", "roles", "layering",
+    "module_lines",
 )  # fmt: skip
 LAYERING = ("strict", "relaxed")
 LAYER_KEYS = ("id", "name", "paths", "description")
@@ -89,6 +90,7 @@ class StackmapConfig:
     # "strict": a layer uses only the one directly below (a skip needs a contract, SM203);
     # "relaxed": any layer below (layers ranked from the code's own dependencies)
     layering: str = "strict"
+    module_lines: int | None = None  # the team's module length limit (mapper.scenarios.capacity)
 
     def layer_of(self, path: str) -> str | None:
         """The first layer (top to bottom) one of whose globs matches the repo-relative path."""
@@ -263,6 +265,7 @@ def _build(
         generated=strs(table.get("generated"), "generated", file),
         c=_c_config(c_table, file),
         layering=str(layering),
+        module_lines=positive_int(table.get("module_lines"), "module_lines", text, file),
     )
 
 

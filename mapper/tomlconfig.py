@@ -71,3 +71,14 @@ def strs(value: Any, where: str, file: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{where} must be a list of strings", path=file)
     return tuple(value)
+
+
+def positive_int(value: Any, key: str, text: str, file: str) -> int | None:
+    """``value`` when it is a whole number ≥ 1, None when absent; else a ConfigError on its line."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(
+            f"{key} must be a positive whole number", path=file, line=line_of_key(text, key)
+        )
+    return value

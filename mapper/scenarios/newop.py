@@ -17,6 +17,7 @@ from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import (
     attrcodes,
     branches,
+    capacity,
     companions,
     conventions,
     footprint,
@@ -131,6 +132,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     models = {p.like for p in points if p.kind is PointKind.IMPLEMENTATION}
     points = [p for p in points if footprint.tests_own_code(view, p, models)]
     points = footprint.without_fast_paths(view, points)
+    points = capacity.into_new_modules(view, points, name, spelt)  # modules without room
     points.extend(companions.proto_companions(view, points, forms, name))
     devoted = newop_places.new_modules(view, points)
     seen = {p.path for p in points if p.kind in (PointKind.USE, PointKind.REGISTRATION) and p.path}

