@@ -77,7 +77,7 @@ def _written(view: MapView, edge: Edge, fn: Node, name: str) -> list[ChangePoint
     path = fn.path or ev.path or ""
     short = vocab.short_name(fn)
     prefix = short[: len(short) - len(short.lstrip("_"))]
-    new = prefix + ("_".join(vocab.words(name)) or name.lower())
+    new = prefix + vocab.snake(name)
     predicted = f"{python_module(path, view.config.python_roots)}.{new}"
     layer = fn.layer or view.config.layer_of(path)
     hop = (hop_of(view, edge, False),)

@@ -92,7 +92,7 @@ def stem(name: str, joined: bool | None, form: str) -> str:
     similar op joined, else its words in snake case."""
     if joined:
         return form
-    return "_".join(vocab.words(name)) or name.lower()
+    return vocab.snake(name)
 
 
 def covered_layer(view: MapView, folder: str) -> str | None:

@@ -42,7 +42,7 @@ def devoted_path(path: str, spelt: set[str]) -> bool:
 def module_name(name: str) -> str:
     """The file stem a new op's module takes: its words, snake case (``ConvTranspose`` →
     ``conv_transpose``)."""
-    return "_".join(vocab.words(name)) or name.lower()
+    return vocab.snake(name)
 
 
 def new_module(

@@ -198,7 +198,27 @@ def _split(form: str, new_words: Sequence[str]) -> list[str]:
             rest = ""
         else:
             return [form]
-    return [*parts, rest] if rest else parts
+    return glued([*parts, rest] if rest else parts)
+
+
+def glued(ws: Sequence[str]) -> list[str]:
+    """``ws`` with each number joined to the words around it, as names spell them
+    (col, 2, im → col2im; conv, 2, d → conv2d)."""
+    out: list[str] = []
+    digit = False
+    for w in ws:
+        if out and (digit or w.isdigit()):
+            out[-1] += w
+        else:
+            out.append(w)
+        digit = w.isdigit()
+    return out
+
+
+def snake(name: str) -> str:
+    """The words of ``name`` in snake case, numbers glued (``ConvTranspose`` →
+    ``conv_transpose``, ``Col2Im`` → ``col2im``); ``name`` lowered when it has none."""
+    return "_".join(glued(words(name))) or name.lower()
 
 
 def short_name_of(node_id: str) -> str:

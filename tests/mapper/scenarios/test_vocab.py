@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mapper.scenarios.vocab import new_forms, rename, words
+from mapper.scenarios.vocab import new_forms, rename, snake, words
 
 
 @pytest.mark.parametrize(
@@ -42,6 +42,8 @@ from mapper.scenarios.vocab import new_forms, rename, words
         ({"relu"}, "gelu", "ReluKernel", "GeluKernel"),
         ({"conv2d", "conv"}, "ConvTranspose", "Conv2d", "ConvTranspose"),
         ({"conv2d", "conv"}, "ConvTranspose", "CONV2D", "CONVTRANSPOSE"),
+        ({"gathernd"}, "Col2Im", "GATHER_ND", "COL2IM"),  # a number glues its neighbours
+        ({"gathernd"}, "Col2Im", "_gather_nd", "_col2im"),
     ],
 )
 def test_rename_keeps_the_spelling_form(spelt: set[str], new: str, name: str, renamed: str) -> None:
@@ -51,3 +53,17 @@ def test_rename_keeps_the_spelling_form(spelt: set[str], new: str, name: str, re
 
 def test_without_the_new_words_the_compact_form_is_used() -> None:
     assert rename("GATHER_ND", new_forms({"gathernd"}, "scatternd")) == "SCATTERND"
+
+
+@pytest.mark.parametrize(
+    ("name", "snaked"),
+    [
+        ("ConvTranspose", "conv_transpose"),
+        ("Col2Im", "col2im"),
+        ("Conv2DTranspose", "conv2d_transpose"),
+        ("RMSNormalization", "rms_normalization"),
+        ("__", "__"),
+    ],
+)
+def test_snake_case_glues_numbers_to_their_words(name: str, snaked: str) -> None:
+    assert snake(name) == snaked
