@@ -1,11 +1,10 @@
 """``stackmap scenario new-op NAME [--like EXISTING]``: where a new operator must go, per layer.
 
-Derived from the footprint of the most similar existing op on the map (:mod:`.vocab`): every
-vocabulary value naming it (Python enums, proto enum values, C header values), every
-definition and test spelt after it, what registers it or names its values (where the map
-records registrations and references), and the doc sections mentioning any of those. Each
-becomes a change point carrying the place it is modelled on; a layer holding none of the
-footprint needs no change, and says so with the interfaces it is crossed through.
+Derived from the footprint of the most similar existing op on the map (:mod:`.vocab`): its
+vocabulary values (Python enums, proto enum values, C header values), the definitions and tests
+spelt after it, what registers it or names its values, the docs on those; then the stack's
+conventions (:mod:`.conventions`, :mod:`.capacity`, :mod:`.early`). Each point carries the
+place it is modelled on; a layer holding none says why, with the interfaces crossing it.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from mapper.scenarios import (
     capacity,
     companions,
     conventions,
+    early,
     footprint,
     handlers,
     namestyle,
@@ -137,6 +137,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     devoted = newop_places.new_modules(view, points)
     seen = {p.path for p in points if p.kind in (PointKind.USE, PointKind.REGISTRATION) and p.path}
     points.extend(strings.string_lists(view, known, token, name, devoted, seen))
+    points.extend(early.mentions(view, name))  # code naming the op before it exists
     written = [p for p in points if p.kind is PointKind.IMPLEMENTATION]
     points.extend(newop_places.docs(view, written))  # docs of the op's own code, not of shared code
     points.extend(newop_places.op_lists(view, known, token, name))
