@@ -24,7 +24,7 @@ from mapper.impact.mapview import MapView
 from mapper.impact.records import hop_of
 from mapper.ingest.code import python_module
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import newop_places, vocab
+from mapper.scenarios import importers, newop_places, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 _MOVED = (PointKind.IMPLEMENTATION, PointKind.USE, PointKind.REGISTRATION)
@@ -111,6 +111,7 @@ def _loaders(
                 (hop_of(view, edge, False),),
             )
         )
+        out.extend(importers.listings(view, edge.source, likes, target))
     return out
 
 

@@ -139,7 +139,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     points.extend(strings.string_lists(view, known, token, name, devoted, seen))
     points.extend(early.mentions(view, name))  # code naming the op before it exists
     written = [p for p in points if p.kind is PointKind.IMPLEMENTATION]
-    points.extend(newop_places.docs(view, written))  # docs of the op's own code, not of shared code
+    points.extend(newop_places.docs(view, written, spelt))  # of the op's code and its modules
     points.extend(newop_places.op_lists(view, known, token, name))
     points.extend(conventions.test_modules(view, known, name, token))
     points = conventions.into_own_modules(view, known, token, name, points)

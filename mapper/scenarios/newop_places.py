@@ -21,10 +21,11 @@ from collections.abc import Iterable
 from mapper.impact.mapview import Edge, EvidenceKind, MapView, Node, cite
 from mapper.impact.records import Hop, hop_of
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import footprint, namestyle, vocab
+from mapper.scenarios import footprint, importers, namestyle, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 SIBLINGS = 3
+FOCUSED = 4  # modules a doc section describing one of them is about at most
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -115,6 +116,7 @@ def new_module(
                 (hop_of(view, edge, False),),
             )
         )
+        out.extend(importers.listings(view, edge.source, {node.id}, target))
     return out
 
 
@@ -191,10 +193,20 @@ def new_modules(view: MapView, points: Iterable[ChangePoint]) -> dict[str, set[s
     return out
 
 
-def docs(view: MapView, points: Iterable[ChangePoint]) -> list[ChangePoint]:
+def docs(view: MapView, points: Iterable[ChangePoint], spelt: set[str]) -> list[ChangePoint]:
+    """Doc sections describing the similar op's definitions the new op gets counterparts of,
+    and those about a few modules (:data:`FOCUSED`), one the new op's code goes into, whose
+    text names the similar op (a page listing the ops whose rules the module holds)."""
     out: dict[str, ChangePoint] = {}
     for point in points:
-        for edge in view.neighbours(point.like, {EdgeKind.DESCRIBES}, "in"):
+        edges = view.neighbours(point.like, {EdgeKind.DESCRIBES}, "in")
+        if point.path and view.node(f"file:{point.path}") is not None:
+            edges += [
+                e
+                for e in view.neighbours(f"file:{point.path}", {EdgeKind.DESCRIBES}, "in")
+                if _names_op(view.node(e.source), spelt) and _focused(view, e.source)
+            ]
+        for edge in edges:
             doc = view.node(edge.source)
             if doc is None or doc.id in out:
                 continue
@@ -210,6 +222,18 @@ def docs(view: MapView, points: Iterable[ChangePoint]) -> list[ChangePoint]:
                 (hop_of(view, edge, False),),
             )
     return list(out.values())
+
+
+def _focused(view: MapView, doc: str) -> bool:
+    """Whether the section is about a few modules (an overview of a layer names ops in
+    passing)."""
+    described = view.neighbours(doc, {EdgeKind.DESCRIBES}, "out")
+    return sum(1 for e in described if e.target.startswith("file:")) <= FOCUSED
+
+
+def _names_op(doc: Node | None, spelt: set[str]) -> bool:
+    text = str(doc.get("text") or "") if doc is not None else ""
+    return any(vocab.runs(w) & spelt for w in _TOKEN.findall(text))
 
 
 def table_rows(

@@ -1,5 +1,7 @@
 """A module with no room for the new op (``module_lines``): its code goes into a module of its
-own, imported where the full one is loaded as a module (:mod:`mapper.scenarios.capacity`)."""
+own, imported where the full one is loaded as a module (:mod:`mapper.scenarios.capacity`) and
+named where the full one's code is (:mod:`mapper.scenarios.importers`); a page about the module
+the op extends is updated (:func:`mapper.scenarios.newop_places.docs`)."""
 
 from __future__ import annotations
 
@@ -53,3 +55,48 @@ def test_module_lines_must_be_a_positive_whole_number(tmp_path: Path, value: str
     with pytest.raises(ConfigError, match="module_lines must be a positive whole number") as err:
         load_config(tmp_path)
     assert err.value.line == 3
+
+
+_LISTS = {
+    "toy/down/registry.py": (  # re-exports maxpool and calls it in a factory
+        'from toy.down.pool import maxpool\n\n__all__ = [\n    "maxpool",\n]\n\n\n'
+        "def kernels():\n    return [maxpool([1.0], 1)]\n"
+    ),
+    "docs/down/pool.md": (  # about pool.py alone, naming the similar op
+        "---\ntitle: Pooling kernels\nlayer: down\n---\n\n# Pooling kernels\n\n"
+        "`toy/down/pool.py` holds MaxPool and AvgPool over windows.\n"
+    ),
+    "docs/down/overview.md": (  # an overview of five modules naming it in passing
+        "---\ntitle: Down\nlayer: down\n---\n\n# Down\n\nKernels, MaxPool among them: "
+        "`toy/down/pool.py`, `toy/down/index.py`, `toy/down/pad.py`, `toy/down/backend.py`, "
+        "`toy/down/strided.py`.\n"
+    ),
+}
+
+
+def _points(tmp_path: Path, settings: str) -> list[tuple[str, str | None, int | None, str]]:
+    view = build_view(tmp_path, {**FILES, **_LISTS}, up_down_config("capacity", settings))
+    walk = walk_new_op(view, "LpPool", like="maxpool")
+    return sorted((p.kind.value, p.path, p.line, p.predicted) for p in walk.points)
+
+
+def test_a_module_importing_the_full_one_lists_the_new_module_where_it_lists_the_old(
+    tmp_path: Path,
+) -> None:
+    """registry.py names maxpool: it imports lp_pool.py, re-exports lppool in __all__ (the
+    line quoting maxpool) and calls it in kernels() (the line calling maxpool)."""
+    got = [p for p in _points(tmp_path, "module_lines = 30") if p[1] == "toy/down/registry.py"]
+    assert got == [
+        ("registration", "toy/down/registry.py", 1, ""),
+        ("use", "toy/down/registry.py", 4, "toy.down.registry.__all__"),
+        ("use", "toy/down/registry.py", 9, "toy.down.registry.kernels"),
+    ]
+
+
+def test_a_page_about_the_module_the_op_extends_is_updated_where_it_names_the_similar_op(
+    tmp_path: Path,
+) -> None:
+    """pool.md is about pool.py alone and names MaxPool; overview.md names it too but is about
+    five modules: not predicted."""
+    docs = [p for p in _points(tmp_path, "") if p[0] == "doc"]
+    assert [(kind, path) for kind, path, _, _ in docs] == [("doc", "docs/down/pool.md")]
