@@ -48,6 +48,8 @@ SHAPE_INPUTS = {
     ("Clip", 1),
     ("Clip", 2),
     ("Split", 1),
+    ("Col2Im", 1),
+    ("Col2Im", 2),
     *(("Range", i) for i in range(3)),
     ("NonZero", 0),
     *((op, 1) for op in (

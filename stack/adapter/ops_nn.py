@@ -1,11 +1,13 @@
-"""Importers of the convolution family: Conv, ConvTranspose, GlobalAveragePool, GlobalLpPool,
-BatchNormalization and Dropout (inference); the pools are in :mod:`stack.adapter.ops_pool`.
+"""Importers of the convolution family: Conv, ConvTranspose, Col2Im, GlobalAveragePool,
+GlobalLpPool, BatchNormalization and Dropout (inference); the pools are in
+:mod:`stack.adapter.ops_pool`.
 
 The kernels are 2-D NCHW: 1-D ops are promoted to 2-D with a unit height through Reshape
 views; a 3-D ConvTranspose is two 2-D ones (:mod:`stack.adapter.ops_conv3d`), other 3-D ops
 are refused with a typed error. ``auto_pad`` and ``ceil_mode`` are resolved to
 explicit pads here, so the IR carries only ``pads`` (top, left, bottom, right); ConvTranspose's
 ``output_padding`` and ``output_shape`` become its end pads (negative ones extend with zeros).
+Col2Im is N-D (its own kernel): its constant image_shape and block_shape become attributes.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from stack.adapter.context import ImportContext, attributes
 from stack.adapter.errors import ModelFormatError
 from stack.adapter.ops_conv3d import conv_transpose_3d
 from stack.adapter.registry import register
-from stack.compiler import OpType
+from stack.compiler import OpType, conv_out
 
 SPATIAL_LAYERS = ("compiler", "umd", "kmd")
 Seq = Sequence[int]
@@ -181,6 +183,43 @@ def conv_transpose(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None
         ins.append(proto.input[2])
     group = int(a.get("group", 1))
     _finish(ctx, name, OpType.CONV_TRANSPOSE, ins, proto.output[0], rank, group=group, **win)
+
+
+@register("Col2Im")
+def col2im(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """The blocks of input [N, C*prod(block_shape), L] scatter-added into [N, C, *image_shape]
+    (opset 18+): the IR ``Col2Im``, image_shape and block_shape (constants) as attributes."""
+
+    def bad(why: str) -> ModelFormatError:
+        return ModelFormatError(f"Col2Im {why}", op="Col2Im", node=name)
+
+    def shape_input(i: int, key: str) -> list[int]:
+        arr = ctx.const_input(proto, name, i, key)  # a run-time one: a DynamicShapeError
+        if arr is None or arr.dtype != np.int64 or arr.ndim != 1 or not arr.size or arr.min() < 1:
+            raise bad(f"{key} {arr} must be int64 [r] of values >= 1")
+        return [int(v) for v in arr]
+
+    ins = list(proto.input)
+    if ctx.opset < 18 or len(ins) != 3 or not all(ins):
+        raise bad(f"(opset 18+, model opset {ctx.opset}) takes input, image_shape and "
+                  f"block_shape, got {ins}")  # fmt: skip
+    img, blk = shape_input(1, "image_shape"), shape_input(2, "block_shape")
+    r = len(img)
+    if len(blk) != r:
+        raise bad(f"block_shape {blk} must have image_shape {img}'s {r} values")
+    dil, strides = (_ints(proto, name, k, r, 1, 1) for k in ("dilations", "strides"))
+    pads = _ints(proto, name, "pads", 2 * r, 0, 0)
+    xt = ctx.type_of(ins[0])
+    if not xt.dtype.is_float:
+        raise ctx.unsupported(proto, name, f"Col2Im of {xt.dtype.value}",
+                              layers=("adapter", "compiler", "umd", "kmd"))  # fmt: skip
+    places = [conv_out(img[a], blk[a], strides[a], pads[a], pads[r + a], dil[a], 0)
+              for a in range(r)]  # fmt: skip
+    k = int(np.prod(blk))
+    if len(xt.shape) != 3 or min(places) < 1 or xt.shape[1] % k or xt.shape[2] != np.prod(places):
+        raise bad(f"input {list(xt.shape)} must be [N, C*{k}, L], L the {places} block places")
+    ctx.emit(name, OpType.COL2IM, [ins[0]], [proto.output[0]], image_shape=img, block_shape=blk,
+             dilations=dil, pads=pads, strides=strides)  # fmt: skip
 
 
 @register("GlobalAveragePool")

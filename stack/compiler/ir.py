@@ -68,6 +68,7 @@ class OpType(enum.StrEnum):
 
     CONV = "Conv"
     CONV_TRANSPOSE = "ConvTranspose"  # strides, pads (may be < 0: zero extension), dilations, group
+    COL2IM = "Col2Im"  # image_shape, block_shape (constants), dilations, pads, strides
     GEMM = "Gemm"
     MATMUL = "MatMul"
     ADD = "Add"

@@ -52,6 +52,10 @@ register(
     OpType.CONV_TRANSPOSE,
     Lowering(ExecOp.CONV_TRANSPOSE, ("strides", "pads", "dilations", "group")),
 )
+register(
+    OpType.COL2IM,
+    Lowering(ExecOp.COL2IM, ("image_shape", "block_shape", "dilations", "pads", "strides")),
+)
 register(OpType.GEMM, Lowering(ExecOp.GEMM, ("trans_a", "trans_b", "alpha", "beta", "relu")))
 register(OpType.MATMUL, Lowering(ExecOp.MATMUL))
 register(OpType.ADD, Lowering(ExecOp.ADD, ("relu",)))

@@ -1,4 +1,5 @@
-"""Shape and dtype rules of the windowed ops: Conv, ConvTranspose, the pools (GlobalLpPool's
+"""Shape and dtype rules of the windowed ops: Conv, ConvTranspose, Col2Im (a 3-D float input
+[N, C·∏block_shape, L], L the block places in the padded image), the pools (GlobalLpPool's
 p at least 1; MaxRoiPool's rois [R, 5] of X's dtype; RoiAlign's rois [R, 4] of X's dtype and
 int64 batch_indices [R]), GridSample (X [N, C, *S] and grid [N, *O, r] of float dtypes) and
 MaxUnpool (registered into :mod:`stack.compiler.shape_rules`' registry on import).
@@ -77,6 +78,28 @@ def _conv_transpose(
     if min(hw) < 1:
         raise _fail(node, f"pads {list(p)} leave an empty output {hw}")
     return [TensorType(x.dtype, (x.shape[0], m, *hw))]
+
+
+@register(OpType.COL2IM)
+def _col2im(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
+    x = _need(node, t, 0)
+    image, block = (tuple(int(v) for v in node.attr(k, ())) for k in ("image_shape", "block_shape"))
+    r = len(image)
+    d, s = (tuple(int(v) for v in node.attr(k, (1,) * r)) for k in ("dilations", "strides"))
+    p = tuple(int(v) for v in node.attr("pads", (0,) * 2 * r))
+    if not x.dtype.is_float or len(x.shape) != 3:
+        raise _fail(node, f"input {x} must be a 3-D float [N, C*prod(block_shape), L]")
+    sizes = (len(block), len(d), len(s), len(p))
+    if r < 1 or sizes != (r, r, r, 2 * r) or min(*image, *block, *d, *s) < 1 or min(p) < 0:
+        raise _fail(node, f"image_shape {list(image)}, block_shape {list(block)}, dilations "
+                    f"{list(d)}, strides {list(s)} need {r} values >= 1, pads {list(p)} "
+                    f"{2 * r} values >= 0")  # fmt: skip
+    places = [conv_out(image[a], block[a], s[a], p[a], p[r + a], d[a], 0) for a in range(r)]
+    k = int(np.prod(block))
+    if min(places) < 1 or x.shape[1] % k or x.shape[2] != int(np.prod(places)):
+        raise _fail(node, f"input {list(x.shape)} must be [N, C*{k}, L], L the "
+                    f"{' x '.join(map(str, places))} block places")  # fmt: skip
+    return [TensorType(x.dtype, (x.shape[0], x.shape[1] // k, *image))]
 
 
 def _pool(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:

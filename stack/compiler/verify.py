@@ -34,6 +34,7 @@ class Arity:
 ARITY: dict[OpType, Arity] = {
     OpType.CONV: Arity(2, 4),  # X, W, bias, residual (fused Add)
     OpType.CONV_TRANSPOSE: Arity(2, 3),  # X, W, bias
+    OpType.COL2IM: Arity(1, 1),  # input (image_shape and block_shape are attributes)
     OpType.GEMM: Arity(2, 3),
     OpType.MATMUL: Arity(2, 2),
     OpType.ADD: Arity(2, 2),

@@ -65,6 +65,7 @@ class ExecOp(enum.IntEnum):
     ROIALIGN = 45
     GRID_SAMPLE = 46
     TENSOR_SCATTER = 47
+    COL2IM = 48
 
 
 class ExecDType(enum.IntEnum):
@@ -160,6 +161,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.ROIALIGN: OpKind.ROIALIGN,
     ExecOp.GRID_SAMPLE: OpKind.GRID_SAMPLE,
     ExecOp.TENSOR_SCATTER: OpKind.TENSOR_SCATTER,
+    ExecOp.COL2IM: OpKind.COL2IM,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -70,6 +70,7 @@ class OpKind(enum.IntEnum):
     ROIALIGN = 45
     GRID_SAMPLE = 46
     TENSOR_SCATTER = 47
+    COL2IM = 48
     # END GENERATED
 
 

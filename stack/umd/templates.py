@@ -172,6 +172,7 @@ def default_templates() -> TemplateRegistry:
         (k.QLINEARMATMUL, QUANT, launch_tiled, None),
         (k.CONV2D, FLOATS, launch_tiled, _four_d),
         (k.CONV_TRANSPOSE, FLOATS, launch_tiled, _four_d),
+        (k.COL2IM, FLOATS, launch_elementwise, None),
         (k.MAXPOOL, FLOATS | QUANT, launch_tiled, _four_d),
         (k.AVGPOOL, FLOATS, launch_tiled, _four_d),
         (k.GLOBALAVGPOOL, FLOATS, launch_elementwise, _four_d),

@@ -104,6 +104,7 @@
 #define REFSTACK_KERNEL_ROIALIGN       45
 #define REFSTACK_KERNEL_GRID_SAMPLE    46
 #define REFSTACK_KERNEL_TENSOR_SCATTER 47
+#define REFSTACK_KERNEL_COL2IM         48
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

@@ -130,6 +130,11 @@ for _abi in (
         " a negative pad extends the output with zeros.",
     ),
     KernelAbi(
+        KernelId.COL2IM, ("X",), ("Y",), int_list="spec",
+        doc="ONNX Col2Im: the blocks of X[N,C*prod(block),L] scatter-added into Y[N,C,*image] "
+        "at their sliding places; ints: block_shape, dilations, pads (begins, ends), strides.",
+    ),
+    KernelAbi(
         KernelId.BATCHNORM, ("X", "scale", "bias", "mean", "var"), ("Y",),
         ints=(Imm("relu", 0),), floats=(Imm("epsilon", 1e-5),),
         doc="Inference: per channel (axis 1): (X - mean) / sqrt(var + eps) * scale + bias.",

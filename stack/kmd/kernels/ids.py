@@ -63,4 +63,5 @@ class KernelId(enum.IntEnum):
     ROIALIGN = 45
     GRID_SAMPLE = 46
     TENSOR_SCATTER = 47
+    COL2IM = 48
     # END GENERATED

@@ -20,6 +20,7 @@ import numpy as np
 from stack.kmd.kernels import (
     binary,
     blas,
+    col2im,
     conv,
     conv_np,
     conv_transpose,
@@ -49,6 +50,7 @@ GENERIC = (
     linalg,
     conv,
     conv_transpose,
+    col2im,
     pool,
     norm,
     elementwise,

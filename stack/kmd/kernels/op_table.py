@@ -69,4 +69,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(45, "ROIALIGN", "ROIALIGN"),
     KernelRow(46, "GRID_SAMPLE", "GRID_SAMPLE"),
     KernelRow(47, "TENSOR_SCATTER", "TENSOR_SCATTER"),
+    KernelRow(48, "COL2IM", "COL2IM"),
 )

@@ -69,6 +69,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_ROIALIGN: _ClassVar[OpType]
     OP_GRID_SAMPLE: _ClassVar[OpType]
     OP_TENSOR_SCATTER: _ClassVar[OpType]
+    OP_COL2IM: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -132,6 +133,7 @@ OP_REVERSE_SEQUENCE: OpType
 OP_ROIALIGN: OpType
 OP_GRID_SAMPLE: OpType
 OP_TENSOR_SCATTER: OpType
+OP_COL2IM: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

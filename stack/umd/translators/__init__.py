@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from stack.umd.registry import TranslatorRegistry
+from stack.umd.translators.col2im import Col2ImTranslator
 from stack.umd.translators.conv_pool import ConvPoolTranslator
 from stack.umd.translators.conv_transpose import ConvTransposeTranslator
 from stack.umd.translators.data import DataTranslator
@@ -17,6 +18,7 @@ from stack.umd.translators.reduce import ReduceTranslator
 from stack.umd.translators.unpool import MaxUnpoolTranslator
 
 __all__ = [
+    "Col2ImTranslator",
     "ConvPoolTranslator",
     "ConvTransposeTranslator",
     "DataTranslator",
@@ -40,6 +42,7 @@ def default_translators() -> TranslatorRegistry:
         LinearTranslator(),
         ConvPoolTranslator(),
         ConvTransposeTranslator(),
+        Col2ImTranslator(),
         MaxUnpoolTranslator(),
         GridSampleTranslator(),
         NormTranslator(),

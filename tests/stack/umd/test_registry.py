@@ -23,6 +23,7 @@ def test_every_op_kind_is_routed() -> None:
         "linear",
         "conv_pool",
         "conv_transpose",
+        "col2im",
         "unpool",
         "grid_sample",
         "norm",

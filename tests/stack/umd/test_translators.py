@@ -60,6 +60,9 @@ CASES = [
     (OpRequest.make(OpKind.GRID_SAMPLE, [T((2, 3, 8, 8)), T((2, 4, 5, 2))], [T((2, 3, 4, 5))]), KernelId.GRID_SAMPLE, (0, 0, 0), ()),
     (OpRequest.make(OpKind.GRID_SAMPLE, [T((1, 2, 3, 4, 5), DType.F64), T((1, 2, 2, 2, 3), DType.F64)], [T((1, 2, 2, 2, 2), DType.F64)], mode="cubic", padding_mode="reflection", align_corners=1), KernelId.GRID_SAMPLE, (2, 2, 1), ()),
     (OpRequest.make(OpKind.GRID_SAMPLE, [T((1, 2, 6), DType.F16), T((1, 7, 1))], [T((1, 2, 7), DType.F16)], mode="nearest", padding_mode="border"), KernelId.GRID_SAMPLE, (1, 1, 0), ()),
+    (OpRequest.make(OpKind.COL2IM, [T((1, 5, 5))], [T((1, 1, 5, 5))], image_shape=(5, 5), block_shape=(1, 5)), KernelId.COL2IM, (1, 5, 1, 1, 0, 0, 0, 0, 1, 1), ()),
+    (OpRequest.make(OpKind.COL2IM, [T((2, 16, 8), DType.F64)], [T((2, 2, 3, 3, 3), DType.F64)], image_shape=(3, 3, 3), block_shape=(2, 2, 2)), KernelId.COL2IM, (2, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1), ()),
+    (OpRequest.make(OpKind.COL2IM, [T((1, 9, 4), DType.F16)], [T((1, 3, 9), DType.F16)], image_shape=(9,), block_shape=(3,), dilations=(2,), pads=(1, 2), strides=(2,)), KernelId.COL2IM, (3, 2, 1, 2, 2), ()),
     (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 4, 4)), T((1, 3, 4, 4), I64)], [T((1, 3, 8, 8))], kernel_shape=(2, 2), strides=(2, 2)), KernelId.MAXUNPOOL, (), ()),
     (OpRequest.make(OpKind.MAXUNPOOL, [T((2, 1, 3)), T((2, 1, 3), I32)], [T((2, 1, 10))], kernel_shape=(3,), strides=(3,), output_shape=(2, 1, 10)), KernelId.MAXUNPOOL, (), ()),
     (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 2, 2, 3, 2), DType.F64), T((1, 2, 2, 3, 2), I64)], [T((1, 2, 3, 5, 4), DType.F64)], kernel_shape=(2, 3, 2), strides=(1, 2, 2), pads=(0, 1, 0, 0, 1, 0)), KernelId.MAXUNPOOL, (), ()),
@@ -173,6 +176,19 @@ def test_nhwc_max_unpool_reads_and_writes_in_nchw_order() -> None:
     assert [p.shape for p in main.params] == [(1, 3, 2, 2), (1, 3, 2, 2), (1, 3, 4, 4)]
 
 
+def test_nhwc_col2im_writes_in_nchw_order() -> None:
+    """Y's channel axis is the second: a 4-D NHWC output is converted after the kernel."""
+    x, y = T((1, 8, 4)), T((1, 3, 3, 2), layout=Layout.NHWC)
+    req = OpRequest.make(OpKind.COL2IM, [x], [y], image_shape=(3, 3), block_shape=(2, 2))
+    prog = Pipeline().compile(req)
+    assert prog.scratch == (18 * 4,) and prog.primary == 0
+    s0 = 0xA0000
+    blobs = [decode(b) for b in prog.patch((x.addr, y.addr, s0))]
+    assert [b.kernel_id for b in blobs] == [KernelId.COL2IM, KernelId.TRANSPOSE]
+    assert [p.addr for p in blobs[0].params] == [x.addr, s0]
+    assert blobs[0].params[1].shape == (1, 2, 3, 3) and blobs[1].ints == (0, 2, 3, 1)
+
+
 def test_mixed_layouts_in_elementwise_convert_to_the_output_layout() -> None:
     a = T((1, 2, 3, 4), layout=Layout.NCHW)
     b = T((1, 3, 4, 2), layout=Layout.NHWC)
@@ -239,6 +255,21 @@ def test_mixed_layouts_in_elementwise_convert_to_the_output_layout() -> None:
         (OpRequest.make(OpKind.GRID_SAMPLE, [T((1, 3, 4, 4), I64), T((1, 2, 2, 2))], [T((1, 3, 2, 2), I64)]), UnsupportedDtypeError, "inputs[0].dtype"),
         (OpRequest.make(OpKind.GRID_SAMPLE, [T((1, 3, 4, 4)), T((1, 2, 2, 2))], [T((1, 3, 2, 2), DType.F64)]), UnsupportedDtypeError, "outputs[0].dtype"),
         (OpRequest.make(OpKind.GRID_SAMPLE, [T((1, 3, 4, 4))], [T((1, 3, 2, 2))]), InvalidRequestError, "inputs"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3))], block_shape=(2, 2)), InvalidRequestError, "attrs.image_shape"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(4,)), InvalidRequestError, "attrs.block_shape"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(0, 2)), InvalidRequestError, "attrs.block_shape"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3))], image_shape=(3, 0), block_shape=(2, 2)), InvalidRequestError, "attrs.image_shape"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(2, 2), strides=(1, 0)), InvalidRequestError, "attrs.strides"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(2, 2), dilations=(1, 1, 1)), InvalidRequestError, "attrs.dilations"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(2, 2), pads=(0, -1, 0, 0)), InvalidRequestError, "attrs.pads"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 5))], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(2, 2)), ShapeError, "inputs[0].shape"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 6, 4))], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(2, 2)), ShapeError, "inputs[0].shape"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4, 1))], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(2, 2)), ShapeError, "inputs[0].shape"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(2, 4)), ShapeError, "attrs.block_shape"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 2, 3, 3))], image_shape=(3, 3), block_shape=(2, 2)), ShapeError, "outputs[0].shape"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4), I32)], [T((1, 1, 3, 3), I32)], image_shape=(3, 3), block_shape=(2, 2)), UnsupportedDtypeError, "inputs[0].dtype"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3), DType.F64)], image_shape=(3, 3), block_shape=(2, 2)), UnsupportedDtypeError, "outputs[0].dtype"),
+        (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4)), T((2,), I64)], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(2, 2)), InvalidRequestError, "inputs"),
         (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 5))], kernel_shape=(2,), strides=(2,), output_shape=(1, 3)), InvalidRequestError, "attrs.output_shape"),
         (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 5))], kernel_shape=(2,), strides=(2,)), ShapeError, "outputs[0].shape"),
         (OpRequest.make(OpKind.SOFTMAX, [T((4, 10))], [T((4, 10))], axis=2), InvalidRequestError, "attrs.axis"),
