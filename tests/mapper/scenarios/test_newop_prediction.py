@@ -54,6 +54,7 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     "new_op_tensorscatter.json": ("TensorScatter", "scatterelements", "tensor_\\?scatter"),
     # ConvTranspose's kernel docstring names its algorithm, col2im(W^T X): not the op
     "new_op_col2im.json": ("Col2Im", "conv2d", "col_\\?2_\\?im[^(]"),
+    "new_op_affinegrid.json": ("AffineGrid", "gridsample", "affine_\\?grid"),
 }
 
 
