@@ -81,8 +81,10 @@ def _load_builtin() -> None:
     _LOADED = True
     from stack.compiler.passes import (  # noqa: F401  (modules register themselves)
         dce,
+        expand_bias,
         fold_batchnorm,
         fold_constants,
+        fold_ln_shift,
         fuse,
         infer_shapes,
         layout,

@@ -5,7 +5,8 @@ uses them).
 Methods, chosen by shape:
 
 * ``POINTWISE`` (1x1, stride 1, no padding): the matmul reads X itself;
-* ``WIDE`` (stride 1, while Wp <= ``WIDE_WASTE`` * oW): tap (i, j) of channel c is the
+* ``WIDE`` (stride 1, while Wp <= ``WIDE_WASTE`` * oW and the waste is cheap, see
+  ``WIDE_MACS``): tap (i, j) of channel c is the
   contiguous run of ``oH * Wp`` elements of the zero-bordered padded plane starting at
   ``c, i*dH, j*dW``; one copy of all taps, a product Wp/oW wider than needed, cropped;
 * ``STRIDED`` (stride > 1): one copy of a strided window view (N, C, kH, kW, oH, oW) of X or
@@ -27,6 +28,12 @@ import numpy as np
 FAST = (np.dtype(np.float32), np.dtype(np.float64))
 #: WIDE computes Wp/oW times the needed columns; past this factor GATHER is used instead.
 WIDE_WASTE = 1.3
+#: WIDE saves a copy per column but spends M * (Wp - oW) / oW multiply-adds per needed column on
+#: the waste (M: output channels per group); past this many GATHER is used instead. One thread,
+#: float32, 3x3 pad 1 (WIDE against GATHER): 32x8x8 20.6 against 24.9 us (8), 128x28x28 kept
+#: WIDE (9.1), 64x7x7 55 against 51 us (18), 128x8x8 206 against 190 us (32), 512x7x7 2.89
+#: against 2.17 ms (146: ResNet-50's last stage).
+WIDE_MACS = 12
 
 
 class Method(enum.Enum):
@@ -66,7 +73,9 @@ def _choose(x_shape: tuple[int, ...], w_shape: tuple[int, ...], ints: tuple[int,
     if kh == kw == 1 and sh == sw == 1 and pt == pl == pb == pr == 0:
         return Method.POINTWISE
     if sh == sw == 1:
-        return Method.WIDE if w + pl + pr <= WIDE_WASTE * ow else Method.GATHER
+        wp, m = w + pl + pr, w_shape[0] // max(1, ints[8])
+        cheap = wp <= WIDE_WASTE * ow and m * (wp - ow) <= WIDE_MACS * ow
+        return Method.WIDE if cheap else Method.GATHER
     return Method.STRIDED
 
 
