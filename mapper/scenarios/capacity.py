@@ -153,5 +153,6 @@ def into_new_modules(
         out.append(_rehome(point, old, new, target, spelt | {vocab.compact(name)}, why))
     for path, (target, _) in sorted(full.items()):
         layer = view.config.layer_of(path)
-        out.extend(_loaders(view, path, target, layer, {p.like for p in by_path[path]}))
+        likes = {p.like for p in by_path[path] if p.kind is PointKind.IMPLEMENTATION}
+        out.extend(_loaders(view, path, target, layer, likes))
     return out

@@ -1,12 +1,12 @@
 """Code that names the new op before it exists.
 
 A string spelling the new op's name as given (``"GridSample"``, case kept, a whole word) in a
-layer's code, or in a test file covering a layer's code, names an op the stack does not have yet:
-the example of an unsupported op (``make_node("GridSample", …)`` expecting an
-``UnsupportedOpError``), a skip list, a conformance filter. Once the op lands that text is
-wrong, so its file changes: one change point per file, at the first such line. No definition
-is predicted to gain a line spelling the op there (the line is rewritten to name another one).
-Tests of code outside the layers (the map tool's own) are left out.
+layer's code, or in a test file that is not a tool's (:func:`~.footprint.tests_a_tool`), names
+an op the stack does not have yet: the example of an unsupported op (``make_node("GridSample",
+…)`` expecting an ``UnsupportedOpError``), a skip list, a conformance filter. Once the op lands
+that text is wrong, so its file changes: one change point per file, at the first such line. No
+definition is predicted to gain a line spelling the op there (the line is rewritten to name
+another one).
 """
 
 from __future__ import annotations
@@ -15,21 +15,11 @@ import re
 
 from mapper.impact.mapview import MapView
 from mapper.impact.records import Hop
-from mapper.model import EdgeKind, EvidenceKind, NodeKind
-from mapper.scenarios.footprint import source_lines
+from mapper.model import EvidenceKind, NodeKind
+from mapper.scenarios.footprint import source_lines, tests_a_tool
 from mapper.scenarios.records import ChangePoint, PointKind
 
 _CODE = (".py", ".c", ".cc", ".cpp", ".cu", ".h", ".hpp")
-
-
-def _tests_layers(view: MapView, file_id: str) -> bool:
-    """Whether a test of the file covers code of a layer."""
-    for held in view.neighbours(file_id, {EdgeKind.DEFINES}, "out"):
-        for edge in view.neighbours(held.target, {EdgeKind.COVERS}, "out"):
-            target = view.node(edge.target)
-            if target is not None and target.layer:
-                return True
-    return False
 
 
 def mentions(view: MapView, name: str) -> list[ChangePoint]:
@@ -42,7 +32,7 @@ def mentions(view: MapView, name: str) -> list[ChangePoint]:
             continue
         layer = view.config.layer_of(path)
         test = view.config.is_test(path)
-        if layer is None and not (test and _tests_layers(view, file.id)):
+        if layer is None and (not test or tests_a_tool(view, file.id)):
             continue
         lines = source_lines(view, path)
         found = next((i for i, text in enumerate(lines, 1) if quoted.search(text)), None)

@@ -73,6 +73,7 @@ def bound(view: MapView, node: Node, values: set[str]) -> bool:
 
 
 _ENCLOSING = frozenset({"function", "method", "class", "constant", "struct"})
+_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.MULTILINE)
 
 
 def enclosing(view: MapView, path: str | None, line: int | None, spelt: set[str]) -> str:
@@ -123,6 +124,26 @@ def table_lines(view: MapView, node: Node, values: set[str]) -> list[Edge]:
             if ev.path == node.path and 0 < line <= len(text) and word.search(text[line - 1]):
                 out.append(edge)
     return out
+
+
+def tests_a_tool(view: MapView, file_id: str) -> bool:
+    """Whether the test file ``file_id`` tests a tool beside the stack: it imports code of the
+    repository that lies in no layer (the map tool's own, say) and none that lies in one (the
+    tests' own helpers count as neither)."""
+    layered = view.cache.get("footprint.layered")
+    if not isinstance(layered, set):
+        layered = {str(n.get("module")) for n in view.nodes(NodeKind.FILE) if n.layer}
+        view.cache["footprint.layered"] = layered
+    root, beside = view.config.root, False
+    for found in _IMPORT.finditer("\n".join(source_lines(view, file_id.removeprefix("file:")))):
+        module = found[1] or found[2]
+        parts = module.split(".")
+        if any(".".join(parts[:i]) in layered for i in range(len(parts), 0, -1)):
+            return False
+        head = root / parts[0]
+        if not view.config.is_test(f"{parts[0]}/__init__.py"):  # test helpers are neither
+            beside = beside or head.is_dir() or head.with_suffix(".py").is_file()
+    return beside
 
 
 def source_lines(view: MapView, path: str) -> list[str]:

@@ -29,7 +29,7 @@ from mapper.scenarios import (
     strings,
     vocab,
 )
-from mapper.scenarios.records import ChangePoint, LayerPlan, NewOpWalk, PointKind
+from mapper.scenarios.records import ChangePoint, LayerPlan, NewOpWalk, PointKind, unique
 
 
 def _layer(view: MapView, node: Node) -> str | None:
@@ -145,7 +145,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     points = conventions.into_own_modules(view, known, token, name, points)
     points.extend(conventions.attribute_contracts(view, known, token, name))
     codes = attrcodes.attribute_codes(view, known, name, points, rows)  # beside the kernel
-    return _plan(view, name, token, ranked[:5], _unique(points) + codes)
+    return _plan(view, name, token, ranked[:5], unique(points) + codes)
 
 
 def _in_place(view: MapView, node: Node, vocabs: dict[str, list[vocab.Value]]) -> bool:
@@ -166,22 +166,6 @@ def _in_place(view: MapView, node: Node, vocabs: dict[str, list[vocab.Value]]) -
     return any(
         len(named & {v.node.id for v in vs}) >= footprint.least(vs) for vs in vocabs.values()
     )
-
-
-def _unique(points: list[ChangePoint]) -> list[ChangePoint]:
-    """One point per (kind, place), and per predicted name for tests (the tests moved into a
-    new module share its place): a line both keys a registry by the op's value and registers
-    its counterpart is one registration."""
-    out: dict[tuple[str, str | None, int | None, str], ChangePoint] = {}
-    for point in points:
-        key = (
-            point.kind.value if point.kind is not PointKind.REGISTRATION else "r",
-            point.path,
-            point.line,
-            point.predicted if point.kind is PointKind.TEST else "",
-        )
-        out.setdefault(key, point)
-    return list(out.values())
 
 
 def _keyed(view: MapView, value: Node, name: str, spelt: set[str]) -> list[ChangePoint]:

@@ -87,3 +87,28 @@ class NewOpWalk:
             "files": self.files(),
             "symbols": sorted({p.predicted for p in self.points if p.predicted}),
         }
+
+
+def unique(points: list[ChangePoint]) -> list[ChangePoint]:
+    """One point per (kind, place), and per predicted name for tests and implementations (the
+    tests and definitions going into a new module share its place), an unnamed implementation
+    dropped where a named one shares its place: a line both keys a registry by the op's value
+    and registers its counterpart is one registration."""
+    out: dict[tuple[str, str | None, int | None, str], ChangePoint] = {}
+    for point in points:
+        named = point.kind in (PointKind.TEST, PointKind.IMPLEMENTATION)
+        key = (
+            point.kind.value if point.kind is not PointKind.REGISTRATION else "r",
+            point.path,
+            point.line,
+            point.predicted if named else "",
+        )
+        out.setdefault(key, point)
+    written = {
+        (p.path, p.line) for p in out.values() if p.kind is PointKind.IMPLEMENTATION and p.predicted
+    }
+    return [
+        p
+        for p in out.values()
+        if p.kind is not PointKind.IMPLEMENTATION or p.predicted or (p.path, p.line) not in written
+    ]

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from mapper.impact.mapview import EvidenceKind, MapView
 from mapper.impact.records import Hop
 from mapper.model import NodeKind
-from mapper.scenarios import vocab
+from mapper.scenarios import footprint, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 _LITERALS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
@@ -144,6 +144,8 @@ def string_lists(
         path = file.path or ""
         if not path.endswith(".py") or view.config.is_ignored(path):
             continue
+        if view.config.is_test(path) and footprint.tests_a_tool(view, file.id):
+            continue  # the tests of a tool beside the stack
         try:
             text = (root / path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):

@@ -22,8 +22,10 @@ MORE = {
         "def test_the_missing_list():\n"
         '    assert refuse("LpPool")  # the example\n'
     ),
-    "tests/tool/test_names.py": (  # covers nothing of a layer: another tool's test data
-        'def test_names():\n    assert "LpPool".lower() == "lppool"\n'
+    "tool/names.py": "def lower(name: str) -> str:\n    return name.lower()\n",
+    "tests/tool/test_names.py": (  # covers a tool beside the layers: its test data
+        "from tool.names import lower\n\n\ndef test_names():\n"
+        '    assert lower("LpPool") == "lppool"\n'
     ),
     "toy/down/docs.py": '"""Pools: MaxPool, AvgPool; no LpPooling nor lppool."""\n',
 }
