@@ -50,6 +50,7 @@ SHAPE_INPUTS = {
     ("Split", 1),
     ("Col2Im", 1),
     ("Col2Im", 2),
+    ("AffineGrid", 1),
     *(("Range", i) for i in range(3)),
     ("NonZero", 0),
     *((op, 1) for op in (

@@ -1,5 +1,6 @@
-"""Importers of Resize, Upsample and GridSample. Resize and Upsample: each resized axis becomes
-constant-index Gathers (one per interpolation tap) weighted by constant coefficients and summed.
+"""Importers of Resize, Upsample, GridSample and AffineGrid. Resize and Upsample: each resized
+axis becomes constant-index Gathers (one per interpolation tap) weighted by constant
+coefficients and summed.
 
 Shapes are static, so the source coordinates of every output position — ONNX's
 coordinate_transformation_mode, then nearest rounding or linear / cubic taps with edge
@@ -10,7 +11,9 @@ axis, linear two (weights ``1 - r`` and ``r``), cubic four (Keys' cubic convolut
 
 GridSample samples at places its grid input gives at run time, so it is its own IR op (no
 constant taps): 4-D X with modes bilinear, nearest, bicubic in opsets 16-19; any spatial rank
-with linear, nearest, cubic from opset 20 (the IR names are opset 20's).
+with linear, nearest, cubic from opset 20 (the IR names are opset 20's). AffineGrid (opset 20+)
+makes such a grid from a run-time theta, its own IR op too: its constant size becomes an
+attribute.
 """
 
 from __future__ import annotations
@@ -204,3 +207,31 @@ def grid_sample(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
         raise bad(f"align_corners {align} must be 0 or 1")
     ctx.emit(name, OpType.GRID_SAMPLE, ins, [proto.output[0]], mode=modes[mode],
              padding_mode=padding, align_corners=align)  # fmt: skip
+
+
+@register("AffineGrid")
+def affine_grid(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """grid[n, *s] = theta[n] applied to the normalised place of pixel s of an image of size
+    (N, C, *S) (opset 20+): the IR ``AffineGrid``, size (a constant) as an attribute."""
+    ins, a = list(proto.input), attributes(proto)
+
+    def bad(why: str) -> ModelFormatError:
+        return ModelFormatError(f"AffineGrid {why}", op="AffineGrid", node=name)
+
+    if ctx.opset < 20 or len(ins) != 2 or not all(ins):
+        raise bad(f"(opset 20+, model opset {ctx.opset}) takes theta and size, got {ins}")
+    size = ctx.const_input(proto, name, 1, "size")  # a run-time one: a DynamicShapeError
+    if size is None or size.dtype != np.int64 or size.shape not in ((4,), (5,)):
+        raise bad(f"size {size} must be int64 [4] (N, C, H, W) or [5] (N, C, D, H, W)")
+    if size[:2].min() < 0 or size[2:].min() < 1:
+        raise bad(f"size {list(size)} must have N, C >= 0 and spatial sizes >= 1")
+    n, r, tt = int(size[0]), len(size) - 2, ctx.type_of(ins[0])
+    if not tt.dtype.is_float:
+        raise bad(f"theta is {tt.dtype.value}, not a float dtype")
+    if tt.shape != (n, r, r + 1):
+        raise bad(f"theta{list(tt.shape)} must be [{n}, {r}, {r + 1}] for size {list(size)}")
+    align = int(a.get("align_corners", 0))
+    if align not in (0, 1):
+        raise bad(f"align_corners {align} must be 0 or 1")
+    ctx.emit(name, OpType.AFFINE_GRID, [ins[0]], [proto.output[0]],
+             size=[int(v) for v in size], align_corners=align)  # fmt: skip

@@ -86,6 +86,7 @@ class OpType(enum.StrEnum):
     MAXROIPOOL = "MaxRoiPool"  # pooled_shape (two ints >= 1), spatial_scale
     ROIALIGN = "RoiAlign"  # output_height/width, sampling_ratio, spatial_scale, mode, coord. mode
     GRID_SAMPLE = "GridSample"  # mode (linear, nearest, cubic), padding_mode, align_corners
+    AFFINE_GRID = "AffineGrid"  # size (N, C, *S: the constant ONNX input), align_corners
     MAXUNPOOL = "MaxUnpool"  # kernel_shape, strides, pads (begins then ends); output_shape if set
     FLATTEN = "Flatten"
     RESHAPE = "Reshape"

@@ -77,6 +77,7 @@ register(
 register(
     OpType.GRID_SAMPLE, Lowering(ExecOp.GRID_SAMPLE, ("mode", "padding_mode", "align_corners"))
 )
+register(OpType.AFFINE_GRID, Lowering(ExecOp.AFFINE_GRID, ("size", "align_corners")))
 register(
     OpType.MAXUNPOOL,
     Lowering(ExecOp.MAXUNPOOL, ("kernel_shape", "strides", "pads", "output_shape")),

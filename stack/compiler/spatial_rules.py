@@ -1,7 +1,8 @@
 """Shape and dtype rules of the windowed ops: Conv, ConvTranspose, Col2Im (a 3-D float input
 [N, C·∏block_shape, L], L the block places in the padded image), the pools (GlobalLpPool's
 p at least 1; MaxRoiPool's rois [R, 5] of X's dtype; RoiAlign's rois [R, 4] of X's dtype and
-int64 batch_indices [R]), GridSample (X [N, C, *S] and grid [N, *O, r] of float dtypes) and
+int64 batch_indices [R]), GridSample (X [N, C, *S] and grid [N, *O, r] of float dtypes),
+AffineGrid (a float theta [N, r, r + 1] for size (N, C, *S), r 2 or 3: the grid [N, *S, r]) and
 MaxUnpool (registered into :mod:`stack.compiler.shape_rules`' registry on import).
 
 Spatial axes follow N, C; a window's output size is :func:`~stack.compiler.shape_rules.conv_out`
@@ -223,3 +224,20 @@ def _grid_sample(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.
     if int(node.attr("align_corners", 0)) not in (0, 1):
         raise _fail(node, f"align_corners {node.attr('align_corners')} must be 0 or 1")
     return [TensorType(x.dtype, (x.shape[0], x.shape[1], *grid.shape[1:-1]))]
+
+
+@register(OpType.AFFINE_GRID)
+def _affine_grid(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
+    theta = _need(node, t, 0)
+    size = tuple(int(v) for v in node.attr("size", ()))
+    r = len(size) - 2
+    if not theta.dtype.is_float:
+        raise _fail(node, f"theta is {theta.dtype.value}, not a float dtype")
+    if r not in (2, 3) or min(size[:2]) < 0 or min(size[2:]) < 1:
+        raise _fail(node, f"size {list(size)} must be N, C >= 0 and 2 or 3 spatial sizes >= 1")
+    if theta.shape != (size[0], r, r + 1):
+        raise _fail(node, f"theta{list(theta.shape)} must be [{size[0]}, {r}, {r + 1}] for size "
+                    f"{list(size)}")  # fmt: skip
+    if int(node.attr("align_corners", 0)) not in (0, 1):
+        raise _fail(node, f"align_corners {node.attr('align_corners')} must be 0 or 1")
+    return [TensorType(theta.dtype, (size[0], *size[2:], r))]

@@ -53,6 +53,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.MAXROIPOOL: Arity(2, 2),  # X, rois
     OpType.ROIALIGN: Arity(3, 3),  # X, rois, batch_indices
     OpType.GRID_SAMPLE: Arity(2, 2),  # X, grid
+    OpType.AFFINE_GRID: Arity(1, 1),  # theta (size is an attribute)
     OpType.MAXUNPOOL: Arity(2, 2),  # X, I (the output shape is an attribute)
     OpType.FLATTEN: Arity(1, 1),
     OpType.RESHAPE: Arity(1, 2),

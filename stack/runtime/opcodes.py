@@ -66,6 +66,7 @@ class ExecOp(enum.IntEnum):
     GRID_SAMPLE = 46
     TENSOR_SCATTER = 47
     COL2IM = 48
+    AFFINE_GRID = 49
 
 
 class ExecDType(enum.IntEnum):
@@ -162,6 +163,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.GRID_SAMPLE: OpKind.GRID_SAMPLE,
     ExecOp.TENSOR_SCATTER: OpKind.TENSOR_SCATTER,
     ExecOp.COL2IM: OpKind.COL2IM,
+    ExecOp.AFFINE_GRID: OpKind.AFFINE_GRID,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

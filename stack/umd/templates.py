@@ -181,6 +181,7 @@ def default_templates() -> TemplateRegistry:
         (k.ROIALIGN, FLOATS, launch_tiled, _four_d),
         (k.MAXUNPOOL, FLOATS, launch_elementwise, None),
         (k.GRID_SAMPLE, FLOATS, launch_elementwise, None),
+        (k.AFFINE_GRID, FLOATS, launch_elementwise, None),
         (k.BATCHNORM, FLOATS, launch_elementwise, None),
         (k.SOFTMAX, FLOATS, launch_rows, None),
         (k.LAYERNORM, FLOATS, launch_rows, None),

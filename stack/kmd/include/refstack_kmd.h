@@ -105,6 +105,7 @@
 #define REFSTACK_KERNEL_GRID_SAMPLE    46
 #define REFSTACK_KERNEL_TENSOR_SCATTER 47
 #define REFSTACK_KERNEL_COL2IM         48
+#define REFSTACK_KERNEL_AFFINE_GRID    49
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

@@ -287,6 +287,11 @@ for _abi in (
         doc="ONNX GridSample: Y[N,C,*O] = X[N,C] interpolated at grid[N,*O,r] (normalised, the "
         "last spatial axis first), any spatial rank r.",
     ),
+    KernelAbi(
+        KernelId.AFFINE_GRID, ("theta",), ("grid",), ints=(Imm("align_corners", 0),),
+        doc="ONNX AffineGrid: grid[N,*S,r] = theta[N,r,r+1] applied to the homogeneous normalised "
+        "places of S's pixels (x, the last spatial axis, first), r 2 or 3.",
+    ),
 ):  # fmt: skip
     register(_abi)
 

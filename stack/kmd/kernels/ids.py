@@ -64,4 +64,5 @@ class KernelId(enum.IntEnum):
     GRID_SAMPLE = 46
     TENSOR_SCATTER = 47
     COL2IM = 48
+    AFFINE_GRID = 49
     # END GENERATED

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from stack.kmd.kernels import (
+    affine_grid,
     binary,
     blas,
     col2im,
@@ -61,6 +62,7 @@ GENERIC = (
     reduce,
     index,
     grid_sample,
+    affine_grid,
     tensor_scatter,
 )
 #: NumPy-specific kernels replacing generic ones (planned, with per-thread scratch).

@@ -70,4 +70,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(46, "GRID_SAMPLE", "GRID_SAMPLE"),
     KernelRow(47, "TENSOR_SCATTER", "TENSOR_SCATTER"),
     KernelRow(48, "COL2IM", "COL2IM"),
+    KernelRow(49, "AFFINE_GRID", "AFFINE_GRID"),
 )

@@ -70,6 +70,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_GRID_SAMPLE: _ClassVar[OpType]
     OP_TENSOR_SCATTER: _ClassVar[OpType]
     OP_COL2IM: _ClassVar[OpType]
+    OP_AFFINE_GRID: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -134,6 +135,7 @@ OP_ROIALIGN: OpType
 OP_GRID_SAMPLE: OpType
 OP_TENSOR_SCATTER: OpType
 OP_COL2IM: OpType
+OP_AFFINE_GRID: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

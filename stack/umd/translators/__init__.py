@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from stack.umd.registry import TranslatorRegistry
+from stack.umd.translators.affine_grid import AffineGridTranslator
 from stack.umd.translators.col2im import Col2ImTranslator
 from stack.umd.translators.conv_pool import ConvPoolTranslator
 from stack.umd.translators.conv_transpose import ConvTransposeTranslator
@@ -18,6 +19,7 @@ from stack.umd.translators.reduce import ReduceTranslator
 from stack.umd.translators.unpool import MaxUnpoolTranslator
 
 __all__ = [
+    "AffineGridTranslator",
     "Col2ImTranslator",
     "ConvPoolTranslator",
     "ConvTransposeTranslator",
@@ -45,6 +47,7 @@ def default_translators() -> TranslatorRegistry:
         Col2ImTranslator(),
         MaxUnpoolTranslator(),
         GridSampleTranslator(),
+        AffineGridTranslator(),
         NormTranslator(),
         ElementwiseTranslator(),
         QuantTranslator(),

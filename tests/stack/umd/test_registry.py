@@ -26,6 +26,7 @@ def test_every_op_kind_is_routed() -> None:
         "col2im",
         "unpool",
         "grid_sample",
+        "affine_grid",
         "norm",
         "elementwise",
         "quant",

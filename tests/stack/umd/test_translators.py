@@ -60,6 +60,9 @@ CASES = [
     (OpRequest.make(OpKind.GRID_SAMPLE, [T((2, 3, 8, 8)), T((2, 4, 5, 2))], [T((2, 3, 4, 5))]), KernelId.GRID_SAMPLE, (0, 0, 0), ()),
     (OpRequest.make(OpKind.GRID_SAMPLE, [T((1, 2, 3, 4, 5), DType.F64), T((1, 2, 2, 2, 3), DType.F64)], [T((1, 2, 2, 2, 2), DType.F64)], mode="cubic", padding_mode="reflection", align_corners=1), KernelId.GRID_SAMPLE, (2, 2, 1), ()),
     (OpRequest.make(OpKind.GRID_SAMPLE, [T((1, 2, 6), DType.F16), T((1, 7, 1))], [T((1, 2, 7), DType.F16)], mode="nearest", padding_mode="border"), KernelId.GRID_SAMPLE, (1, 1, 0), ()),
+    (OpRequest.make(OpKind.AFFINE_GRID, [T((2, 2, 3))], [T((2, 4, 5, 2))], size=(2, 3, 4, 5)), KernelId.AFFINE_GRID, (0,), ()),
+    (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 3, 4), DType.F64)], [T((1, 2, 3, 4, 3), DType.F64)], size=(1, 1, 2, 3, 4), align_corners=1), KernelId.AFFINE_GRID, (1,), ()),
+    (OpRequest.make(OpKind.AFFINE_GRID, [T((3, 2, 3), DType.F16)], [T((3, 1, 1, 2), DType.F16)], size=(3, 0, 1, 1)), KernelId.AFFINE_GRID, (0,), ()),
     (OpRequest.make(OpKind.COL2IM, [T((1, 5, 5))], [T((1, 1, 5, 5))], image_shape=(5, 5), block_shape=(1, 5)), KernelId.COL2IM, (1, 5, 1, 1, 0, 0, 0, 0, 1, 1), ()),
     (OpRequest.make(OpKind.COL2IM, [T((2, 16, 8), DType.F64)], [T((2, 2, 3, 3, 3), DType.F64)], image_shape=(3, 3, 3), block_shape=(2, 2, 2)), KernelId.COL2IM, (2, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1), ()),
     (OpRequest.make(OpKind.COL2IM, [T((1, 9, 4), DType.F16)], [T((1, 3, 9), DType.F16)], image_shape=(9,), block_shape=(3,), dilations=(2,), pads=(1, 2), strides=(2,)), KernelId.COL2IM, (3, 2, 1, 2, 2), ()),
@@ -189,6 +192,18 @@ def test_nhwc_col2im_writes_in_nchw_order() -> None:
     assert blobs[0].params[1].shape == (1, 2, 3, 3) and blobs[1].ints == (0, 2, 3, 1)
 
 
+def test_an_nhwc_affine_grid_is_written_in_its_logical_order() -> None:
+    """The grid's last axis holds coordinates, not channels: no conversion around the kernel."""
+    theta, grid = T((1, 2, 3)), T((1, 4, 5, 2), layout=Layout.NHWC)
+    req = OpRequest.make(OpKind.AFFINE_GRID, [theta], [grid], size=(1, 3, 4, 5))
+    prog = Pipeline().compile(req)
+    assert prog.scratch == ()
+    (blob,) = [decode(b) for b in prog.patch((theta.addr, grid.addr))]
+    assert blob.kernel_id is KernelId.AFFINE_GRID
+    assert [p.addr for p in blob.params] == [theta.addr, grid.addr]
+    assert blob.params[1].shape == (1, 4, 5, 2)
+
+
 def test_mixed_layouts_in_elementwise_convert_to_the_output_layout() -> None:
     a = T((1, 2, 3, 4), layout=Layout.NCHW)
     b = T((1, 3, 4, 2), layout=Layout.NHWC)
@@ -255,6 +270,19 @@ def test_mixed_layouts_in_elementwise_convert_to_the_output_layout() -> None:
         (OpRequest.make(OpKind.GRID_SAMPLE, [T((1, 3, 4, 4), I64), T((1, 2, 2, 2))], [T((1, 3, 2, 2), I64)]), UnsupportedDtypeError, "inputs[0].dtype"),
         (OpRequest.make(OpKind.GRID_SAMPLE, [T((1, 3, 4, 4)), T((1, 2, 2, 2))], [T((1, 3, 2, 2), DType.F64)]), UnsupportedDtypeError, "outputs[0].dtype"),
         (OpRequest.make(OpKind.GRID_SAMPLE, [T((1, 3, 4, 4))], [T((1, 3, 2, 2))]), InvalidRequestError, "inputs"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3))], [T((1, 2, 2, 2))]), InvalidRequestError, "attrs.size"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3))], [T((1, 2, 2, 2))], size=(1, 1, 2)), InvalidRequestError, "attrs.size"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3))], [T((1, 2, 2, 2))], size=(1, 1, 2, 2, 2, 2)), InvalidRequestError, "attrs.size"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3))], [T((1, 2, 2, 2))], size=(1, 1, 0, 2)), InvalidRequestError, "attrs.size"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3))], [T((1, 2, 2, 2))], size=(1, -1, 2, 2)), InvalidRequestError, "attrs.size"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3))], [T((1, 2, 2, 2))], size=(1, 1, 2, 2), align_corners=2), InvalidRequestError, "attrs.align_corners"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3))], [T((1, 2, 2, 2))], size=(2, 1, 2, 2)), ShapeError, "inputs[0].shape"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 3, 4))], [T((1, 2, 2, 2))], size=(1, 1, 2, 2)), ShapeError, "inputs[0].shape"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3))], [T((1, 2, 2, 2, 3))], size=(1, 1, 2, 2, 2)), ShapeError, "inputs[0].shape"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3))], [T((1, 2, 3, 2))], size=(1, 1, 2, 2)), ShapeError, "outputs[0].shape"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3), I32)], [T((1, 2, 2, 2), I32)], size=(1, 1, 2, 2)), UnsupportedDtypeError, "inputs[0].dtype"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3))], [T((1, 2, 2, 2), DType.F64)], size=(1, 1, 2, 2)), UnsupportedDtypeError, "outputs[0].dtype"),
+        (OpRequest.make(OpKind.AFFINE_GRID, [T((1, 2, 3)), T((4,), I64)], [T((1, 2, 2, 2))], size=(1, 1, 2, 2)), InvalidRequestError, "inputs"),
         (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3))], block_shape=(2, 2)), InvalidRequestError, "attrs.image_shape"),
         (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(4,)), InvalidRequestError, "attrs.block_shape"),
         (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(0, 2)), InvalidRequestError, "attrs.block_shape"),
