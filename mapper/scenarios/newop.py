@@ -25,6 +25,7 @@ from mapper.scenarios import (
     namestyle,
     newop_places,
     opfamily,
+    shapeinputs,
     similar,
     strings,
     vocab,
@@ -138,6 +139,8 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     seen = {p.path for p in points if p.kind in (PointKind.USE, PointKind.REGISTRATION) and p.path}
     points.extend(strings.string_lists(view, known, token, name, devoted, seen))
     points.extend(early.mentions(view, name))  # code naming the op before it exists
+    if shapeinputs.applies(name, spelt):  # an input carrying a shape, the similar op's none
+        points.extend(shapeinputs.doc_lists(view, name))
     written = [p for p in points if p.kind is PointKind.IMPLEMENTATION]
     points.extend(newop_places.docs(view, written, spelt))  # of the op's code and its modules
     points.extend(newop_places.op_lists(view, known, token, name))

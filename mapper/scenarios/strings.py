@@ -13,8 +13,11 @@ of ``Row(3, "CONV2D", "CONV2D")``) is a string vocabulary when its strings name:
 - or at least a third (and three) of the modules of a folder where the new op gets a module
   of its own, the similar op's module among them, as strings or as plain names — a list of
   that folder's families (a test asserting which translator families exist, a backend's tuple
-  of kernel modules) that gains the new module's.
+  of kernel modules) that gains the new module's;
+- or, for a new op with an input carrying a shape the similar op lacks, the ONNX operators
+  whose inputs carry shapes (:mod:`.shapeinputs`): a table of the inputs bound as constants.
 
+The tests of a tool beside the stack (:func:`~.footprint.tests_a_tool`) are not read.
 In a file where the map records no use of the op's values (a test: the map does not
 resolve its names), members of the op vocabularies spelt out in a literal count as strings do
 (a test's table of requests, ``OpRequest.make(OpKind.CONV2D, …)``, one per op).
@@ -33,7 +36,7 @@ from collections.abc import Iterable, Iterator
 from mapper.impact.mapview import EvidenceKind, MapView
 from mapper.impact.records import Hop
 from mapper.model import NodeKind
-from mapper.scenarios import footprint, vocab
+from mapper.scenarios import footprint, shapeinputs, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 _LITERALS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
@@ -91,11 +94,32 @@ class _Vocabulary:
             return True
         return not self.bare and len(named) >= self.most
 
+    def could(self, named: set[str]) -> bool:
+        """Whether a file naming ``named`` in all may hold a literal the new op enters."""
+        return self.enters(named)
+
     def named(self, strings: Iterable[str]) -> set[str]:
         out: set[str] = set()
         for s in strings:
             out |= self.spellings.get(vocab.compact(s), set())
         return out
+
+
+class _ShapeList(_Vocabulary):
+    """The ONNX operators whose inputs carry shapes (:mod:`.shapeinputs`), named as strings."""
+
+    def __init__(self) -> None:
+        ops = shapeinputs.shape_inputs()
+        shaped = [op for op, inputs in ops.items() if inputs]
+        super().__init__("ONNX operators with shape inputs", {}, set())
+        self.spellings = {vocab.compact(op): {op} for op in ops}
+        self.size = len(shaped)
+
+    def enters(self, named: set[str], own_set: bool = False) -> bool:
+        return shapeinputs.lists_them(named)
+
+    def could(self, named: set[str]) -> bool:
+        return sum(1 for op in named if shapeinputs.shape_inputs()[op]) >= shapeinputs.LEAST
 
 
 def _vocabularies(
@@ -132,6 +156,8 @@ def string_lists(
     does: tests, whose names the map does not resolve), members of the op vocabularies spelt
     out in a literal (``OpKind.CONV2D``) count as its strings do."""
     vocabs = _vocabularies(view, known, token, devoted)
+    if shapeinputs.applies(name, vocab.spellings(known[token])):
+        vocabs.append(_ShapeList())
     classes = {
         vocab.short_name(node)
         for node in (view.node(v.vocabulary) for vs in known.values() for v in vs)
@@ -153,7 +179,7 @@ def string_lists(
         spelt_out = set() if path in seen or not classes else classes
         quoted = set(_QUOTED.findall(text)) | (set(members.findall(text)) if spelt_out else set())
         words = set(_NAME.findall(text))
-        hopeful = [v for v in vocabs if v.enters(v.named(words if v.bare else quoted))]
+        hopeful = [v for v in vocabs if v.could(v.named(words if v.bare else quoted))]
         if not hopeful:
             continue
         try:
