@@ -49,6 +49,7 @@ def _load() -> None:
         return
     from stack.adapter import (  # noqa: F401
         ops_composite,
+        ops_deform_conv,
         ops_index,
         ops_math,
         ops_nn,

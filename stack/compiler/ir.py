@@ -69,6 +69,7 @@ class OpType(enum.StrEnum):
     CONV = "Conv"
     CONV_TRANSPOSE = "ConvTranspose"  # strides, pads (may be < 0: zero extension), dilations, group
     COL2IM = "Col2Im"  # image_shape, block_shape (constants), dilations, pads, strides
+    DEFORM_CONV = "DeformConv"  # strides, pads, dilations, group, offset_group (2-D)
     GEMM = "Gemm"
     MATMUL = "MatMul"
     ADD = "Add"

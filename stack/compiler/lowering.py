@@ -56,6 +56,10 @@ register(
     OpType.COL2IM,
     Lowering(ExecOp.COL2IM, ("image_shape", "block_shape", "dilations", "pads", "strides")),
 )
+register(
+    OpType.DEFORM_CONV,
+    Lowering(ExecOp.DEFORM_CONV, ("strides", "pads", "dilations", "group", "offset_group")),
+)
 register(OpType.GEMM, Lowering(ExecOp.GEMM, ("trans_a", "trans_b", "alpha", "beta", "relu")))
 register(OpType.MATMUL, Lowering(ExecOp.MATMUL))
 register(OpType.ADD, Lowering(ExecOp.ADD, ("relu",)))

@@ -1,5 +1,7 @@
 """Shape and dtype rules of the windowed ops: Conv, ConvTranspose, Col2Im (a 3-D float input
-[N, C·∏block_shape, L], L the block places in the padded image), the pools (GlobalLpPool's
+[N, C·∏block_shape, L], L the block places in the padded image), DeformConv (2-D: X, W,
+offset [N, og·kH·kW·2, oH, oW] and the optional B [oC] and mask [N, og·kH·kW, oH, oW] of one
+float dtype, og the offset_group dividing C), the pools (GlobalLpPool's
 p at least 1; MaxRoiPool's rois [R, 5] of X's dtype; RoiAlign's rois [R, 4] of X's dtype and
 int64 batch_indices [R]), GridSample (X [N, C, *S] and grid [N, *O, r] of float dtypes),
 AffineGrid (a float theta [N, r, r + 1] for size (N, C, *S), r 2 or 3: the grid [N, *S, r]) and
@@ -101,6 +103,36 @@ def _col2im(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarr
         raise _fail(node, f"input {list(x.shape)} must be [N, C*{k}, L], L the "
                     f"{' x '.join(map(str, places))} block places")  # fmt: skip
     return [TensorType(x.dtype, (x.shape[0], x.shape[1] // k, *image))]
+
+
+@register(OpType.DEFORM_CONV)
+def _deform_conv(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:
+    x, w, off = _need(node, t, 0), _need(node, t, 1), _need(node, t, 2)
+    b, mask = (t[i] if len(t) > i and node.input(i) else None for i in (3, 4))
+    if not x.dtype.is_float or any(v is not None and v.dtype != x.dtype for v in (w, off, b, mask)):
+        raise _fail(node, f"X {x.dtype.value}, W, offset, B and mask must be one float dtype")
+    if len(x.shape) != 4 or len(w.shape) != 4 or len(off.shape) != 4:
+        raise _fail(node, f"DeformConv needs 4-D X, W and offset, got {x}, {w} and {off}")
+    s, d = (tuple(int(v) for v in node.attr(k, (1, 1))) for k in ("strides", "dilations"))
+    p = tuple(int(v) for v in node.attr("pads", (0, 0, 0, 0)))
+    group, og = int(node.attr("group", 1)), int(node.attr("offset_group", 1))
+    if len(s) != 2 or len(d) != 2 or len(p) != 4 or min(*s, *d, group, og) < 1 or min(p) < 0:
+        raise _fail(node, f"strides {list(s)}, dilations {list(d)} need 2 values >= 1, pads "
+                    f"{list(p)} 4 >= 0, group {group} and offset_group {og} >= 1")  # fmt: skip
+    n, ch, m = x.shape[0], x.shape[1], w.shape[0]
+    if ch != w.shape[1] * group or m % group or ch % og:
+        raise _fail(node, f"X has {ch} channels, W {list(w.shape)} expects {w.shape[1]}x{group} "
+                    f"and {m} outputs in {group} groups; offset_group {og}")  # fmt: skip
+    hw = tuple(conv_out(x.shape[2 + i], w.shape[2 + i], s[i], p[i], p[i + 2], d[i], 0)
+               for i in range(2))  # fmt: skip
+    if min(hw) < 1:
+        raise _fail(node, f"W {list(w.shape)}'s kernel is larger than X {x} with pads {list(p)}")
+    k = og * w.shape[2] * w.shape[3]
+    for what, v, want in (("offset", off, (n, 2 * k, *hw)), ("B", b, (m,)),
+                          ("mask", mask, (n, k, *hw))):  # fmt: skip
+        if v is not None and v.shape != want:
+            raise _fail(node, f"{what} {v} must be {list(want)} for X {x} and W {w}")
+    return [TensorType(x.dtype, (n, m, *hw))]
 
 
 def _pool(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]) -> list:

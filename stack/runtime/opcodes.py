@@ -67,6 +67,7 @@ class ExecOp(enum.IntEnum):
     TENSOR_SCATTER = 47
     COL2IM = 48
     AFFINE_GRID = 49
+    DEFORM_CONV = 50
 
 
 class ExecDType(enum.IntEnum):
@@ -164,6 +165,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.TENSOR_SCATTER: OpKind.TENSOR_SCATTER,
     ExecOp.COL2IM: OpKind.COL2IM,
     ExecOp.AFFINE_GRID: OpKind.AFFINE_GRID,
+    ExecOp.DEFORM_CONV: OpKind.DEFORM_CONV,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

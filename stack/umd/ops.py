@@ -72,6 +72,7 @@ class OpKind(enum.IntEnum):
     TENSOR_SCATTER = 47
     COL2IM = 48
     AFFINE_GRID = 49
+    DEFORM_CONV = 50
     # END GENERATED
 
 

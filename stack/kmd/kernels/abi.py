@@ -295,4 +295,4 @@ for _abi in (
 ):  # fmt: skip
     register(_abi)
 
-from stack.kmd.kernels import abi_pool  # noqa: E402,F401  (register the pooling kernels' ABIs)
+from stack.kmd.kernels import abi_deform_conv, abi_pool  # noqa: E402,F401  (register their ABIs)

@@ -65,4 +65,5 @@ class KernelId(enum.IntEnum):
     TENSOR_SCATTER = 47
     COL2IM = 48
     AFFINE_GRID = 49
+    DEFORM_CONV = 50
     # END GENERATED

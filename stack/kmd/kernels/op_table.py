@@ -71,4 +71,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(47, "TENSOR_SCATTER", "TENSOR_SCATTER"),
     KernelRow(48, "COL2IM", "COL2IM"),
     KernelRow(49, "AFFINE_GRID", "AFFINE_GRID"),
+    KernelRow(50, "DEFORM_CONV", "DEFORM_CONV"),
 )

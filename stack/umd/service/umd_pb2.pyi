@@ -71,6 +71,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_TENSOR_SCATTER: _ClassVar[OpType]
     OP_COL2IM: _ClassVar[OpType]
     OP_AFFINE_GRID: _ClassVar[OpType]
+    OP_DEFORM_CONV: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -136,6 +137,7 @@ OP_GRID_SAMPLE: OpType
 OP_TENSOR_SCATTER: OpType
 OP_COL2IM: OpType
 OP_AFFINE_GRID: OpType
+OP_DEFORM_CONV: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -8,6 +8,7 @@ from stack.umd.translators.col2im import Col2ImTranslator
 from stack.umd.translators.conv_pool import ConvPoolTranslator
 from stack.umd.translators.conv_transpose import ConvTransposeTranslator
 from stack.umd.translators.data import DataTranslator
+from stack.umd.translators.deform_conv import DeformConvTranslator
 from stack.umd.translators.elementwise import ElementwiseTranslator
 from stack.umd.translators.grid_sample import GridSampleTranslator
 from stack.umd.translators.index import IndexTranslator
@@ -24,6 +25,7 @@ __all__ = [
     "ConvPoolTranslator",
     "ConvTransposeTranslator",
     "DataTranslator",
+    "DeformConvTranslator",
     "ElementwiseTranslator",
     "GridSampleTranslator",
     "IndexTranslator",
@@ -45,6 +47,7 @@ def default_translators() -> TranslatorRegistry:
         ConvPoolTranslator(),
         ConvTransposeTranslator(),
         Col2ImTranslator(),
+        DeformConvTranslator(),
         MaxUnpoolTranslator(),
         GridSampleTranslator(),
         AffineGridTranslator(),

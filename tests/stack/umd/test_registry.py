@@ -24,6 +24,7 @@ def test_every_op_kind_is_routed() -> None:
         "conv_pool",
         "conv_transpose",
         "col2im",
+        "deform_conv",
         "unpool",
         "grid_sample",
         "affine_grid",

@@ -66,6 +66,9 @@ CASES = [
     (OpRequest.make(OpKind.COL2IM, [T((1, 5, 5))], [T((1, 1, 5, 5))], image_shape=(5, 5), block_shape=(1, 5)), KernelId.COL2IM, (1, 5, 1, 1, 0, 0, 0, 0, 1, 1), ()),
     (OpRequest.make(OpKind.COL2IM, [T((2, 16, 8), DType.F64)], [T((2, 2, 3, 3, 3), DType.F64)], image_shape=(3, 3, 3), block_shape=(2, 2, 2)), KernelId.COL2IM, (2, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1), ()),
     (OpRequest.make(OpKind.COL2IM, [T((1, 9, 4), DType.F16)], [T((1, 3, 9), DType.F16)], image_shape=(9,), block_shape=(3,), dilations=(2,), pads=(1, 2), strides=(2,)), KernelId.COL2IM, (3, 2, 1, 2, 2), ()),
+    (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 3, 3))]), KernelId.DEFORM_CONV, (1, 1, 0, 0, 0, 0, 1, 1, 1, 1), ()),
+    (OpRequest.make(OpKind.DEFORM_CONV, [T((2, 4, 7, 6), DType.F64), T((6, 2, 3, 2), DType.F64), T((2, 24, 4, 5), DType.F64), T((6,), DType.F64), T((2, 12, 4, 5), DType.F64)], [T((2, 6, 4, 5), DType.F64)], strides=(2, 1), pads=(1, 0, 1, 1), dilations=(1, 2), group=2, offset_group=2), KernelId.DEFORM_CONV, (2, 1, 1, 0, 1, 1, 1, 2, 2, 2), ()),
+    (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 1, 4, 4), DType.F16), T((2, 1, 1, 1), DType.F16), T((1, 2, 4, 4), DType.F16), T((2,), DType.F16)], [T((1, 2, 4, 4), DType.F16)]), KernelId.DEFORM_CONV, (1, 1, 0, 0, 0, 0, 1, 1, 1, 1), ()),
     (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 4, 4)), T((1, 3, 4, 4), I64)], [T((1, 3, 8, 8))], kernel_shape=(2, 2), strides=(2, 2)), KernelId.MAXUNPOOL, (), ()),
     (OpRequest.make(OpKind.MAXUNPOOL, [T((2, 1, 3)), T((2, 1, 3), I32)], [T((2, 1, 10))], kernel_shape=(3,), strides=(3,), output_shape=(2, 1, 10)), KernelId.MAXUNPOOL, (), ()),
     (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 2, 2, 3, 2), DType.F64), T((1, 2, 2, 3, 2), I64)], [T((1, 2, 3, 5, 4), DType.F64)], kernel_shape=(2, 3, 2), strides=(1, 2, 2), pads=(0, 1, 0, 0, 1, 0)), KernelId.MAXUNPOOL, (), ()),
@@ -192,6 +195,27 @@ def test_nhwc_col2im_writes_in_nchw_order() -> None:
     assert blobs[0].params[1].shape == (1, 2, 3, 3) and blobs[1].ints == (0, 2, 3, 1)
 
 
+def test_nhwc_deform_conv_converts_its_activations_around_the_kernel() -> None:
+    """X, offset and mask have channels on axis 1, as Y: NHWC ones are transposed to NCHW
+    before the kernel and back after it; W and B are taken as they are."""
+    x, w = T((1, 5, 5, 2), layout=Layout.NHWC), T((3, 2, 3, 3))
+    off, b = T((1, 3, 3, 18), layout=Layout.NHWC), T((3,))
+    mask, y = T((1, 3, 3, 9), layout=Layout.NHWC), T((1, 3, 3, 3), layout=Layout.NHWC)
+    req = OpRequest.make(OpKind.DEFORM_CONV, [x, w, off, b, mask], [y])
+    prog = Pipeline().compile(req)
+    assert prog.scratch == (50 * 4, 162 * 4, 81 * 4, 27 * 4) and prog.primary == 3
+    s = (0xA0000, 0xB0000, 0xC0000, 0xD0000)
+    addrs = (x.addr, w.addr, off.addr, b.addr, mask.addr, y.addr, *s)
+    blobs = [decode(blob) for blob in prog.patch(addrs)]
+    kinds = [blob.kernel_id for blob in blobs]
+    assert kinds == [*[KernelId.TRANSPOSE] * 3, KernelId.DEFORM_CONV, KernelId.TRANSPOSE]
+    main = blobs[3]
+    assert [p.addr for p in main.params] == [s[0], w.addr, s[1], b.addr, s[2], s[3]]
+    shapes = [(1, 2, 5, 5), (3, 2, 3, 3), (1, 18, 3, 3), (3,), (1, 9, 3, 3), (1, 3, 3, 3)]
+    assert [p.shape for p in main.params] == shapes
+    assert blobs[4].ints == (0, 2, 3, 1)
+
+
 def test_an_nhwc_affine_grid_is_written_in_its_logical_order() -> None:
     """The grid's last axis holds coordinates, not channels: no conversion around the kernel."""
     theta, grid = T((1, 2, 3)), T((1, 4, 5, 2), layout=Layout.NHWC)
@@ -298,6 +322,25 @@ def test_mixed_layouts_in_elementwise_convert_to_the_output_layout() -> None:
         (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4), I32)], [T((1, 1, 3, 3), I32)], image_shape=(3, 3), block_shape=(2, 2)), UnsupportedDtypeError, "inputs[0].dtype"),
         (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4))], [T((1, 1, 3, 3), DType.F64)], image_shape=(3, 3), block_shape=(2, 2)), UnsupportedDtypeError, "outputs[0].dtype"),
         (OpRequest.make(OpKind.COL2IM, [T((1, 4, 4)), T((2,), I64)], [T((1, 1, 3, 3))], image_shape=(3, 3), block_shape=(2, 2)), InvalidRequestError, "inputs"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 3, 3))], strides=(0, 1)), InvalidRequestError, "attrs.strides"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 3, 3))], pads=(0, -1, 0, 0)), InvalidRequestError, "attrs.pads"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 3, 3))], dilations=(1, 1, 1)), InvalidRequestError, "attrs.dilations"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 3, 3))], group=0), InvalidRequestError, "attrs.group"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 3, 3))], offset_group=0), InvalidRequestError, "attrs.offset_group"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 3, 3))], offset_group=3), ShapeError, "attrs.offset_group"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 1, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 3, 3))]), ShapeError, "inputs[1].shape"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 2, 2)), T((3, 2, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 3, 3))]), ShapeError, "inputs[1].shape"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 16, 3, 3))], [T((1, 3, 3, 3))]), ShapeError, "inputs[2].shape"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 2, 3))], [T((1, 3, 3, 3))]), ShapeError, "inputs[2].shape"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3)), T((4,))], [T((1, 3, 3, 3))]), ShapeError, "inputs[3].shape"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3)), T((3,)), T((1, 8, 3, 3))], [T((1, 3, 3, 3))]), ShapeError, "inputs[4].shape"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5)), T((3, 2, 3)), T((1, 6, 3))], [T((1, 3, 3))]), ShapeError, "inputs[0].shape"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 4, 4))]), ShapeError, "outputs[0].shape"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5), I32), T((3, 2, 3, 3), I32), T((1, 18, 3, 3), I32)], [T((1, 3, 3, 3), I32)]), UnsupportedDtypeError, "inputs[0].dtype"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3), DType.F64)], [T((1, 3, 3, 3))]), UnsupportedDtypeError, "inputs[2].dtype"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 3, 3), DType.F64)]), UnsupportedDtypeError, "outputs[0].dtype"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3))], [T((1, 3, 3, 3))]), InvalidRequestError, "inputs"),
+        (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3)), T((3,)), T((1, 9, 3, 3)), T((3,))], [T((1, 3, 3, 3))]), InvalidRequestError, "inputs"),
         (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 5))], kernel_shape=(2,), strides=(2,), output_shape=(1, 3)), InvalidRequestError, "attrs.output_shape"),
         (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 2)), T((1, 3, 2), I64)], [T((1, 3, 5))], kernel_shape=(2,), strides=(2,)), ShapeError, "outputs[0].shape"),
         (OpRequest.make(OpKind.SOFTMAX, [T((4, 10))], [T((4, 10))], axis=2), InvalidRequestError, "attrs.axis"),
