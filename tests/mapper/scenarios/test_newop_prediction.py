@@ -52,7 +52,7 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     "new_op_reversesequence.json": ("ReverseSequence", "gatherelements", "reverse_\\?sequence"),
     "new_op_gridsample.json": ("GridSample", "roialign", "grid_\\?sample"),
     "new_op_tensorscatter.json": ("TensorScatter", "scatterelements", "tensor_\\?scatter"),
-    # ConvTranspose's kernel docstring names its algorithm, col2im(W^T X): not the op
+    # [^(]: ConvTranspose's kernel docstring writes its algorithm as a call of the op's name
     "new_op_col2im.json": ("Col2Im", "conv2d", "col_\\?2_\\?im[^(]"),
     "new_op_affinegrid.json": ("AffineGrid", "gridsample", "affine_\\?grid"),
     "new_op_deformconv.json": ("DeformConv", "conv2d", "deform_\\?conv"),
