@@ -15,11 +15,10 @@ import re
 
 from mapper.impact.mapview import MapView
 from mapper.impact.records import Hop
+from mapper.ingest.code import CODE_LANGUAGES, language_for
 from mapper.model import EvidenceKind, NodeKind
 from mapper.scenarios.footprint import source_lines, tests_a_tool
 from mapper.scenarios.records import ChangePoint, PointKind
-
-_CODE = (".py", ".c", ".cc", ".cpp", ".cu", ".h", ".hpp")
 
 
 def mentions(view: MapView, name: str) -> list[ChangePoint]:
@@ -28,7 +27,7 @@ def mentions(view: MapView, name: str) -> list[ChangePoint]:
     out = []
     for file in view.nodes(NodeKind.FILE):
         path = file.path or ""
-        if not path.endswith(_CODE) or view.config.is_generated(path):
+        if language_for(path) not in CODE_LANGUAGES or view.config.is_generated(path):
             continue
         layer = view.config.layer_of(path)
         test = view.config.is_test(path)

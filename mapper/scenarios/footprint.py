@@ -134,27 +134,48 @@ def tests_a_tool(view: MapView, file_id: str) -> bool:
     if not isinstance(layered, set):
         layered = {str(n.get("module")) for n in view.nodes(NodeKind.FILE) if n.layer}
         view.cache["footprint.layered"] = layered
-    root, beside = view.config.root, False
-    for found in _IMPORT.finditer("\n".join(source_lines(view, file_id.removeprefix("file:")))):
-        module = found[1] or found[2]
-        parts = module.split(".")
+    beside = False
+    for found in _IMPORT.finditer(source_text(view, file_id.removeprefix("file:")) or ""):
+        parts = (found[1] or found[2]).split(".")
         if any(".".join(parts[:i]) in layered for i in range(len(parts), 0, -1)):
             return False
-        head = root / parts[0]
-        if not view.config.is_test(f"{parts[0]}/__init__.py"):  # test helpers are neither
-            beside = beside or head.is_dir() or head.with_suffix(".py").is_file()
+        beside = beside or _first_party(view, parts[0])
     return beside
 
 
-def source_lines(view: MapView, path: str) -> list[str]:
-    """The lines of ``path`` under the root, read once per map view ([] where unreadable)."""
-    cache = view.cache.setdefault("footprint.lines", {})
+def _first_party(view: MapView, head: str) -> bool:
+    """Whether ``head`` names a package or module at the root that is no test folder (looked
+    up once per map view)."""
+    cache = view.cache.setdefault("footprint.first_party", {})
+    assert isinstance(cache, dict)
+    if head not in cache:
+        place = view.config.root / head
+        cache[head] = not view.config.is_test(f"{head}/__init__.py") and (
+            place.is_dir() or place.with_suffix(".py").is_file()
+        )
+    found: bool = cache[head]
+    return found
+
+
+def source_text(view: MapView, path: str) -> str | None:
+    """The text of ``path`` under the root, read once per map view (None where unreadable)."""
+    cache = view.cache.setdefault("footprint.texts", {})
     assert isinstance(cache, dict)
     if path not in cache:
         try:
-            cache[path] = (view.config.root / path).read_text(encoding="utf-8").splitlines()
+            cache[path] = (view.config.root / path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
-            cache[path] = []
+            cache[path] = None
+    text: str | None = cache[path]
+    return text
+
+
+def source_lines(view: MapView, path: str) -> list[str]:
+    """The lines of ``path`` under the root, split once per map view ([] where unreadable)."""
+    cache = view.cache.setdefault("footprint.lines", {})
+    assert isinstance(cache, dict)
+    if path not in cache:
+        cache[path] = (source_text(view, path) or "").splitlines()
     lines: list[str] = cache[path]
     return lines
 

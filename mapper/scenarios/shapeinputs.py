@@ -20,7 +20,7 @@ from functools import cache
 from mapper.impact.mapview import EvidenceKind, MapView
 from mapper.impact.records import Hop
 from mapper.model import NodeKind
-from mapper.scenarios import vocab
+from mapper.scenarios import similar, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 LEAST = 3
@@ -32,14 +32,8 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 @cache
 def shape_inputs() -> dict[str, tuple[str, ...]]:
     """ONNX operator name (default domain) → its shape inputs; empty without ``onnx``."""
-    try:
-        from onnx import defs
-    except ImportError:
-        return {}
     out: dict[str, tuple[str, ...]] = {}
-    for schema in defs.get_all_schemas():
-        if schema.domain not in ("", "ai.onnx"):
-            continue
+    for schema in similar.onnx_schemas():
         allowed = {c.type_param_str: set(c.allowed_type_strs) for c in schema.type_constraints}
         ints = [allowed.get(i.type_str, {i.type_str}) <= _INTS for i in schema.inputs]
         out[schema.name] = (

@@ -13,22 +13,27 @@ from __future__ import annotations
 
 import difflib
 from functools import cache
+from typing import Any
 
 from mapper.scenarios import vocab
 
 
 @cache
-def _schemas() -> dict[str, frozenset[str]]:
-    """Compact ONNX operator name → its features (default domain, latest version); empty
-    without the ``onnx`` package."""
+def onnx_schemas() -> tuple[Any, ...]:
+    """The ONNX operator schemas of the default domain, latest versions (``onnx.defs``,
+    offline); empty without the ``onnx`` package."""
     try:
         from onnx import defs
     except ImportError:
-        return {}
+        return ()
+    return tuple(s for s in defs.get_all_schemas() if s.domain in ("", "ai.onnx"))
+
+
+@cache
+def _schemas() -> dict[str, frozenset[str]]:
+    """Compact ONNX operator name → its features (inputs', outputs' and attributes' names)."""
     out: dict[str, frozenset[str]] = {}
-    for schema in defs.get_all_schemas():
-        if schema.domain not in ("", "ai.onnx"):
-            continue
+    for schema in onnx_schemas():
         features = {f"attr:{a.lower()}" for a in schema.attributes}
         features |= {f"in:{i.name.lower()}" for i in schema.inputs}
         features |= {f"out:{o.name.lower()}" for o in schema.outputs}
@@ -38,18 +43,12 @@ def _schemas() -> dict[str, frozenset[str]]:
 
 @cache
 def _attributes() -> dict[str, dict[str, str]]:
-    """Compact ONNX operator name → its attributes' names and types (``INT``, ``STRING``…);
-    empty without the ``onnx`` package."""
-    try:
-        from onnx import defs
-    except ImportError:
-        return {}
+    """Compact ONNX operator name → its attributes' names and types (``INT``, ``STRING``…)."""
     return {  # str(AttrType.STRING) is "AttrType.STRING"
         vocab.compact(schema.name): {
             a: str(v.type).rpartition(".")[2] for a, v in schema.attributes.items()
         }
-        for schema in defs.get_all_schemas()
-        if schema.domain in ("", "ai.onnx")
+        for schema in onnx_schemas()
     }
 
 

@@ -110,10 +110,10 @@ class _ShapeList(_Vocabulary):
 
     def __init__(self) -> None:
         ops = shapeinputs.shape_inputs()
-        shaped = [op for op, inputs in ops.items() if inputs]
-        super().__init__("ONNX operators with shape inputs", {}, set())
-        self.spellings = {vocab.compact(op): {op} for op in ops}
-        self.size = len(shaped)
+        super().__init__(
+            "ONNX operators with shape inputs", {vocab.compact(op): {op} for op in ops}, set()
+        )
+        self.size = sum(1 for inputs in ops.values() if inputs)  # the ones it lists
 
     def enters(self, named: set[str], own_set: bool = False) -> bool:
         return shapeinputs.lists_them(named)
@@ -165,16 +165,14 @@ def string_lists(
     }
     members = re.compile(rf"\b(?:{'|'.join(map(re.escape, sorted(classes)))})\.(\w+)")
     out: list[ChangePoint] = []
-    root = view.config.root
     for file in view.nodes(NodeKind.FILE):
         path = file.path or ""
         if not path.endswith(".py") or view.config.is_ignored(path):
             continue
         if view.config.is_test(path) and footprint.tests_a_tool(view, file.id):
             continue  # the tests of a tool beside the stack
-        try:
-            text = (root / path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        text = footprint.source_text(view, path)
+        if text is None:
             continue
         spelt_out = set() if path in seen or not classes else classes
         quoted = set(_QUOTED.findall(text)) | (set(members.findall(text)) if spelt_out else set())

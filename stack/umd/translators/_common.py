@@ -47,6 +47,18 @@ def attr_ints(
     return value
 
 
+def window_immediates(
+    strides: tuple[int, ...], pads: tuple[int, ...], dil: tuple[int, ...]
+) -> dict[str, int]:
+    """The 2-D window immediates the convolution-family kernels read (strides, pads top, left,
+    bottom, right, dilations); each caller checks the values its kernel accepts."""
+    return {
+        "stride_h": strides[0], "stride_w": strides[1],
+        "pad_top": pads[0], "pad_left": pads[1], "pad_bottom": pads[2], "pad_right": pads[3],
+        "dilation_h": dil[0], "dilation_w": dil[1],
+    }  # fmt: skip
+
+
 def need_counts(req: OpRequest, n_in: tuple[int, int], n_out: int = 1) -> None:
     lo, hi = n_in
     if not lo <= len(req.inputs) <= hi:

@@ -9,12 +9,19 @@ order whatever its layout, as GRID_SAMPLE reads its grid.
 from __future__ import annotations
 
 from stack.kmd.kernels.ids import KernelId
-from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
+from stack.umd.errors import InvalidRequestError, ShapeError
 from stack.umd.ops import OpKind, OpRequest
 from stack.umd.plan import KernelCall, Semantic
 from stack.umd.registry import OpTranslator
 from stack.umd.templates import TemplateRegistry
-from stack.umd.translators._common import Builder, attr_int, attr_ints, check_dtype, need_counts
+from stack.umd.translators._common import (
+    Builder,
+    attr_int,
+    attr_ints,
+    check_dtype,
+    need_counts,
+    same_dtype,
+)
 
 
 def _affine_grid_attrs(attrs: dict) -> dict[str, int | tuple[int, ...]]:
@@ -43,11 +50,7 @@ class AffineGridTranslator(OpTranslator):
         need_counts(req, (1, 1))
         theta = req.inputs[0]
         check_dtype(templates, KernelId.AFFINE_GRID, theta.dtype, "inputs[0].dtype")
-        if req.outputs[0].dtype != theta.dtype:
-            raise UnsupportedDtypeError(
-                f"outputs[0] is {req.outputs[0].dtype.name}, expected {theta.dtype.name}",
-                field="outputs[0].dtype",
-            )
+        same_dtype(req, (0,), "outputs")
         kattrs = _affine_grid_attrs(req.attr_map())
         b = Builder(req)
         call = KernelCall(KernelId.AFFINE_GRID, (b.input(0), b.output(0)), 1, kattrs)

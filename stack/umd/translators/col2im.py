@@ -13,12 +13,12 @@ import math
 
 from stack.kmd.kernels.col2im import block_places
 from stack.kmd.kernels.ids import KernelId
-from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
+from stack.umd.errors import InvalidRequestError, ShapeError
 from stack.umd.ops import Layout, OpKind, OpRequest
 from stack.umd.plan import KernelCall, Semantic
 from stack.umd.registry import OpTranslator
 from stack.umd.templates import TemplateRegistry
-from stack.umd.translators._common import Builder, attr_ints, check_dtype, need_counts
+from stack.umd.translators._common import Builder, attr_ints, check_dtype, need_counts, same_dtype
 
 
 def _col2im_attrs(attrs: dict) -> dict[str, tuple[int, ...]]:
@@ -53,11 +53,7 @@ class Col2ImTranslator(OpTranslator):
             raise ShapeError(f"X must be [N, C*prod(block), L], got {x.shape}",
                              field="inputs[0].shape")  # fmt: skip
         check_dtype(templates, KernelId.COL2IM, x.dtype, "inputs[0].dtype")
-        if req.outputs[0].dtype != x.dtype:
-            raise UnsupportedDtypeError(
-                f"outputs[0] is {req.outputs[0].dtype.name}, expected {x.dtype.name}",
-                field="outputs[0].dtype",
-            )
+        same_dtype(req, (0,), "outputs")
         a = _col2im_attrs(req.attr_map())
         spec = (*a["block_shape"], *a["dilations"], *a["pads"], *a["strides"])
         want = Layout.NCHW if len(a["image_shape"]) == 2 else Layout.ANY

@@ -23,6 +23,7 @@ from stack.umd.translators._common import (
     check_dtype,
     need_counts,
     same_dtype,
+    window_immediates,
 )
 
 _KERNEL = {
@@ -45,12 +46,7 @@ def _window_attrs(attrs: dict, kernel_hw: tuple[int, int] | None) -> dict:
     dil = attr_ints(attrs, "dilations", 2, (1, 1))
     if min(strides) < 1 or min(dil) < 1 or min(pads) < 0:
         raise ShapeError("strides/dilations must be >= 1, pads >= 0", field="attrs.strides")
-    out = {
-        "stride_h": strides[0], "stride_w": strides[1],
-        "pad_top": pads[0], "pad_left": pads[1], "pad_bottom": pads[2], "pad_right": pads[3],
-        "dilation_h": dil[0], "dilation_w": dil[1],
-        "ceil_mode": attr_int(attrs, "ceil_mode", 0),
-    }  # fmt: skip
+    out = {**window_immediates(strides, pads, dil), "ceil_mode": attr_int(attrs, "ceil_mode", 0)}
     if kernel_hw is not None:
         out["kernel_h"], out["kernel_w"] = kernel_hw
     return out

@@ -20,6 +20,7 @@ from stack.umd.translators._common import (
     check_dtype,
     need_counts,
     same_dtype,
+    window_immediates,
 )
 
 
@@ -31,11 +32,7 @@ def _attrs(attrs: dict) -> dict[str, int]:
     for name, values in (("strides", strides), ("dilations", dil), ("group", (group,))):
         if min(values) < 1:
             raise ShapeError(f"{name} must be >= 1, got {values}", field=f"attrs.{name}")
-    return {
-        "stride_h": strides[0], "stride_w": strides[1],
-        "pad_top": pads[0], "pad_left": pads[1], "pad_bottom": pads[2], "pad_right": pads[3],
-        "dilation_h": dil[0], "dilation_w": dil[1], "group": group,
-    }  # fmt: skip
+    return {**window_immediates(strides, pads, dil), "group": group}
 
 
 class ConvTransposeTranslator(OpTranslator):

@@ -10,7 +10,7 @@ offset, mask and Y are activations: 4-D NHWC ones are converted around the kerne
 from __future__ import annotations
 
 from stack.kmd.kernels.ids import KernelId
-from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
+from stack.umd.errors import InvalidRequestError, ShapeError
 from stack.umd.ops import Layout, OpKind, OpRequest
 from stack.umd.plan import KernelCall, Semantic
 from stack.umd.registry import OpTranslator
@@ -22,6 +22,7 @@ from stack.umd.translators._common import (
     check_dtype,
     need_counts,
     same_dtype,
+    window_immediates,
 )
 
 #: The inputs that are activations (channels on axis 1), by position: X, offset, mask.
@@ -38,11 +39,7 @@ def _deform_conv_attrs(attrs: dict) -> dict[str, int]:
         if min(values) < low:
             raise InvalidRequestError(f"{name} must be >= {low}, got {values}",
                                       field=f"attrs.{name}")  # fmt: skip
-    return {
-        "stride_h": strides[0], "stride_w": strides[1],
-        "pad_top": pads[0], "pad_left": pads[1], "pad_bottom": pads[2], "pad_right": pads[3],
-        "dilation_h": dil[0], "dilation_w": dil[1], "group": group, "offset_group": og,
-    }  # fmt: skip
+    return {**window_immediates(strides, pads, dil), "group": group, "offset_group": og}
 
 
 class DeformConvTranslator(OpTranslator):
@@ -56,11 +53,7 @@ class DeformConvTranslator(OpTranslator):
         same_dtype(req, (0, 1, 2, 3, 4))
         x = req.inputs[0]
         check_dtype(templates, KernelId.DEFORM_CONV, x.dtype, "inputs[0].dtype")
-        if req.outputs[0].dtype != x.dtype:
-            raise UnsupportedDtypeError(
-                f"outputs[0] is {req.outputs[0].dtype.name}, expected {x.dtype.name}",
-                field="outputs[0].dtype",
-            )
+        same_dtype(req, (0,), "outputs")
         kattrs = _deform_conv_attrs(req.attr_map())
         b = Builder(req)
         ins = tuple(

@@ -16,7 +16,7 @@ from stack.umd.ops import Layout, OpKind, OpRequest
 from stack.umd.plan import KernelCall, Semantic
 from stack.umd.registry import OpTranslator
 from stack.umd.templates import FLOATS, TemplateRegistry
-from stack.umd.translators._common import Builder, attr_int, check_dtype, need_counts
+from stack.umd.translators._common import Builder, attr_int, check_dtype, need_counts, same_dtype
 
 #: GRID_SAMPLE's string attributes -> the kernel's immediates.
 GRID_SAMPLE_MODES = {
@@ -68,11 +68,7 @@ class GridSampleTranslator(OpTranslator):
             raise UnsupportedDtypeError(
                 f"grid must be F16, F32 or F64, got {grid.dtype.name}", field="inputs[1].dtype"
             )
-        if req.outputs[0].dtype != x.dtype:
-            raise UnsupportedDtypeError(
-                f"outputs[0] is {req.outputs[0].dtype.name}, expected {x.dtype.name}",
-                field="outputs[0].dtype",
-            )
+        same_dtype(req, (0,), "outputs")
         kattrs = _grid_sample_attrs(req.attr_map())
         want = Layout.NCHW if len(x.shape) == 4 else Layout.ANY
         b = Builder(req)

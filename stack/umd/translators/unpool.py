@@ -15,7 +15,7 @@ from stack.umd.ops import Layout, OpKind, OpRequest
 from stack.umd.plan import KernelCall, Semantic
 from stack.umd.registry import OpTranslator
 from stack.umd.templates import TemplateRegistry
-from stack.umd.translators._common import Builder, attr_ints, check_dtype, need_counts
+from stack.umd.translators._common import Builder, attr_ints, check_dtype, need_counts, same_dtype
 
 
 def _window(attrs: dict, n: int) -> dict[str, tuple[int, ...]]:
@@ -56,11 +56,7 @@ class MaxUnpoolTranslator(OpTranslator):
         check_dtype(templates, KernelId.MAXUNPOOL, x.dtype, "inputs[0].dtype")
         if req.inputs[1].dtype not in (DType.I32, DType.I64):
             raise UnsupportedDtypeError("indices must be I32 or I64", field="inputs[1].dtype")
-        if req.outputs[0].dtype != x.dtype:
-            raise UnsupportedDtypeError(
-                f"outputs[0] is {req.outputs[0].dtype.name}, expected {x.dtype.name}",
-                field="outputs[0].dtype",
-            )
+        same_dtype(req, (0,), "outputs")
         attrs = _window(req.attr_map(), len(x.shape) - 2)
         want = Layout.NCHW if len(x.shape) == 4 else Layout.ANY
         b = Builder(req)
