@@ -56,6 +56,7 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     "new_op_col2im.json": ("Col2Im", "conv2d", "col_\\?2_\\?im[^(]"),
     "new_op_affinegrid.json": ("AffineGrid", "gridsample", "affine_\\?grid"),
     "new_op_deformconv.json": ("DeformConv", "conv2d", "deform_\\?conv"),
+    "new_op_centercroppad.json": ("CenterCropPad", "pad", "center_\\?crop_\\?pad"),
 }
 
 
