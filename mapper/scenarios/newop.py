@@ -17,6 +17,7 @@ from mapper.scenarios import (
     attrcodes,
     branches,
     capacity,
+    catalogues,
     companions,
     conventions,
     early,
@@ -143,6 +144,8 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
         points.extend(shapeinputs.doc_lists(view, name))
     written = [p for p in points if p.kind is PointKind.IMPLEMENTATION]
     points.extend(newop_places.docs(view, written, spelt))  # of the op's code and its modules
+    new_modules = newop_places.new_modules(view, written)
+    points.extend(catalogues.rows(view, written, new_modules, spelt, name))  # module tables
     points.extend(newop_places.op_lists(view, known, token, name))
     points.extend(conventions.test_modules(view, known, name, token))
     points = conventions.into_own_modules(view, known, token, name, points)
