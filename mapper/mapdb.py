@@ -10,6 +10,8 @@ Tables (``meta.schema`` is :data:`mapper.model.SCHEMA_VERSION`)::
             kind; evidence is [[kind, path, line, confidence, detail], ...]
             (mapper.model.Evidence) in the order the claims were made
     parsed(path, digest, category, record JSON, reason)      the parse cache (mapper.ingest.codec)
+    sources(path, body)               the text of each file the map was built from (UTF-8;
+                                      a file that is not text has none)
 
 The graph is two documents rather than a row per node and edge because readers mostly load it
 whole (:mod:`mapper.query.load`): one JSON text per part is encoded and decoded in one call,
@@ -18,6 +20,11 @@ and naming nodes by position keeps the edges a third of the size. An edge's ``co
 confidence and its first evidence's place. A reader that needs only some kinds of edges (the
 check, of ``implements``) picks them and their nodes out with SQLite's JSON functions
 (:meth:`MapFile.edges_of`) instead of decoding both documents.
+
+The sources let a feature quote or scan the text behind a node (a table row, a string list)
+as the map saw it: the line numbers agree with the map's even after the files change, and a
+map copied elsewhere (a CI artifact) answers without the repository. A reader fetches one file
+at a time (:meth:`MapFile.source`).
 
 Reading never executes anything from the file: rows are strings and numbers, decoded by
 ``json`` into the records of :mod:`mapper.model`. A file that is not such a database (a pickle,
@@ -30,7 +37,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +54,7 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE graph (part TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE parsed (
     path TEXT PRIMARY KEY, digest TEXT NOT NULL, category TEXT NOT NULL, record TEXT, reason TEXT);
+CREATE TABLE sources (path TEXT PRIMARY KEY, body TEXT NOT NULL);
 """
 _NODE_FIELDS = ("kind", "name", "layer", "path", "line")
 # what an edge row holds in columns of its own, or leaves to be derived from its evidence
@@ -62,8 +70,15 @@ EdgeRow = tuple[int, int, str, str | None, str, list[list[Any]], dict[str, Any]]
 _json = json.JSONEncoder(separators=(",", ":"), default=str, check_circular=False).encode
 
 
-def write(path: Path, graph: MapGraph, cache_key: str, parsed: Iterator[ParsedRow]) -> None:
-    """Write a new map file at ``path`` (which must not exist yet)."""
+def write(
+    path: Path,
+    graph: MapGraph,
+    cache_key: str,
+    parsed: Iterator[ParsedRow],
+    sources: Iterable[tuple[str, str]] = (),
+) -> None:
+    """Write a new map file at ``path`` (which must not exist yet); ``sources``: (path, text)
+    of the files the map was built from."""
     position: dict[str, int] = {}
     nodes: list[NodeRow] = []
     for node_id, data in graph.nodes():
@@ -91,6 +106,7 @@ def write(path: Path, graph: MapGraph, cache_key: str, parsed: Iterator[ParsedRo
             "INSERT INTO graph VALUES (?, ?)", (("nodes", _json(nodes)), ("edges", _json(edges)))
         )
         db.executemany("INSERT INTO parsed VALUES (?, ?, ?, ?, ?)", parsed)
+        db.executemany("INSERT INTO sources VALUES (?, ?)", sources)
 
 
 class MapFile:
@@ -203,6 +219,18 @@ class MapFile:
         except (ValueError, TypeError, IndexError, KeyError) as exc:
             raise self._corrupt(f"unreadable row: {exc!r}") from exc
         return graph
+
+    def source(self, path: str) -> str | None:
+        """The text of ``path`` as the map was built from it; None for a file it holds no
+        text of. StoreCorrupt when the file is damaged."""
+        found = self.rows("SELECT body FROM sources WHERE path = ?", (path,))
+        if not found:
+            return None
+        body = found[0][0]
+        if not isinstance(body, str):
+            self.close()
+            raise self._corrupt(f"unreadable source of {path}: not text")
+        return body
 
     def parsed(self) -> list[ParsedRow]:
         """The parse cache rows, by path."""

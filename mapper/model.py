@@ -55,7 +55,7 @@ __all__ = [  # the parse records are defined in mapper.symbols and named here to
 ]
 
 #: Bumped whenever the persisted graph's shape changes; a store of another version is rebuilt.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class NodeKind(enum.StrEnum):

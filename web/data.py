@@ -202,9 +202,11 @@ class MapData:
 
     # ------------------------------------------------------------------ code excerpts
     def excerpt(self, path: str | None, line: int | None) -> Record | None:
-        """Lines around ``path:line`` of a file inside the repository root (see
+        """Lines around ``path:line``: of the file as the map holds it, so that they agree
+        with the map's line numbers, else of the file inside the repository root (see
         :func:`web.records.file_excerpt`: a path resolving outside the root is refused)."""
-        return file_excerpt(self.root, path, line)
+        text = self.map().source(path) if path else None
+        return file_excerpt(self.root, path, line, text)
 
     # ------------------------------------------------------------------ ask and impact
     def ask(self, question: str, role: str | None = None) -> Record:

@@ -36,8 +36,11 @@ def edge_dict(edge: Edge) -> Record:
     }
 
 
-def file_excerpt(root: Path, path: str | None, line: int | None) -> Record | None:
-    """Lines around ``path:line`` of a file inside ``root`` (resolved), or None.
+def file_excerpt(
+    root: Path, path: str | None, line: int | None, text: str | None = None
+) -> Record | None:
+    """Lines around ``path:line`` of ``text`` (the map's copy of the file), or of the file
+    inside ``root`` (resolved) where the map holds none; None where neither is there.
 
     Callers pass paths the map or the agent recorded (never a path taken from a request);
     a path that resolves outside the root (``..``, a symlink), a missing file or an unreadable
@@ -45,13 +48,15 @@ def file_excerpt(root: Path, path: str | None, line: int | None) -> Record | Non
     """
     if not path or line is None:
         return None
-    full = (root / path).resolve()
-    if not full.is_relative_to(root) or not full.is_file():
-        return None
-    try:
-        lines = full.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
+    if text is None:
+        full = (root / path).resolve()
+        if not full.is_relative_to(root) or not full.is_file():
+            return None
+        try:
+            text = full.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+    lines = text.splitlines()
     start = max(1, line - EXCERPT_CONTEXT)
     end = min(len(lines), line + EXCERPT_CONTEXT)
     return {

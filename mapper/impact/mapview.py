@@ -2,8 +2,9 @@
 
 Impact and the walks speak only to :class:`MapView`, a thin view over
 :class:`mapper.query.Map`: ``node``, ``nodes``, ``neighbours`` (edges carrying all their
-evidence), ``nodes_touched`` and ``layers``. Nothing here (or in the features above it) reads
-the repository's files.
+evidence), ``nodes_touched``, ``layers`` and ``source`` (a file's text as the map holds it).
+The walks read a file's text only through ``source``: the map's copy of what it was built
+from, so its lines agree with the map's whatever the files hold now.
 """
 
 from __future__ import annotations
@@ -118,6 +119,10 @@ class MapView:
         if node is None or node.path is None:
             return ev
         return Evidence(ev.kind, node.path, node.line, ev.confidence, ev.detail)
+
+    def source(self, path: str) -> str | None:
+        """The text of ``path`` as the map was built from it (None where it holds none)."""
+        return self.map.source(path)
 
     def definitions_at(self, path: str, line: int) -> list[Node]:
         """Definitions whose span contains ``line``, innermost first."""

@@ -9,7 +9,7 @@ import json
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -173,12 +173,21 @@ def _run(
     begin(f"saving map version {version}")
     text = json.dumps(report.to_dict(), indent=1, sort_keys=True).encode()
     try:
-        store.commit(version, graph, ParseCache(key, entries, texts), text)
+        store.commit(version, graph, ParseCache(key, entries, texts), text, _sources(scanned.files))
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"cannot write the map: {exc}", path=str(store.path)) from exc
     lap("save")
     timings["total"] = time.perf_counter() - start
     return dataclasses.replace(report, timings=dict(timings))
+
+
+def _sources(files: Sequence[SourceFile]) -> Iterator[tuple[str, str]]:
+    """(path, text) of each file that is UTF-8 text, for the map file."""
+    for f in files:
+        try:
+            yield f.path, f.data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # a PDF, a binary descriptor: nothing to quote
 
 
 def staleness(config: StackmapConfig, store: Store) -> tuple[str | None, ParseCache]:

@@ -3,7 +3,8 @@
 ::
 
     .stackmap/current                    the number of the version in use (switched atomically)
-    .stackmap/versions/<n>/map.sqlite    the graph and the parse cache (format: mapper.mapdb)
+    .stackmap/versions/<n>/map.sqlite    the graph, the parse cache and the text of the files
+                                         read (format: mapper.mapdb)
     .stackmap/versions/<n>/report.json   the ingest report of that version
     .stackmap/vectors.sqlite             text-hash → embedding cache shared by all versions
     .stackmap/chroma/                    the embedded vector store
@@ -22,7 +23,7 @@ import json
 import os
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,8 +162,16 @@ class Store:
     def next_version(self) -> int:
         return max([*self._existing(), self.current_version() or 0]) + 1
 
-    def commit(self, version: int, graph: MapGraph, cache: ParseCache, report: bytes) -> int:
-        """Write version ``version`` (map file and report), then switch ``current`` to it."""
+    def commit(
+        self,
+        version: int,
+        graph: MapGraph,
+        cache: ParseCache,
+        report: bytes,
+        sources: Iterable[tuple[str, str]] = (),
+    ) -> int:
+        """Write version ``version`` (map file, with the ``sources`` it was built from, and
+        report), then switch ``current`` to it."""
         self.versions.mkdir(parents=True, exist_ok=True)
         existing = self._existing()
         tmp = self.versions / f".{version}.tmp"
@@ -172,7 +181,7 @@ class Store:
             (path, digest, category, cache.texts[path], reason)
             for path, (digest, category, _record, reason) in cache.entries.items()
         )
-        mapdb.write(tmp / mapdb.FILE, graph, cache.key, rows)
+        mapdb.write(tmp / mapdb.FILE, graph, cache.key, rows, sources)
         (tmp / "report.json").write_bytes(report)
         os.replace(tmp, self.versions / str(version))
         pointer = self.path / "current.tmp"

@@ -98,7 +98,7 @@ def _records(
             path=str(path),
             rebuild="stackmap ingest --full",
         ) from exc
-    return Map(config, version, nodes, edges)
+    return Map(config, version, nodes, edges, path)
 
 
 _NODE_KIND = {k.value: k for k in NodeKind}

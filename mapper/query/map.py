@@ -7,14 +7,17 @@ its evidence, so a feature can always show why it says what it says.
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict, deque
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import replace
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from mapper.config import StackmapConfig
 from mapper.errors import StoreError
+from mapper.mapdb import MapFile
 from mapper.model import Edge, EdgeKind, EvidenceKind, Hole, Location, Node, NodeKind
 from mapper.query import paths as _paths
 from mapper.query import touched as _touched
@@ -29,10 +32,18 @@ class Map:
     """One version of a repository's map, read-only. Open it with :func:`mapper.query.open_map`."""
 
     def __init__(
-        self, config: StackmapConfig, version: int, nodes: dict[str, Node], edges: list[Edge]
+        self,
+        config: StackmapConfig,
+        version: int,
+        nodes: dict[str, Node],
+        edges: list[Edge],
+        file: Path | None = None,
     ) -> None:
         self.config = config
         self.version = version
+        self.file = file  # the map file it was read from (its sources are read from it)
+        self._sources: dict[str, str | None] = {}
+        self._sources_lock = threading.Lock()
         self._nodes = nodes
         self._out: dict[str, list[Edge]] = defaultdict(list)
         self._in: dict[str, list[Edge]] = defaultdict(list)
@@ -80,6 +91,18 @@ class Map:
         gives each layer's name and description)."""
         found = sorted(self.nodes(NodeKind.LAYER), key=lambda n: int(n.get("index", 0)))
         return [n.id.removeprefix("layer:") for n in found]
+
+    def source(self, path: str) -> str | None:
+        """The text of the file ``path`` as this map was built from it, read from the map file
+        once (None for a file the map holds no text of, or a map not read from a file that
+        still exists). StoreCorrupt when the map file is damaged."""
+        with self._sources_lock:
+            if path not in self._sources:
+                if self.file is None or not self.file.exists():
+                    return None
+                with MapFile(self.file) as mf:
+                    self._sources[path] = mf.source(path)
+            return self._sources[path]
 
     # -- edges -----------------------------------------------------------------------
     def edges(self, kind: EdgeKind | None = None) -> Iterator[Edge]:

@@ -158,16 +158,8 @@ def _first_party(view: MapView, head: str) -> bool:
 
 
 def source_text(view: MapView, path: str) -> str | None:
-    """The text of ``path`` under the root, read once per map view (None where unreadable)."""
-    cache = view.cache.setdefault("footprint.texts", {})
-    assert isinstance(cache, dict)
-    if path not in cache:
-        try:
-            cache[path] = (view.config.root / path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            cache[path] = None
-    text: str | None = cache[path]
-    return text
+    """The text of ``path`` as the map holds it (None where it holds none)."""
+    return view.source(path)
 
 
 def source_lines(view: MapView, path: str) -> list[str]:

@@ -6,6 +6,7 @@ from collections import Counter
 
 from fastapi.testclient import TestClient
 
+from web.app import create_app
 from web.data import MapData
 
 
@@ -257,3 +258,15 @@ def test_unknown_api_path_is_json_404(client: TestClient) -> None:
     response = client.get("/api/nothing")
     assert response.status_code == 404
     assert response.json()["error"] == "http-404"
+
+
+def test_an_excerpt_shows_the_file_as_the_map_holds_it(mini_map: MapData) -> None:
+    """The lines around a node agree with the map's line numbers after the file changes."""
+    client = TestClient(create_app(mini_map), base_url="http://127.0.0.1")
+    ir = mini_map.root / "compiler" / "ir.py"
+    ingested = ir.read_text(encoding="utf-8").splitlines()
+    ir.write_text("# two lines written\n# above everything\n" + "\n".join(ingested), "utf-8")
+    body = client.get("/api/nodes/symbol:compiler.ir.make_node").json()
+    hit = next(ln for ln in body["excerpt"]["lines"] if ln["hit"])
+    assert (hit["n"], hit["text"]) == (18, ingested[17])
+    assert hit["text"].startswith("def make_node(")
