@@ -94,10 +94,14 @@ def enclosing(view: MapView, path: str | None, line: int | None, spelt: set[str]
 def tests_own_code(view: MapView, point: ChangePoint, models: set[str]) -> bool:
     """False for a test point whose model test covers definitions, none of them one the new
     op gets a counterpart of (``models``): it tests shared code (a pass, a launcher, the
-    pipeline) on the similar op, behaviour peculiar to it. A test covering nothing the map
-    sees (it runs the op through a fixture) and every other point are kept."""
+    pipeline) on the similar op, behaviour peculiar to it; and one in a module testing a tool
+    beside the stack (:func:`tests_a_tool`: the map's own questions about the op). A test
+    covering nothing the map sees (it runs the op through a fixture) and every other point
+    are kept."""
     if point.kind is not PointKind.TEST:
         return True
+    if point.path and tests_a_tool(view, f"file:{point.path}"):
+        return False
     covered = {
         e.target
         for e in view.neighbours(point.like, {EdgeKind.COVERS}, "out")

@@ -1,5 +1,6 @@
 """Code and tests naming the new op in a string before it exists change when it lands
-(:mod:`mapper.scenarios.early`)."""
+(:mod:`mapper.scenarios.early`); a tool's tests, which name ops as their test data, are no
+tests of the new op."""
 
 from __future__ import annotations
 
@@ -45,3 +46,24 @@ def test_strings_naming_the_op_in_layers_and_their_tests_are_change_points(
     assert {("tests/up/test_refuse.py", 10), ("toy/up/refuse.py", 1)} <= {
         (p.path, p.line) for p in walk.points if p.kind.value == "use"
     }
+
+
+TESTS = {
+    "tests/down/test_pool.py": (  # the similar op's own test
+        "from toy.down.pool import maxpool\n\n\ndef test_maxpool():\n"
+        "    assert maxpool([1.0, 3.0, 2.0], 2) == [3.0, 3.0]\n"
+    ),
+    "tests/tool/test_questions.py": (  # a tool's test named after the op: the tool's question
+        "from tool.names import lower\n\n\ndef test_the_maxpool_question():\n"
+        '    assert lower("MaxPool") == "maxpool"\n'
+    ),
+}
+
+
+def test_a_tools_test_named_after_the_similar_op_is_no_test_of_the_new_op(
+    tmp_path: Path,
+) -> None:
+    view = build_view(tmp_path, {**FILES, **MORE, **TESTS}, up_down_config("early"))
+    walk = walk_new_op(view, "LpPool", like="maxpool")
+    tests = sorted((p.path, p.predicted) for p in walk.points if p.kind.value == "test")
+    assert tests == [("tests/down/test_pool.py", "tests.down.test_pool.test_lppool")]
