@@ -57,6 +57,11 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     "new_op_affinegrid.json": ("AffineGrid", "gridsample", "affine_\\?grid"),
     "new_op_deformconv.json": ("DeformConv", "conv2d", "deform_\\?conv"),
     "new_op_centercroppad.json": ("CenterCropPad", "pad", "center_\\?crop_\\?pad"),
+    "new_op_dynamicquantizelinear.json": (
+        "DynamicQuantizeLinear",
+        "quantize",
+        "dynamic_\\?quantize",
+    ),
 }
 
 
