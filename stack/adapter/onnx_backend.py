@@ -36,6 +36,7 @@ SHAPE_INPUTS = {
     ("Unsqueeze", 1),
     *(("Slice", i) for i in range(1, 5)),
     *(("Pad", i) for i in range(1, 4)),
+    ("CenterCropPad", 1),
     ("Expand", 1),
     ("Tile", 1),
     ("TopK", 1),

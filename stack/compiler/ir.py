@@ -119,6 +119,7 @@ class OpType(enum.StrEnum):
     TENSOR_SCATTER = "TensorScatter"  # axis: non-negative, not 0; mode: linear, circular
     SLICE = "Slice"  # starts, ends, steps: one per axis, clamped
     PAD = "Pad"  # mode, pads (begins then ends), value
+    CENTER_CROP_PAD = "CenterCropPad"  # shape: the target per axis (the constant ONNX input)
     EXPAND = "Expand"  # shape: the output shape
     TILE = "Tile"
     RANGE = "Range"  # folded only: its length depends on its input values

@@ -114,5 +114,6 @@ register(OpType.REVERSE_SEQUENCE, Lowering(ExecOp.REVERSE_SEQUENCE, ("time_axis"
 register(OpType.TENSOR_SCATTER, Lowering(ExecOp.TENSOR_SCATTER, ("axis", "mode")))
 register(OpType.SLICE, Lowering(ExecOp.SLICE, ("starts", "ends", "steps")))
 register(OpType.PAD, Lowering(ExecOp.PAD, ("mode", "pads", "value")))
+register(OpType.CENTER_CROP_PAD, Lowering(ExecOp.CENTER_CROP_PAD, ("shape",)))
 register(OpType.EXPAND, Lowering(ExecOp.EXPAND))
 register(OpType.TILE, Lowering(ExecOp.TILE, ("repeats",)))

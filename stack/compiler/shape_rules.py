@@ -249,4 +249,9 @@ def _const_of_shape(
     return [TensorType(ElemType(node.attr("dtype", "float32")), shape)]
 
 
-from stack.compiler import op_rules, spatial_rules, tensor_scatter  # noqa: E402,F401  (the rest)
+from stack.compiler import (  # noqa: E402,F401  (the rest)
+    center_crop_pad,
+    op_rules,
+    spatial_rules,
+    tensor_scatter,
+)

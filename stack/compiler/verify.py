@@ -85,6 +85,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.TENSOR_SCATTER: Arity(2, 3),  # past_cache, update, write_indices
     OpType.SLICE: Arity(1, 1),
     OpType.PAD: Arity(1, 1),
+    OpType.CENTER_CROP_PAD: Arity(1, 1),  # input_data (the target shape is an attribute)
     OpType.EXPAND: Arity(1, 1),
     OpType.TILE: Arity(1, 1),
     OpType.RANGE: Arity(3, 3),

@@ -68,6 +68,7 @@ class ExecOp(enum.IntEnum):
     COL2IM = 48
     AFFINE_GRID = 49
     DEFORM_CONV = 50
+    CENTER_CROP_PAD = 51
 
 
 class ExecDType(enum.IntEnum):
@@ -166,6 +167,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.COL2IM: OpKind.COL2IM,
     ExecOp.AFFINE_GRID: OpKind.AFFINE_GRID,
     ExecOp.DEFORM_CONV: OpKind.DEFORM_CONV,
+    ExecOp.CENTER_CROP_PAD: OpKind.CENTER_CROP_PAD,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

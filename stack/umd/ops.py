@@ -73,6 +73,7 @@ class OpKind(enum.IntEnum):
     COL2IM = 48
     AFFINE_GRID = 49
     DEFORM_CONV = 50
+    CENTER_CROP_PAD = 51
     # END GENERATED
 
 

@@ -214,6 +214,7 @@ def default_templates() -> TemplateRegistry:
         (k.TENSOR_SCATTER, ALL, launch_elementwise, None),
         (k.SLICE, ALL, launch_elementwise, None),
         (k.PAD, ALL, launch_elementwise, None),
+        (k.CENTER_CROP_PAD, ALL, launch_elementwise, None),
         (k.EXPAND, ALL, launch_elementwise, None),
         (k.TILE, ALL, launch_elementwise, None),
     ):

@@ -295,4 +295,5 @@ for _abi in (
 ):  # fmt: skip
     register(_abi)
 
-from stack.kmd.kernels import abi_deform_conv, abi_pool  # noqa: E402,F401  (register their ABIs)
+# The ABIs kept in modules of their own register into ABIS on import.
+from stack.kmd.kernels import abi_center_crop_pad, abi_deform_conv, abi_pool  # noqa: E402,F401

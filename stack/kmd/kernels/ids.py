@@ -66,4 +66,5 @@ class KernelId(enum.IntEnum):
     COL2IM = 48
     AFFINE_GRID = 49
     DEFORM_CONV = 50
+    CENTER_CROP_PAD = 51
     # END GENERATED

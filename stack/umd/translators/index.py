@@ -4,7 +4,9 @@ SCATTER_ND (``reduction``: none, add, mul, max, min), SCATTER_ELEMENTS (``axis``
 sequence_lens I32/I64 [batch]), TENSOR_SCATTER (``axis``, default -2, not the batch axis;
 ``mode``: linear, circular; write_indices I32/I64 [batch], optional), SLICE (``starts``,
 ``ends``, ``steps``: one per axis of the input), PAD (``mode``, ``pads``: begins then ends,
-``value``), EXPAND (to the output's shape) and TILE (``repeats``)."""
+``value``), CENTER_CROP_PAD (``shape``: the target, one size per axis of the input, each at
+least 0; the kernel reads it from the output's shape), EXPAND (to the output's shape) and TILE
+(``repeats``)."""
 
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ _KERNEL = {
     OpKind.TENSOR_SCATTER: KernelId.TENSOR_SCATTER,
     OpKind.SLICE: KernelId.SLICE,
     OpKind.PAD: KernelId.PAD,
+    OpKind.CENTER_CROP_PAD: KernelId.CENTER_CROP_PAD,
     OpKind.EXPAND: KernelId.EXPAND,
     OpKind.TILE: KernelId.TILE,
 }
@@ -147,6 +150,10 @@ class IndexTranslator(OpTranslator):
             pads = attr_ints(attrs, "pads", 2 * ndim, None)
             kattrs["spec"] = (int(PAD_MODES[str(mode)]), *pads)
             kattrs["value"] = attr_float(attrs, "value", 0.0)
+        elif req.op is OpKind.CENTER_CROP_PAD:
+            kattrs["shape"] = attr_ints(attrs, "shape", ndim, None)
+            if any(s < 0 for s in kattrs["shape"]):
+                raise InvalidRequestError("shape must be >= 0", field="attrs.shape")
         elif req.op is OpKind.TILE:
             kattrs["repeats"] = attr_ints(attrs, "repeats", ndim, None)
             if any(r < 0 for r in kattrs["repeats"]):
@@ -219,6 +226,10 @@ class IndexTranslator(OpTranslator):
             assert isinstance(spec, tuple)
             n = len(x)
             return (tuple(int(d + spec[1 + i] + spec[1 + n + i]) for i, d in enumerate(x)),)
+        if k is KernelId.CENTER_CROP_PAD:
+            shape = call.attrs["shape"]
+            assert isinstance(shape, tuple)
+            return (tuple(int(d) for d in shape),)
         if k is KernelId.TILE:
             reps = call.attrs["repeats"]
             assert isinstance(reps, tuple)

@@ -113,6 +113,9 @@ CASES = [
     (OpRequest.make(OpKind.TENSOR_SCATTER, [T((3, 6, 2), B), T((3, 2, 2), B), T((3,), I32)], [T((3, 6, 2), B)], axis=-2, mode="linear"), KernelId.TENSOR_SCATTER, (1, 0), ()),
     (OpRequest.make(OpKind.SLICE, [T((5, 4))], [T((3, 2))], starts=(4, 1), ends=(-9, 9), steps=(-2, 2)), KernelId.SLICE, (4, -6, -2, 1, 4, 2), ()),
     (OpRequest.make(OpKind.PAD, [T((2, 3))], [T((3, 6))], mode="reflect", pads=(1, 2, 0, 1)), KernelId.PAD, (1, 1, 2, 0, 1), (0.0,)),
+    (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((5, 6))], [T((3, 9))], shape=(3, 9)), KernelId.CENTER_CROP_PAD, (), ()),
+    (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((2, 3, 4), I64)], [T((2, 0, 7), I64)], shape=(2, 0, 7)), KernelId.CENTER_CROP_PAD, (), ()),
+    (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((4,), B)], [T((4,), B)], shape=(4,)), KernelId.CENTER_CROP_PAD, (), ()),
     (OpRequest.make(OpKind.EXPAND, [T((3, 1))], [T((2, 3, 4))]), KernelId.EXPAND, (), ()),
     (OpRequest.make(OpKind.TILE, [T((2, 3))], [T((4, 3))], repeats=(2, 1)), KernelId.TILE, (2, 1), ()),
 ]  # fmt: skip
@@ -388,6 +391,8 @@ def test_mixed_layouts_in_elementwise_convert_to_the_output_layout() -> None:
         (OpRequest.make(OpKind.TENSOR_SCATTER, [T((2, 4, 3))], [T((2, 4, 3))]), InvalidRequestError, "inputs"),
         (OpRequest.make(OpKind.SLICE, [T((5, 4))], [T((5, 4))], starts=(0,), ends=(5,), steps=(1,)), InvalidRequestError, "attrs.starts"),
         (OpRequest.make(OpKind.PAD, [T((2, 3))], [T((2, 3))], mode="mirror", pads=(0, 0, 0, 0)), InvalidRequestError, "attrs.mode"),
+        (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((2, 3))], [T((2, 3))]), InvalidRequestError, "attrs.shape"),
+        (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((2, 3))], [T((2, 2))], shape=(2, 4)), ShapeError, "outputs[0].shape"),
         (OpRequest.make(OpKind.EXPAND, [T((3, 2))], [T((3, 4))]), ShapeError, "outputs[0].shape"),
         (OpRequest.make(OpKind.TOPK, [T((2, 5))], [T((2, 6)), T((2, 6), I64)], axis=1), ShapeError, "outputs[0].shape"),
     ],
@@ -396,3 +401,35 @@ def test_bad_requests_name_the_field(req: OpRequest, err: type, field: str) -> N
     with pytest.raises(err) as info:
         Pipeline().compile(req)
     assert info.value.field == field
+
+
+@pytest.mark.parametrize(
+    ("req", "err", "field", "message"),
+    [
+        (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((5, 6))], [T((3, 9))]), InvalidRequestError, "attrs.shape", "attribute shape is required"),
+        (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((5, 6))], [T((3, 9))], shape=(3,)), InvalidRequestError, "attrs.shape", "attribute shape needs 2 values, got 1"),
+        (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((5, 6))], [T((3, 9))], shape=(3.0, 9.0)), InvalidRequestError, "attrs.shape", "attribute shape must be ints"),
+        (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((5, 6))], [T((3, 9))], shape=(3, -1)), InvalidRequestError, "attrs.shape", "shape must be >= 0"),
+        (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((5, 6))], [T((3, 8))], shape=(3, 9)), ShapeError, "outputs[0].shape", "CENTER_CROP_PAD output shape is (3, 9), request says (3, 8)"),
+        (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((5, 6))], [T((3, 9), I64)], shape=(3, 9)), UnsupportedDtypeError, "outputs[0].dtype", "outputs[0] is I64, expected F32"),
+        (OpRequest.make(OpKind.CENTER_CROP_PAD, [T((5, 6)), T((2,), I64)], [T((3, 9))], shape=(3, 9)), InvalidRequestError, "inputs", "CENTER_CROP_PAD takes 1 inputs, got 2"),
+    ],
+    ids=["no shape", "short shape", "float shape", "negative size", "output shape", "output dtype", "two inputs"],
+)  # fmt: skip
+def test_bad_center_crop_pad_requests_are_typed_errors_naming_the_field(
+    req: OpRequest, err: type, field: str, message: str
+) -> None:
+    with pytest.raises(err) as info:
+        Pipeline().compile(req)
+    assert type(info.value) is err
+    assert info.value.field == field and message in str(info.value), info.value
+
+
+def test_an_nhwc_center_crop_pad_is_taken_in_the_stored_order_as_pad() -> None:
+    """No layout conversion around the kernel: shape is per axis of the stored descriptors."""
+    x, y = T((1, 6, 6, 3), layout=Layout.NHWC), T((1, 4, 8, 3), layout=Layout.NHWC)
+    prog = Pipeline().compile(OpRequest.make(OpKind.CENTER_CROP_PAD, [x], [y], shape=(1, 4, 8, 3)))
+    assert prog.scratch == ()
+    (blob,) = [decode(b) for b in prog.patch((x.addr, y.addr))]
+    assert blob.kernel_id is KernelId.CENTER_CROP_PAD and blob.ints == ()
+    assert [p.shape for p in blob.params] == [(1, 6, 6, 3), (1, 4, 8, 3)]
