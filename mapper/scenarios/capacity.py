@@ -24,7 +24,7 @@ from mapper.impact.mapview import MapView
 from mapper.impact.records import hop_of
 from mapper.ingest.code import python_module
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import importers, newop_places, vocab
+from mapper.scenarios import footprint, importers, newop_places, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 _MOVED = (PointKind.IMPLEMENTATION, PointKind.USE, PointKind.REGISTRATION)
@@ -77,11 +77,12 @@ def _rehome(
 
 
 def _loaders(
-    view: MapView, path: str, target: str, layer: str | None, likes: set[str]
+    view: MapView, path: str, target: str, layer: str | None, likes: set[str], spelt: set[str]
 ) -> list[ChangePoint]:
     """Modules that must import ``target`` as they import ``path``: those naming none of its
     definitions (a module list, an import for registration) or one the new op gets a
-    counterpart of (``likes``); an importer of other helpers of ``path`` needs nothing new."""
+    counterpart of (``likes``); an importer of other helpers of ``path`` needs nothing new.
+    Each point names the definition holding the import (a registry's loader), if any."""
     own = f"file:{path}"
     defined = {e.target for e in view.neighbours(own, {EdgeKind.DEFINES}, "out")}
     out = []
@@ -106,7 +107,7 @@ def _loaders(
                 ev.path,
                 ev.line,
                 own,
-                "",
+                footprint.enclosing(view, ev.path, ev.line, spelt),
                 f"import {target} beside {path} (it {why})",
                 (hop_of(view, edge, False),),
             )
@@ -154,5 +155,5 @@ def into_new_modules(
     for path, (target, _) in sorted(full.items()):
         layer = view.config.layer_of(path)
         likes = {p.like for p in by_path[path] if p.kind is PointKind.IMPLEMENTATION}
-        out.extend(_loaders(view, path, target, layer, likes))
+        out.extend(_loaders(view, path, target, layer, likes, spelt))
     return out

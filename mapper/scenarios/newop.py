@@ -140,7 +140,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     seen = {p.path for p in points if p.kind in (PointKind.USE, PointKind.REGISTRATION) and p.path}
     points.extend(strings.string_lists(view, known, token, name, devoted, seen))
     points.extend(early.mentions(view, name))  # code naming the op before it exists
-    if shapeinputs.applies(name, spelt):  # an input carrying a shape, the similar op's none
+    if shapeinputs.applies(name):  # an input carrying a shape
         points.extend(shapeinputs.doc_lists(view, name))
     written = [p for p in points if p.kind is PointKind.IMPLEMENTATION]
     points.extend(newop_places.docs(view, written, spelt))  # of the op's code and its modules

@@ -5,11 +5,14 @@ and that is no tensor of data indices or lengths (``*indices``, ``*_ids``, ``*_l
 a shape, sizes or axes that a compiler needs as constants:
 ``Reshape``'s ``shape``, ``Col2Im``'s ``image_shape``, ``AffineGrid``'s ``size``. A stack that
 binds such inputs as constants keeps a table of them, and a page lists them. Where the new op
-has such an input and the similar op has none (else the table is in its footprint already),
-every literal or doc section naming at least :data:`LEAST` ONNX operators with such inputs and
-as many different inputs among them (not one family's list: the reductions' ``axes``), they
-being at least half the ONNX operators it names, gains the new op's entry. Read
-from the ``onnx`` package's schemas, offline; no such list without it.
+has such an input, every literal or doc section naming at least :data:`LEAST` ONNX operators
+with such inputs and as many different inputs among them (not one family's list: the
+reductions' ``axes``), they being at least half the ONNX operators it names, gains the new
+op's entry — whether the similar op has such an input or not: the table names ONNX operators
+(``Reshape``, ``Squeeze``) more than the stack's own ops, so it is no list of those that the
+similar op's footprint would hold (``Pad``'s ``pads`` are in it, yet CenterCropPad's ``shape``
+had to be found this way). Read from the ``onnx`` package's schemas, offline; no such list
+without it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from functools import cache
 from mapper.impact.mapview import EvidenceKind, MapView
 from mapper.impact.records import Hop
 from mapper.model import NodeKind
-from mapper.scenarios import similar, vocab
+from mapper.scenarios import similar
 from mapper.scenarios.records import ChangePoint, PointKind
 
 LEAST = 3
@@ -48,12 +51,9 @@ def shape_inputs() -> dict[str, tuple[str, ...]]:
     return out
 
 
-def applies(name: str, like_spellings: set[str]) -> bool:
-    """Whether the new op ``name`` has a shape input the similar op (its compact spellings)
-    lacks."""
-    ops = shape_inputs()
-    like = [op for op in ops if vocab.compact(op) in like_spellings]
-    return bool(ops.get(name)) and not any(ops[op] for op in like)
+def applies(name: str) -> bool:
+    """Whether the new op ``name`` has a shape input."""
+    return bool(shape_inputs().get(name))
 
 
 def lists_them(names: set[str]) -> bool:

@@ -14,7 +14,7 @@ of ``Row(3, "CONV2D", "CONV2D")``) is a string vocabulary when its strings name:
   of its own, the similar op's module among them, as strings or as plain names — a list of
   that folder's families (a test asserting which translator families exist, a backend's tuple
   of kernel modules) that gains the new module's;
-- or, for a new op with an input carrying a shape the similar op lacks, the ONNX operators
+- or, for a new op with an input carrying a shape, the ONNX operators
   whose inputs carry shapes (:mod:`.shapeinputs`): a table of the inputs bound as constants.
 
 The tests of a tool beside the stack (:func:`~.footprint.tests_a_tool`) are not read.
@@ -156,7 +156,7 @@ def string_lists(
     does: tests, whose names the map does not resolve), members of the op vocabularies spelt
     out in a literal (``OpKind.CONV2D``) count as its strings do."""
     vocabs = _vocabularies(view, known, token, devoted)
-    if shapeinputs.applies(name, vocab.spellings(known[token])):
+    if shapeinputs.applies(name):
         vocabs.append(_ShapeList())
     classes = {
         vocab.short_name(node)

@@ -100,3 +100,15 @@ def test_a_page_about_the_module_the_op_extends_is_updated_where_it_names_the_si
     five modules: not predicted."""
     docs = [p for p in _points(tmp_path, "") if p[0] == "doc"]
     assert [(kind, path) for kind, path, _, _ in docs] == [("doc", "docs/down/pool.md")]
+
+
+def test_a_loader_importing_the_full_module_in_a_function_is_named(tmp_path: Path) -> None:
+    """A registry importing pool.py inside its loader function (for what importing it
+    registers) imports lp_pool.py there: the point names the loader."""
+    loader = {"toy/down/loader.py": "def _load():\n    from toy.down import pool  # noqa: F401\n"}
+    config = up_down_config("capacity", "module_lines = 30")
+    walk = walk_new_op(build_view(tmp_path, {**FILES, **loader}, config), "LpPool", like="maxpool")
+    got = [
+        (p.kind.value, p.line, p.predicted) for p in walk.points if p.path == "toy/down/loader.py"
+    ]
+    assert got == [("registration", 2, "toy.down.loader._load")]

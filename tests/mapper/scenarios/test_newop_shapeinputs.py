@@ -74,3 +74,24 @@ def test_the_new_op_enters_the_tables_and_pages_of_shape_inputs(tmp_path: Path) 
         ("doc", "docs/up/bind.md", "doc:docs/up/bind.md#constant-inputs"),
         ("use", "toy/up/bind.py", "toy.up.bind.CONSTANT_INPUTS"),
     ]
+
+
+def test_a_similar_op_with_a_shape_input_of_its_own_leaves_the_tables_to_find(
+    tmp_path: Path,
+) -> None:
+    """CenterCropPad (shape) like Pad (pads): the table holds Pad's entry among ONNX operators
+    the stack has no op of, so it is no list of the stack's ops the similar op's footprint
+    holds; it gains CenterCropPad's entry all the same, and so does the page."""
+    table = 'CONSTANT_INPUTS = {("Reshape", 1), ("Tile", 1), ("Pad", 1), ("Squeeze", 1)}\n'
+    files = {**FILES, **MORE, "toy/up/bind.py": table}
+    view = build_view(tmp_path, files, up_down_config("shapes"))
+    walk = walk_new_op(view, "CenterCropPad", like="pad")
+    got = sorted(
+        (p.kind.value, p.path, p.line, p.predicted)
+        for p in walk.points
+        if p.path in ("toy/up/bind.py", "docs/up/bind.md")
+    )
+    assert got == [
+        ("doc", "docs/up/bind.md", 6, "doc:docs/up/bind.md#constant-inputs"),
+        ("use", "toy/up/bind.py", 1, "toy.up.bind.CONSTANT_INPUTS"),
+    ]
