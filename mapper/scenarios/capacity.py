@@ -12,7 +12,9 @@ re-homed in the new module, only where that name spells the new op: a table or a
 class the new module gets its own of is no definition the change extends. The new module must
 be loaded where the full one is: each module importing it as a module (a backend's list of
 kernel modules, ``from pkg import op_rules  # register``: none of its definitions named
-there), or naming the similar op's code there, imports the new module too.
+there), or naming the similar op's code there, imports the new module too. A table without
+room for the new op's entry, which other modules register entries into, gets it from a new
+module of theirs (:mod:`.tables`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from mapper.impact.mapview import MapView
 from mapper.impact.records import hop_of
 from mapper.ingest.code import python_module
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import footprint, importers, newop_places, vocab
+from mapper.scenarios import footprint, importers, newop_places, tables, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 _MOVED = (PointKind.IMPLEMENTATION, PointKind.USE, PointKind.REGISTRATION)
@@ -130,9 +132,15 @@ def into_new_modules(
         if point.kind in _MOVED and point.path and point.path.endswith(".py"):
             by_path.setdefault(point.path, []).append(point)
     full: dict[str, tuple[str, str]] = {}  # full module → (new module, why)
+    registered: list[ChangePoint] = []  # entries of full tables, in modules of their own
     for path, here in by_path.items():
         module = view.node(f"file:{path}")
-        if module is None or not any(p.kind is PointKind.IMPLEMENTATION for p in here):
+        if module is None:
+            continue
+        if not any(p.kind is PointKind.IMPLEMENTATION for p in here):
+            uses = [p for p in here if p.kind is PointKind.USE]
+            layer = view.config.layer_of(path)
+            registered += tables.split_entries(view, path, uses, name, layer) if uses else []
             continue
         loc, added = int(module.get("loc") or 0), _occupied(view, here)
         if loc + added > limit:
@@ -141,7 +149,7 @@ def into_new_modules(
             )
             full[path] = (_target(view, path, name), why)
     if not full:
-        return points
+        return points + registered
     roots = view.config.python_roots
     out: list[ChangePoint] = []
     for point in points:
@@ -156,4 +164,4 @@ def into_new_modules(
         layer = view.config.layer_of(path)
         likes = {p.like for p in by_path[path] if p.kind is PointKind.IMPLEMENTATION}
         out.extend(_loaders(view, path, target, layer, likes, spelt))
-    return out
+    return out + registered
