@@ -100,7 +100,7 @@ def split_entries(
     called = function.removeprefix("symbol:")
     target = posixpath.join(folder, f"{_prefix(modules)}{newop_places.module_name(name)}.py")
     why = (
-        f"{path} has {loc} lines and the similar op's entry {added}; modules stay under "
+        f"{path} has {loc} lines and an entry of its table {added}; modules stay under "
         f"{limit}, and {', '.join(modules)} register theirs through {called}"
     )
     out = [
