@@ -68,6 +68,7 @@ class ExecOp(enum.IntEnum):
     COL2IM = 48
     AFFINE_GRID = 49
     DEFORM_CONV = 50
+    DYNAMIC_QUANTIZE_LINEAR = 52
 
 
 class ExecDType(enum.IntEnum):
@@ -166,6 +167,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.COL2IM: OpKind.COL2IM,
     ExecOp.AFFINE_GRID: OpKind.AFFINE_GRID,
     ExecOp.DEFORM_CONV: OpKind.DEFORM_CONV,
+    ExecOp.DYNAMIC_QUANTIZE_LINEAR: OpKind.DYNAMIC_QUANTIZE_LINEAR,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -107,6 +107,7 @@
 #define REFSTACK_KERNEL_COL2IM         48
 #define REFSTACK_KERNEL_AFFINE_GRID    49
 #define REFSTACK_KERNEL_DEFORM_CONV    50
+#define REFSTACK_KERNEL_DYNAMIC_QUANTIZE_LINEAR 52
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

@@ -295,4 +295,5 @@ for _abi in (
 ):  # fmt: skip
     register(_abi)
 
-from stack.kmd.kernels import abi_deform_conv, abi_pool  # noqa: E402,F401  (register their ABIs)
+# the modules that register their kernels' ABIs into this table
+from stack.kmd.kernels import abi_deform_conv, abi_dynamic_quantize, abi_pool  # noqa: E402,F401

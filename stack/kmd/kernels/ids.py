@@ -66,4 +66,5 @@ class KernelId(enum.IntEnum):
     COL2IM = 48
     AFFINE_GRID = 49
     DEFORM_CONV = 50
+    DYNAMIC_QUANTIZE_LINEAR = 52
     # END GENERATED

@@ -72,4 +72,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(48, "COL2IM", "COL2IM"),
     KernelRow(49, "AFFINE_GRID", "AFFINE_GRID"),
     KernelRow(50, "DEFORM_CONV", "DEFORM_CONV"),
+    KernelRow(52, "DYNAMIC_QUANTIZE_LINEAR", "DYNAMIC_QUANTIZE_LINEAR"),
 )

@@ -72,6 +72,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_COL2IM: _ClassVar[OpType]
     OP_AFFINE_GRID: _ClassVar[OpType]
     OP_DEFORM_CONV: _ClassVar[OpType]
+    OP_DYNAMIC_QUANTIZE_LINEAR: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -138,6 +139,7 @@ OP_TENSOR_SCATTER: OpType
 OP_COL2IM: OpType
 OP_AFFINE_GRID: OpType
 OP_DEFORM_CONV: OpType
+OP_DYNAMIC_QUANTIZE_LINEAR: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout
