@@ -1,11 +1,13 @@
 """Importers of the quantisation family: QuantizeLinear, DequantizeLinear, QLinearMatMul,
-MatMulInteger (int8/uint8; blocked quantisation and narrow float types are refused)."""
+MatMulInteger (int8/uint8; blocked quantisation and narrow float types are refused) and
+DynamicQuantizeLinear (float32 to uint8, the scale and zero point computed from the input)."""
 
 from __future__ import annotations
 
 import onnx
 
 from stack.adapter.context import ImportContext, attributes, elem_type, present_inputs
+from stack.adapter.errors import ModelFormatError
 from stack.adapter.registry import register
 from stack.compiler import ElemType, OpType
 
@@ -79,3 +81,24 @@ def qlinear_matmul(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None
 def matmul_integer(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     ins = present_inputs(proto, 4)
     ctx.emit(name, OpType.MATMUL_INTEGER, ins, [proto.output[0]])
+
+
+@register("DynamicQuantizeLinear")
+def dynamic_quantize_linear(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """y, y_scale, y_zero_point = DynamicQuantizeLinear(x) (opset 11+, its only version): the
+    IR op of that name. ONNX types x float32 and all three outputs required, so another x, a
+    missing or extra input or output, or an older opset is a malformed model."""
+
+    def bad(why: str) -> ModelFormatError:
+        return ModelFormatError(
+            f"DynamicQuantizeLinear {why}", op="DynamicQuantizeLinear", node=name
+        )
+
+    ins, outs = list(proto.input), list(proto.output)
+    if ctx.opset < 11 or len(ins) != 1 or len(outs) != 3 or not all((*ins, *outs)):
+        raise bad(f"(opset 11+, model opset {ctx.opset}) takes x and gives y, y_scale and "
+                  f"y_zero_point, got inputs {ins} and outputs {outs}")  # fmt: skip
+    x = ctx.type_of(ins[0])
+    if x.dtype is not ElemType.F32:
+        raise bad(f"takes a float32 x, got {x}")
+    ctx.emit(name, OpType.DYNAMIC_QUANTIZE_LINEAR, ins, outs)

@@ -96,6 +96,7 @@ class OpType(enum.StrEnum):
     LAYERNORM = "LayerNormalization"
     QUANTIZE = "QuantizeLinear"
     DEQUANTIZE = "DequantizeLinear"
+    DYNAMIC_QUANTIZE_LINEAR = "DynamicQuantizeLinear"  # x F32 -> y U8, y_scale F32, y_zero_point U8
     QLINEARMATMUL = "QLinearMatMul"
     MATMUL_INTEGER = "MatMulInteger"
     CONSTANT_OF_SHAPE = "ConstantOfShape"

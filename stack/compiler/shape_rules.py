@@ -239,6 +239,22 @@ def _dequantize(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.n
     return [TensorType(scale.dtype, x.shape)]
 
 
+@register(OpType.DYNAMIC_QUANTIZE_LINEAR)
+def _dynamic_quantize(
+    node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]
+) -> list:
+    """A float32 x gives y (uint8, x's shape) and the scalars y_scale (float32) and
+    y_zero_point (uint8)."""
+    x = _need(node, t, 0)
+    if x.dtype is not ElemType.F32:
+        raise _fail(node, f"DynamicQuantizeLinear takes a float32 x, got {x}")
+    return [
+        TensorType(ElemType.U8, x.shape),
+        TensorType(ElemType.F32, ()),
+        TensorType(ElemType.U8, ()),
+    ]
+
+
 @register(OpType.CONSTANT_OF_SHAPE)
 def _const_of_shape(
     node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]

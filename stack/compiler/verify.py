@@ -63,6 +63,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.LAYERNORM: Arity(2, 3, 1, 3),
     OpType.QUANTIZE: Arity(2, 3),
     OpType.DEQUANTIZE: Arity(2, 3),
+    OpType.DYNAMIC_QUANTIZE_LINEAR: Arity(1, 1, 3, 3),  # x -> y, y_scale, y_zero_point
     OpType.QLINEARMATMUL: Arity(8, 8),
     OpType.MATMUL_INTEGER: Arity(2, 4),
     OpType.CONSTANT_OF_SHAPE: Arity(1, 1),

@@ -69,6 +69,7 @@ class ExecOp(enum.IntEnum):
     AFFINE_GRID = 49
     DEFORM_CONV = 50
     CENTER_CROP_PAD = 51
+    DYNAMIC_QUANTIZE_LINEAR = 52
 
 
 class ExecDType(enum.IntEnum):
@@ -168,6 +169,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.AFFINE_GRID: OpKind.AFFINE_GRID,
     ExecOp.DEFORM_CONV: OpKind.DEFORM_CONV,
     ExecOp.CENTER_CROP_PAD: OpKind.CENTER_CROP_PAD,
+    ExecOp.DYNAMIC_QUANTIZE_LINEAR: OpKind.DYNAMIC_QUANTIZE_LINEAR,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

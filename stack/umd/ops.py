@@ -74,6 +74,7 @@ class OpKind(enum.IntEnum):
     AFFINE_GRID = 49
     DEFORM_CONV = 50
     CENTER_CROP_PAD = 51
+    DYNAMIC_QUANTIZE_LINEAR = 52
     # END GENERATED
 
 

@@ -193,6 +193,7 @@ def default_templates() -> TemplateRegistry:
         (k.RELU, FLOATS | INTS, launch_elementwise, None),
         (k.QUANTIZE, FLOATS, launch_elementwise, None),
         (k.DEQUANTIZE, QUANT | {DType.I32}, launch_elementwise, None),
+        (k.DYNAMIC_QUANTIZE_LINEAR, frozenset({DType.F32}), launch_elementwise, None),
         (k.TRANSPOSE, ALL, launch_elementwise, None),
         (k.CONCAT, ALL, launch_elementwise, None),
         (k.COPY, ALL, launch_elementwise, None),

@@ -277,23 +277,14 @@ for _abi in (
         KernelId.TILE, ("X",), ("Y",), int_list="repeats",
         doc="Y = X repeated along every axis (ints: repeats per axis).",
     ),
-    KernelAbi(
-        KernelId.GRID_SAMPLE, ("X", "grid"), ("Y",),
-        ints=(
-            Imm("mode", 0, "GridSampleMode: 0 linear, 1 nearest, 2 cubic"),
-            Imm("padding_mode", 0, "GridSamplePadding: 0 zeros, 1 border, 2 reflection"),
-            Imm("align_corners", 0),
-        ),
-        doc="ONNX GridSample: Y[N,C,*O] = X[N,C] interpolated at grid[N,*O,r] (normalised, the "
-        "last spatial axis first), any spatial rank r.",
-    ),
-    KernelAbi(
-        KernelId.AFFINE_GRID, ("theta",), ("grid",), ints=(Imm("align_corners", 0),),
-        doc="ONNX AffineGrid: grid[N,*S,r] = theta[N,r,r+1] applied to the homogeneous normalised "
-        "places of S's pixels (x, the last spatial axis, first), r 2 or 3.",
-    ),
 ):  # fmt: skip
     register(_abi)
 
 # The ABIs kept in modules of their own register into ABIS on import.
-from stack.kmd.kernels import abi_center_crop_pad, abi_deform_conv, abi_pool  # noqa: E402,F401
+from stack.kmd.kernels import (  # noqa: E402,F401
+    abi_center_crop_pad,
+    abi_deform_conv,
+    abi_dynamic_quantize,
+    abi_grid,
+    abi_pool,
+)

@@ -67,4 +67,5 @@ class KernelId(enum.IntEnum):
     AFFINE_GRID = 49
     DEFORM_CONV = 50
     CENTER_CROP_PAD = 51
+    DYNAMIC_QUANTIZE_LINEAR = 52
     # END GENERATED

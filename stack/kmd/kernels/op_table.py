@@ -73,4 +73,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(49, "AFFINE_GRID", "AFFINE_GRID"),
     KernelRow(50, "DEFORM_CONV", "DEFORM_CONV"),
     KernelRow(51, "CENTER_CROP_PAD", "CENTER_CROP_PAD"),
+    KernelRow(52, "DYNAMIC_QUANTIZE_LINEAR", "DYNAMIC_QUANTIZE_LINEAR"),
 )

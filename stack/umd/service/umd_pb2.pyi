@@ -73,6 +73,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_AFFINE_GRID: _ClassVar[OpType]
     OP_DEFORM_CONV: _ClassVar[OpType]
     OP_CENTER_CROP_PAD: _ClassVar[OpType]
+    OP_DYNAMIC_QUANTIZE_LINEAR: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -140,6 +141,7 @@ OP_COL2IM: OpType
 OP_AFFINE_GRID: OpType
 OP_DEFORM_CONV: OpType
 OP_CENTER_CROP_PAD: OpType
+OP_DYNAMIC_QUANTIZE_LINEAR: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -1,4 +1,5 @@
-"""The quantisation family: QUANTIZE (float → I8/U8) and DEQUANTIZE (I8/U8/I32 → float)."""
+"""The quantisation family: QUANTIZE (float → I8/U8), DEQUANTIZE (I8/U8/I32 → float) and
+DYNAMIC_QUANTIZE_LINEAR (F32 → U8 y, with the F32 y_scale and U8 y_zero_point it computed)."""
 
 from __future__ import annotations
 
@@ -13,16 +14,25 @@ from stack.umd.registry import OpTranslator
 from stack.umd.templates import FLOATS, QUANT, TemplateRegistry
 from stack.umd.translators._common import Builder, attr_int, check_dtype, need_counts
 
-_KERNEL = {OpKind.QUANTIZE: KernelId.QUANTIZE, OpKind.DEQUANTIZE: KernelId.DEQUANTIZE}
+_KERNEL = {
+    OpKind.QUANTIZE: KernelId.QUANTIZE,
+    OpKind.DEQUANTIZE: KernelId.DEQUANTIZE,
+    OpKind.DYNAMIC_QUANTIZE_LINEAR: KernelId.DYNAMIC_QUANTIZE_LINEAR,
+}
+#: DYNAMIC_QUANTIZE_LINEAR's outputs, in order, and the dtype each must have.
+_DYNAMIC_OUTPUTS = (("y", DType.U8), ("y_scale", DType.F32), ("y_zero_point", DType.U8))
 
 
 class QuantTranslator(OpTranslator):
-    """Per-tensor or per-axis (de)quantisation; scale and zero point are input tensors."""
+    """Per-tensor or per-axis (de)quantisation, whose scale and zero point are input tensors,
+    and dynamic quantisation, whose scale and zero point are outputs (scalars)."""
 
     family = "quant"
     ops = frozenset(_KERNEL)
 
     def parse(self, req: OpRequest, templates: TemplateRegistry) -> Semantic:
+        if req.op is OpKind.DYNAMIC_QUANTIZE_LINEAR:
+            return _dynamic(req, templates)
         kernel = _KERNEL[req.op]
         need_counts(req, (2, 3))
         check_dtype(templates, kernel, req.inputs[0].dtype, "inputs[0].dtype")
@@ -48,6 +58,8 @@ class QuantTranslator(OpTranslator):
 
     def infer(self, call: KernelCall) -> tuple[tuple[int, ...], ...]:
         x = call.ins[0].shape
+        if call.kernel_id is KernelId.DYNAMIC_QUANTIZE_LINEAR:
+            return (x, (), ())
         n = math.prod(call.ins[1].shape)
         if n != 1 and (not x or n != x[call.i("axis")]):
             raise ShapeError(
@@ -56,3 +68,20 @@ class QuantTranslator(OpTranslator):
         if len(call.ins) > 2 and math.prod(call.ins[2].shape) != n:
             raise ShapeError("zero point must match the scale", field="inputs[2].shape")
         return (x,)
+
+
+def _dynamic(req: OpRequest, templates: TemplateRegistry) -> Semantic:
+    """DYNAMIC_QUANTIZE_LINEAR: one F32 input x; outputs y (U8, x's shape), y_scale (F32) and
+    y_zero_point (U8), both scalars (shape ``()``); no attributes."""
+    kernel = KernelId.DYNAMIC_QUANTIZE_LINEAR
+    need_counts(req, (1, 1), len(_DYNAMIC_OUTPUTS))
+    check_dtype(templates, kernel, req.inputs[0].dtype, "inputs[0].dtype")
+    for j, ((name, want), out) in enumerate(zip(_DYNAMIC_OUTPUTS, req.outputs, strict=True)):
+        if out.dtype is not want:
+            raise UnsupportedDtypeError(
+                f"DYNAMIC_QUANTIZE_LINEAR writes {name} as {want.name}, not {out.dtype.name}",
+                field=f"outputs[{j}].dtype",
+            )
+    b = Builder(req)
+    outs = tuple(b.output(j) for j in range(len(req.outputs)))
+    return b.build(KernelCall(kernel, (b.input(0), *outs), 1))

@@ -190,6 +190,19 @@ def test_lowering_and_dce(mk) -> None:
     assert g.nodes[1].inputs[0] == g.nodes[0].outputs[0]
 
 
+def test_dce_keeps_the_types_of_a_kept_nodes_unread_outputs(mk) -> None:
+    """Only TopK's values are read: the node stays, and its indices, which it still writes,
+    keep their type (the typed verifier once refused the graph for the missing one)."""
+    k = np.array([2], np.int64)
+    nodes = [
+        helper.make_node("TopK", ["x", "k"], ["v", "i"]),
+        helper.make_node("Relu", ["v"], ["y"]),
+    ]
+    g = _run(mk.graph_of(nodes, [("x", [3, 5])], [("y", None)], {"k": k}), "dce")
+    assert [n.op for n in g.nodes] == [OpType.TOPK, OpType.RELU]
+    assert str(g.type_of("i")) == "int64[3, 2]"
+
+
 def test_layout_pass_marks_the_conv_family(mk) -> None:
     nodes = [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2])]
     g = _run(mk.graph_of(nodes, [("x", [1, 1, 4, 4])], [("y", None)]), "layout")

@@ -59,18 +59,30 @@ class Rig:
         floats=(),
     ) -> np.ndarray:  # type: ignore[no-untyped-def]
         """Run one kernel through the device and return its output."""
+        (out,) = self.run_outputs(kid, inputs, [(out_shape, out_dtype)], ints, floats)
+        return out
+
+    def run_outputs(
+        self,
+        kid: KernelId,
+        inputs: list[np.ndarray],
+        outputs: list[tuple[tuple[int, ...], Any]],
+        ints=(),
+        floats=(),
+    ) -> list[np.ndarray]:  # type: ignore[no-untyped-def]
+        """Run one kernel of several outputs, given as (shape, dtype), and return them all."""
         params = [self.put(a) for a in inputs]
-        out = self.empty(out_shape, out_dtype)
+        outs = [self.empty(shape, dtype) for shape, dtype in outputs]
         try:
-            value = self.submit([self.blob(kid, [*params, out], ints, floats)])
+            value = self.submit([self.blob(kid, [*params, *outs], ints, floats)])
             self.dev.wait_fence(self.ctx, self.fence, value, timeout_s=30)
-            return self.dev.read_array(self.ctx, out.addr, out.shape, out.dtype)
+            return [self.dev.read_array(self.ctx, o.addr, o.shape, o.dtype) for o in outs]
         except FenceFailedError:  # keep the (module-scoped) rig usable for the next test
             self.dev.reset_queue(self.ctx, self.queue)
             self.fence, self.value = self.dev.create_fence(self.ctx), 0
             raise
         finally:
-            for p in [*params, out]:
+            for p in [*params, *outs]:
                 self.dev.free(self.ctx, p.addr)
 
 

@@ -308,6 +308,12 @@ def test_quantize_without_zero_point(backend_rig) -> None:  # type: ignore[no-un
     )
 
 
+def test_quantize_of_a_scalar(backend_rig) -> None:  # type: ignore[no-untyped-def]
+    x, scale, zp = np.array(-1.25, np.float32), np.array(0.5, np.float32), np.array(7, np.uint8)
+    out = backend_rig.run(KernelId.QUANTIZE, [x, scale, zp], (), np.uint8, ints=(0,))
+    assert out.shape == () and int(out) == 5  # -2.5 rounds to even, then + 7
+
+
 @pytest.mark.parametrize(
     ("shape", "perm"), [((2, 3, 4), (2, 0, 1)), ((3, 5), ()), ((2, 3, 4, 5), (0, 2, 3, 1))]
 )

@@ -85,6 +85,9 @@ CASES = [
     (OpRequest.make(OpKind.QUANTIZE, [T((2, 4)), T((4,)), T((4,), I8)], [T((2, 4), I8)], axis=1),
      KernelId.QUANTIZE, (1,), ()),
     (OpRequest.make(OpKind.DEQUANTIZE, [T((2, 4), U8), T(())], [T((2, 4))]), KernelId.DEQUANTIZE, (1,), ()),
+    (OpRequest.make(OpKind.DYNAMIC_QUANTIZE_LINEAR, [T((2, 4))], [T((2, 4), U8), T(()), T((), U8)]), KernelId.DYNAMIC_QUANTIZE_LINEAR, (), ()),
+    (OpRequest.make(OpKind.DYNAMIC_QUANTIZE_LINEAR, [T(())], [T((), U8), T(()), T((), U8)]), KernelId.DYNAMIC_QUANTIZE_LINEAR, (), ()),
+    (OpRequest.make(OpKind.DYNAMIC_QUANTIZE_LINEAR, [T((0, 3))], [T((0, 3), U8), T(()), T((), U8)]), KernelId.DYNAMIC_QUANTIZE_LINEAR, (), ()),
     (OpRequest.make(OpKind.TRANSPOSE, [T((2, 3, 4))], [T((4, 2, 3))], perm=(2, 0, 1)), KernelId.TRANSPOSE, (2, 0, 1), ()),
     (OpRequest.make(OpKind.TRANSPOSE, [T((2, 3))], [T((3, 2))]), KernelId.TRANSPOSE, (1, 0), ()),
     (OpRequest.make(OpKind.CONCAT, [T((2, 3)), T((2, 5)), T((2, 1))], [T((2, 9))], axis=-1), KernelId.CONCAT, (1,), ()),
@@ -353,6 +356,7 @@ def test_mixed_layouts_in_elementwise_convert_to_the_output_layout() -> None:
         (OpRequest.make(OpKind.ADD, [T((4,)), T((4,), I32)], [T((4,))]), UnsupportedDtypeError, "inputs[1].dtype"),
         (OpRequest.make(OpKind.QUANTIZE, [T((2, 4)), T((3,))], [T((2, 4), I8)]), ShapeError, "inputs[1].shape"),
         (OpRequest.make(OpKind.QUANTIZE, [T((2, 4)), T(())], [T((2, 4))]), UnsupportedDtypeError, "outputs[0].dtype"),
+        (OpRequest.make(OpKind.DYNAMIC_QUANTIZE_LINEAR, [T((2, 4))], [T((2, 4), U8), T((1,)), T((), U8)]), ShapeError, "outputs[1].shape"),
         (OpRequest.make(OpKind.TRANSPOSE, [T((2, 3))], [T((3, 2))], perm=(0, 0)), InvalidRequestError, "attrs.perm"),
         (OpRequest.make(OpKind.CONCAT, [T((2, 3)), T((3, 3))], [T((5, 3))], axis=1), ShapeError, "inputs[1].shape"),
         (OpRequest.make(OpKind.COPY, [T((2, 3))], [T((7,))]), ShapeError, "outputs[0].shape"),
@@ -433,3 +437,45 @@ def test_an_nhwc_center_crop_pad_is_taken_in_the_stored_order_as_pad() -> None:
     (blob,) = [decode(b) for b in prog.patch((x.addr, y.addr))]
     assert blob.kernel_id is KernelId.CENTER_CROP_PAD and blob.ints == ()
     assert [p.shape for p in blob.params] == [(1, 6, 6, 3), (1, 4, 8, 3)]
+
+
+DQL = OpKind.DYNAMIC_QUANTIZE_LINEAR
+DQL_OUTS = [T((2, 4), U8), T(()), T((), U8)]
+
+
+@pytest.mark.parametrize(
+    ("req", "err", "field", "words"),
+    [
+        (OpRequest.make(DQL, [T((2, 4), DType.F64)], DQL_OUTS), UnsupportedDtypeError, "inputs[0].dtype", ("DYNAMIC_QUANTIZE_LINEAR does not take F64", "supported: F32")),
+        (OpRequest.make(DQL, [T((2, 4), I32)], DQL_OUTS), UnsupportedDtypeError, "inputs[0].dtype", ("does not take I32",)),
+        (OpRequest.make(DQL, [T((2, 4))], [T((2, 4), I8), T(()), T((), U8)]), UnsupportedDtypeError, "outputs[0].dtype", ("writes y as U8, not I8",)),
+        (OpRequest.make(DQL, [T((2, 4))], [T((2, 4), U8), T((), DType.F16), T((), U8)]), UnsupportedDtypeError, "outputs[1].dtype", ("writes y_scale as F32, not F16",)),
+        (OpRequest.make(DQL, [T((2, 4))], [T((2, 4), U8), T(()), T((), I32)]), UnsupportedDtypeError, "outputs[2].dtype", ("writes y_zero_point as U8, not I32",)),
+        (OpRequest.make(DQL, [T((2, 4)), T(())], DQL_OUTS), InvalidRequestError, "inputs", ("takes 1 inputs, got 2",)),
+        (OpRequest.make(DQL, [T((2, 4))], DQL_OUTS[:2]), InvalidRequestError, "outputs", ("takes 3 outputs, got 2",)),
+        (OpRequest.make(DQL, [T((2, 4))], [T((4, 2), U8), T(()), T((), U8)]), ShapeError, "outputs[0].shape", ("output shape is (2, 4), request says (4, 2)",)),
+        (OpRequest.make(DQL, [T((2, 4))], [T((2, 4), U8), T(()), T((1,), U8)]), ShapeError, "outputs[2].shape", ("output shape is (), request says (1,)",)),
+    ],
+    ids=["x F64", "x I32", "y I8", "y_scale F16", "y_zero_point I32", "two inputs", "two outputs",
+         "y shape", "y_zero_point shape"],
+)  # fmt: skip
+def test_a_bad_dynamic_quantize_linear_names_the_field_and_the_fault(
+    req: OpRequest, err: type, field: str, words: tuple[str, ...]
+) -> None:
+    """x must be F32; y, y_scale and y_zero_point U8, F32 and U8, y of x's shape and the other
+    two scalars: each refusal is typed and names the request field it is about."""
+    with pytest.raises(err) as info:
+        Pipeline().compile(req)
+    assert type(info.value) is err and info.value.field == field
+    assert all(w in str(info.value) for w in words), str(info.value)
+
+
+def test_dynamic_quantize_linear_writes_its_three_outputs_in_order() -> None:
+    """One blob: x, then y, y_scale and y_zero_point at their own addresses, of their dtypes."""
+    x, outs = T((3, 5)), [T((3, 5), U8), T(()), T((), U8)]
+    prog = Pipeline().compile(OpRequest.make(DQL, [x], outs))
+    assert prog.scratch == () and prog.nbytes == (60, 15, 4, 1)
+    (blob,) = [decode(b) for b in prog.patch((x.addr, *(o.addr for o in outs)))]
+    assert [p.addr for p in blob.params] == [x.addr, *(o.addr for o in outs)]
+    assert [p.dtype for p in blob.params] == [F, U8, F, U8]
+    assert [p.shape for p in blob.params] == [(3, 5), (3, 5), (), ()]
