@@ -23,7 +23,6 @@ import dataclasses
 import posixpath
 
 from mapper.impact.mapview import MapView
-from mapper.impact.records import hop_of
 from mapper.ingest.code import python_module
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import footprint, importers, newop_places, tables, vocab
@@ -101,19 +100,9 @@ def _loaders(
         if used and not used & likes:
             continue
         ev = view.citation(edge)
-        why = "names the similar op's code there" if used else "loads it as a module"
-        out.append(
-            ChangePoint(
-                PointKind.REGISTRATION,
-                view.config.layer_of(ev.path) if ev.path else layer,
-                ev.path,
-                ev.line,
-                own,
-                footprint.enclosing(view, ev.path, ev.line, spelt),
-                f"import {target} beside {path} (it {why})",
-                (hop_of(view, edge, False),),
-            )
-        )
+        why = "it names the similar op's code there" if used else "it loads it as a module"
+        loader = footprint.enclosing(view, ev.path, ev.line, spelt)
+        out.append(importers.beside(view, edge, target, layer, loader, why))
         out.extend(importers.listings(view, edge.source, likes, target))
     return out
 

@@ -12,12 +12,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from mapper.impact.mapview import MapView
+from mapper.impact.mapview import Edge, MapView
 from mapper.impact.records import Hop, hop_of
 from mapper.model import EdgeKind, EvidenceKind, NodeKind
 from mapper.scenarios import vocab
 from mapper.scenarios.footprint import source_lines
 from mapper.scenarios.records import ChangePoint, PointKind
+
+
+def beside(
+    view: MapView, edge: Edge, target: str, layer: str | None, predicted: str, why: str
+) -> ChangePoint:
+    """The import of the new module ``target`` at the line of ``edge`` (an import of the module
+    it mirrors, or of one like it), in that file's layer (``layer`` where it has none)."""
+    ev = view.citation(edge)
+    return ChangePoint(
+        PointKind.REGISTRATION,
+        view.config.layer_of(ev.path) if ev.path else layer,
+        ev.path,
+        ev.line,
+        edge.target,
+        predicted,
+        f"import {target} beside {edge.target.removeprefix('file:')} ({why})",
+        (hop_of(view, edge, False),),
+    )
 
 
 def listings(view: MapView, importer: str, likes: set[str], target: str) -> list[ChangePoint]:

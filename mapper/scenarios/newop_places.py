@@ -104,18 +104,9 @@ def new_module(
         if len(siblings - {f"file:{path}"}) < SIBLINGS:
             continue
         ev = view.citation(edge)
-        out.append(
-            ChangePoint(
-                PointKind.REGISTRATION,
-                layer,
-                ev.path,
-                ev.line,
-                edge.target,
-                footprint.enclosing(view, ev.path, ev.line, spelt),
-                f"import {target} beside {path} (it lists {len(siblings)} modules of {folder})",
-                (hop_of(view, edge, False),),
-            )
-        )
+        enclosing = footprint.enclosing(view, ev.path, ev.line, spelt)
+        why = f"it lists {len(siblings)} modules of {folder}"
+        out.append(importers.beside(view, edge, target, layer, enclosing, why))
         out.extend(importers.listings(view, edge.source, {node.id}, target))
     return out
 

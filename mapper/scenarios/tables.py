@@ -21,7 +21,7 @@ import statistics
 from mapper.impact.mapview import MapView
 from mapper.impact.records import hop_of
 from mapper.model import EdgeKind
-from mapper.scenarios import footprint, newop_places
+from mapper.scenarios import footprint, importers, newop_places
 from mapper.scenarios.records import ChangePoint, PointKind
 
 
@@ -116,17 +116,6 @@ def split_entries(
         )
     ]
     for edge in view.neighbours(f"file:{modules[0]}", {EdgeKind.IMPORTS}, "in"):
-        ev = view.citation(edge)
-        out.append(
-            ChangePoint(
-                PointKind.REGISTRATION,
-                view.config.layer_of(ev.path) if ev.path else layer,
-                ev.path,
-                ev.line,
-                edge.target,
-                "",
-                f"import {target} beside {modules[0]} (it loads the modules registering entries)",
-                (hop_of(view, edge, False),),
-            )
-        )
+        why = "it loads the modules registering entries"
+        out.append(importers.beside(view, edge, target, layer, "", why))
     return out
