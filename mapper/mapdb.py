@@ -112,7 +112,9 @@ def write(
 class MapFile:
     """An open, validated map file (read-only). Use as a context manager or :meth:`close`."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, shared: bool = False) -> None:
+        """``shared``: the connection may be used from other threads than this one, one call
+        at a time (its owner serialises them)."""
         self.path = path
         try:
             with path.open("rb") as fh:
@@ -121,7 +123,7 @@ class MapFile:
             raise self._corrupt(f"cannot read it: {exc.strerror or exc}") from exc
         if header != _HEADER:
             raise self._corrupt("not a map file (no SQLite header)")
-        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=not shared)
         meta = dict(self.rows("SELECT key, value FROM meta"))
         if meta.get("format") != FORMAT:
             self.close()

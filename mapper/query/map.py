@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from mapper.config import StackmapConfig
-from mapper.errors import StoreError
+from mapper.errors import StoreCorrupt, StoreError
 from mapper.mapdb import MapFile
 from mapper.model import Edge, EdgeKind, EvidenceKind, Hole, Location, Node, NodeKind
 from mapper.query import paths as _paths
@@ -44,6 +44,7 @@ class Map:
         self.file = file  # the map file it was read from (its sources are read from it)
         self._sources: dict[str, str | None] = {}
         self._sources_lock = threading.Lock()
+        self._reader: MapFile | None = None  # opened on the first source read
         self._nodes = nodes
         self._out: dict[str, list[Edge]] = defaultdict(list)
         self._in: dict[str, list[Edge]] = defaultdict(list)
@@ -94,14 +95,20 @@ class Map:
 
     def source(self, path: str) -> str | None:
         """The text of the file ``path`` as this map was built from it, read from the map file
-        once (None for a file the map holds no text of, or a map not read from a file that
-        still exists). StoreCorrupt when the map file is damaged."""
+        once, through one connection kept for these reads (None for a file the map holds no
+        text of, or a map not read from a file that still exists). StoreCorrupt when the map
+        file is damaged."""
         with self._sources_lock:
             if path not in self._sources:
-                if self.file is None or not self.file.exists():
-                    return None
-                with MapFile(self.file) as mf:
-                    self._sources[path] = mf.source(path)
+                if self._reader is None:
+                    if self.file is None or not self.file.exists():
+                        return None
+                    self._reader = MapFile(self.file, shared=True)
+                try:
+                    self._sources[path] = self._reader.source(path)
+                except StoreCorrupt:
+                    self._reader = None  # the failed read closed it
+                    raise
             return self._sources[path]
 
     # -- edges -----------------------------------------------------------------------

@@ -62,20 +62,15 @@ def _catalogued(view: MapView, path: str) -> list[Edge]:
     folder = posixpath.dirname(path)
     out = []
     for edge in view.neighbours(f"file:{path}", {EdgeKind.DESCRIBES}, "in"):
-        listed = {
-            e.target
+        rows = {  # each module of the folder the section describes → the line citing it
+            e.target: view.citation(e).line
             for e in view.neighbours(edge.source, {EdgeKind.DESCRIBES}, "out")
             if e.target.startswith("file:")
             and posixpath.dirname(e.target.removeprefix("file:")) == folder
         }
-        rowed = {view.citation(e).line for e in _to(view, edge.source, listed)}
-        if len(listed) >= SIBLINGS and len(rowed) == len(listed):
+        if len(rows) >= SIBLINGS and len(set(rows.values())) == len(rows):
             out.append(edge)
     return out
-
-
-def _to(view: MapView, source: str, targets: set[str]) -> list[Edge]:
-    return [e for e in view.neighbours(source, {EdgeKind.DESCRIBES}, "out") if e.target in targets]
 
 
 def _row_names(view: MapView, edge: Edge, spelt: set[str]) -> bool:

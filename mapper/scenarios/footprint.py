@@ -139,7 +139,7 @@ def tests_a_tool(view: MapView, file_id: str) -> bool:
         layered = {str(n.get("module")) for n in view.nodes(NodeKind.FILE) if n.layer}
         view.cache["footprint.layered"] = layered
     beside = False
-    for found in _IMPORT.finditer(source_text(view, file_id.removeprefix("file:")) or ""):
+    for found in _IMPORT.finditer(view.source(file_id.removeprefix("file:")) or ""):
         parts = (found[1] or found[2]).split(".")
         if any(".".join(parts[:i]) in layered for i in range(len(parts), 0, -1)):
             return False
@@ -161,17 +161,12 @@ def _first_party(view: MapView, head: str) -> bool:
     return found
 
 
-def source_text(view: MapView, path: str) -> str | None:
-    """The text of ``path`` as the map holds it (None where it holds none)."""
-    return view.source(path)
-
-
 def source_lines(view: MapView, path: str) -> list[str]:
     """The lines of ``path`` under the root, split once per map view ([] where unreadable)."""
     cache = view.cache.setdefault("footprint.lines", {})
     assert isinstance(cache, dict)
     if path not in cache:
-        cache[path] = (source_text(view, path) or "").splitlines()
+        cache[path] = (view.source(path) or "").splitlines()
     lines: list[str] = cache[path]
     return lines
 

@@ -171,7 +171,7 @@ def string_lists(
             continue
         if view.config.is_test(path) and footprint.tests_a_tool(view, file.id):
             continue  # the tests of a tool beside the stack
-        text = footprint.source_text(view, path)
+        text = view.source(path)
         if text is None:
             continue
         spelt_out = set() if path in seen or not classes else classes

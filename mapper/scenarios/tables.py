@@ -21,7 +21,7 @@ import statistics
 from mapper.impact.mapview import MapView
 from mapper.impact.records import hop_of
 from mapper.model import EdgeKind
-from mapper.scenarios import footprint, importers, newop_places
+from mapper.scenarios import importers, newop_places
 from mapper.scenarios.records import ChangePoint, PointKind
 
 
@@ -29,7 +29,7 @@ def entry_lines(view: MapView, path: str, line: int | None) -> int:
     """Lines a new entry of the table holding ``path:line`` takes: the median of its entries'
     (the elements of the outermost list, tuple, set or dict around the line; a long entry of
     the similar op's says little of the new op's); 1 where none holds it."""
-    text = footprint.source_text(view, path)
+    text = view.source(path)
     if text is None or not line:
         return 1
     try:
