@@ -3,13 +3,14 @@
 Synchronous: the caller waits for every file. The code files form one queue, biggest first,
 that every process takes from as it becomes free (a counter in shared memory), so none
 waits on a share that turned out slower than its size said. Each child parses with the same
-``parse_one`` the parent uses and sends each result back as its parse-cache text
-(:func:`mapper.ingest.codec.dumps`, plain JSON: nothing the parent reads can run code), then
-leaves with ``os._exit`` (it never returns into the caller's code). The parent parses every
-doc, contract and proto and its part of the queue; it then reads, reaps, and decodes the
-children's texts, so the results and their order are those of a sequential run. The texts go
-on into the parse cache, which would otherwise encode every record again when the map is
-saved.
+``parse_one`` the parent uses and sends each result back as soon as it has it, a frame holding
+the record's parse-cache text (:func:`mapper.ingest.codec.dumps`, plain JSON: nothing the
+parent reads can run code), then leaves with ``os._exit`` (it never returns into the caller's
+code). The parent parses every doc, contract and proto and its part of the queue, decoding
+what the children sent between two files of its own (were it left to the end, the decoding
+would run with the children done and their cores idle); it then reads the rest and reaps
+them, so the results and their order are those of a sequential run. The texts go on into the
+parse cache, which would otherwise encode every record again when the map is saved.
 
 Used only where it pays and is safe: on Linux (where ``os.fork`` is safe for a child that
 only parses; macOS's system frameworks are not), at least two CPUs are usable, the
@@ -25,14 +26,15 @@ results: the parent parses whatever no answer brought back.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-import json
 import multiprocessing
 import os
+import struct
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, BinaryIO
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from mapper.ingest import codec
 from mapper.ingest.scan import Category, SourceFile
@@ -42,6 +44,8 @@ ENV = "STACKMAP_PARSE_FORK"
 MIN_BYTES = 256 * 1024
 MAX_WORKERS = 8
 _CODE = (Category.CODE, Category.TEST)
+_HEAD = struct.Struct("<Iii")  # a frame's head: index, text bytes, reason bytes (-1: none)
+_CHUNK = 1 << 20  # bytes read from a pipe at once, and the pipe size asked for
 
 #: One parse: (record, why the file was skipped or None, the record's parse-cache text).
 Parsed = tuple[Any, str | None, str | None]
@@ -114,22 +118,25 @@ def parse_split(
     and ``n - 1`` forked children; results in the order of ``entries``."""
     code = [i for i, e in enumerate(entries) if e.category in _CODE]
     queue = _Queue(sorted(code, key=lambda i: (-len(entries[i].data), i)))
-    children: list[_Child | None] = []
+    children: list[_Child] = []
     results: dict[int, Parsed] = {}
     try:
         for _ in range((n or workers()) - 1):
-            children.append(_fork(entries, queue, parse_one))
+            child = _fork(entries, queue, parse_one)
+            if child is not None:
+                children.append(child)
         rest = [i for i, e in enumerate(entries) if e.category not in _CODE]
         for i in itertools.chain(rest, queue):  # the queue lazily: one file at a time
             results[i] = with_text(parse_one(entries[i]))
             tick(entries[i].path)
-        answers = [child.answer() if child is not None else None for child in children]
+            for child in children:  # decode what they sent meanwhile, not all at the end
+                child.read(wait=False)
+        answers = [child.finish() for child in children]
     finally:  # none is left running, even when this process's own parse failed
         for child in children:
-            if child is not None:
-                child.close()
+            child.close()
     for answer in answers:
-        for i, parsed in (_decode(answer, len(entries)) if answer is not None else None) or ():
+        for i, parsed in (answer or {}).items():
             results[i] = parsed
             tick(entries[i].path)
     for i in range(len(entries)):  # what a failed child took and never answered for
@@ -139,23 +146,94 @@ def parse_split(
     return [results[i] for i in range(len(entries))]
 
 
+def with_text(result: tuple[Any, str | None]) -> Parsed:
+    """A parse result with its record's parse-cache text."""
+    return result[0], result[1], codec.dumps(result[0])
+
+
+def _frame(index: int, record: Any, reason: str | None) -> bytes:
+    """One result as a child sends it: :data:`_HEAD` (index, byte lengths of the record's
+    parse-cache text and of the reason, -1 for none), then the two, UTF-8."""
+    text = codec.dumps(record)
+    blob = b"" if text is None else text.encode("utf-8")
+    why = b"" if reason is None else reason.encode("utf-8")
+    sizes = (-1 if text is None else len(blob), -1 if reason is None else len(why))
+    return _HEAD.pack(index, *sizes) + blob + why
+
+
+class _Answer:
+    """A child's results, decoded from its frames as they arrive (in pieces of any size)."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count  # the batch's size: an index must be below it
+        self.results: dict[int, Parsed] = {}
+        self.pending = bytearray()  # the start of a frame not yet whole
+        self.broken = False  # a frame that is no result was read: the whole answer is void
+
+    def feed(self, data: bytes) -> None:
+        if self.broken:
+            return
+        self.pending += data
+        view, at = memoryview(self.pending), 0
+        try:
+            while len(view) - at >= _HEAD.size:
+                index, size, why = _HEAD.unpack_from(view, at)
+                end = at + _HEAD.size + max(size, 0) + max(why, 0)
+                if end > len(view):
+                    break
+                if index >= self.count or index in self.results or min(size, why) < -1:
+                    raise ValueError(f"no result of this batch: index {index}")
+                body = at + _HEAD.size
+                text = None if size < 0 else str(view[body : body + size], "utf-8")
+                reason = None if why < 0 else str(view[end - why : end], "utf-8")
+                self.results[index] = (codec.loads(text), reason, text)
+                at = end
+        except (ValueError, codec.CodecError):  # a bad length, index, text or record
+            self.broken = True
+        finally:
+            view.release()
+        del self.pending[:at]
+
+    def complete(self) -> dict[int, Parsed] | None:
+        """The results, or None when a frame was not a result or the last was cut short."""
+        return None if self.broken or self.pending else self.results
+
+
 class _Child:
-    """A forked child and the pipe its answer comes through."""
+    """A forked child, the pipe its frames come through, and what they have said so far."""
 
-    def __init__(self, pid: int, reader: BinaryIO) -> None:
-        self.pid, self.reader = pid, reader
+    def __init__(self, pid: int, fd: int, count: int) -> None:
+        self.pid, self.fd = pid, fd
+        self.answer = _Answer(count)
         self.status: int | None = None  # the exit status, once waited for
+        self.eof = False
+        os.set_blocking(fd, False)
 
-    def answer(self) -> bytes | None:
-        """All it wrote, once it has exited; None when it did not exit cleanly."""
-        written = self.reader.read()
+    def read(self, *, wait: bool) -> None:
+        """Decode what the child has written: what is there now, or (``wait``) all it will
+        write."""
+        os.set_blocking(self.fd, wait)
+        while not self.eof:
+            try:
+                chunk = os.read(self.fd, _CHUNK)
+            except BlockingIOError:
+                return
+            self.eof = not chunk
+            self.answer.feed(chunk)
+
+    def finish(self) -> dict[int, Parsed] | None:
+        """All its results, once it has exited; None when it did not exit cleanly or sent
+        anything that is not a result."""
+        self.read(wait=True)
         self.close()
-        return written if self.status == 0 else None
+        return self.answer.complete() if self.status == 0 else None
 
     def close(self) -> None:
         """Close the pipe (a child still writing gets a broken pipe instead of blocking) and
         wait for the child to exit, once."""
-        self.reader.close()
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
         if self.status is None:
             self.status = os.waitpid(self.pid, 0)[1]
 
@@ -171,6 +249,10 @@ def _fork(
         read_end, write_end = os.pipe()
     except OSError:
         return None
+    with contextlib.suppress(OSError, AttributeError):  # room for a few files' frames
+        import fcntl  # POSIX only: a fork happens on Linux only
+
+        fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, _CHUNK)
     try:
         pid = os.fork()
     except OSError:
@@ -181,53 +263,12 @@ def _fork(
         status = 1
         try:
             os.close(read_end)
-            # each result encoded as soon as it is parsed: while there is a file left to
-            # take, not after the queue is empty and the parent may be waiting
-            answer = _encode((i, *parse_one(entries[i])) for i in queue)
             with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(answer)
+                for i in queue:  # each result sent as soon as it is parsed
+                    pipe.write(_frame(i, *parse_one(entries[i])))
+                    pipe.flush()
             status = 0
         finally:  # whatever happened (even an exception), never return into the caller
             os._exit(status)
     os.close(write_end)
-    return _Child(pid, os.fdopen(read_end, "rb"))
-
-
-def with_text(result: tuple[Any, str | None]) -> Parsed:
-    """A parse result with its record's parse-cache text."""
-    return result[0], result[1], codec.dumps(result[0])
-
-
-def _encode(results: Iterable[tuple[int, Any, str | None]]) -> bytes:
-    """One JSON line heading the answer, ``[[index, text length or -1, reason], …]``, then
-    the texts one after another (UTF-8): no text is escaped into another JSON document."""
-    head: list[list[Any]] = []
-    blobs: list[bytes] = []
-    for index, record, reason in results:
-        text = codec.dumps(record)
-        blob = b"" if text is None else text.encode("utf-8")
-        head.append([index, -1 if text is None else len(blob), reason])
-        blobs.append(blob)
-    return json.dumps(head).encode("utf-8") + b"\n" + b"".join(blobs)
-
-
-def _decode(answer: bytes, count: int) -> list[tuple[int, Parsed]] | None:
-    """A child's (index, result) pairs, or None when its answer is not well-formed results
-    for distinct indexes below ``count``."""
-    head_end = answer.find(b"\n")
-    try:
-        head = json.loads(answer[:head_end]) if head_end >= 0 else None
-        if not isinstance(head, list):
-            return None
-        out: list[tuple[int, Parsed]] = []
-        at = head_end + 1
-        for index, size, reason in head:
-            if not (isinstance(index, int) and 0 <= index < count):
-                return None
-            text = None if size < 0 else answer[at : at + size].decode("utf-8")
-            at += max(size, 0)
-            out.append((index, (codec.loads(text), reason, text)))
-        distinct = len({i for i, _ in out}) == len(out)
-        return out if at == len(answer) and distinct else None
-    except (ValueError, TypeError, codec.CodecError):
-        return None
+    return _Child(pid, read_end, len(entries))

@@ -102,31 +102,38 @@ def test_a_refused_fork_leaves_the_share_to_the_parent(
     assert forked == _sequential(minirepo)
 
 
+def _head(index: int, size: int, why: int) -> bytes:
+    return parallel._HEAD.pack(index, size, why)
+
+
 @pytest.mark.parametrize(
     "answer",
     [
-        b"",  # nothing at all
-        b"[[0, 3, null]]\nabcdef",  # more text than the head accounts for
-        b'[[0, 5, null], [1, 5, null]]\n{"cod',  # a text cut short
-        b"[[0, -1, null], [0, -1, null]]\n",  # the same file twice
-        b"[[7, -1, null]]\n",  # an index the batch does not have
-        b'[["a", -1, null]]\n',
-        b"not json\n",
+        _head(0, 5, -1) + b'{"cod',  # a text cut short
+        _head(0, -1, -1) + _head(0, -1, -1),  # the same file twice
+        _head(7, -1, -1),  # an index the batch does not have
+        _head(0, -2, -1),  # a length below "none"
+        _head(0, 3, -1) + b"\xff\xfe{",  # a text that is not UTF-8
+        _head(0, 9, -1) + b"not json!",
+        _head(0, -1, -1)[:5],  # a head cut short
     ],
 )
 def test_an_unreadable_answer_is_no_result(answer: bytes) -> None:
-    assert parallel._decode(answer, 2) is None
+    decoded = parallel._Answer(2)
+    decoded.feed(answer)
+    assert decoded.complete() is None
 
 
-def test_a_well_formed_answer_decodes_to_its_indexes_and_texts() -> None:
+@pytest.mark.parametrize("piece", [1, 7, 1 << 20])
+def test_frames_decode_to_their_indexes_and_texts_in_pieces_of_any_size(piece: int) -> None:
     parsed = parse_source("a.py", b"def f():\n    return 1\n", Language.PYTHON, "a")
     text = codec.dumps(parsed)
     assert text is not None and "\u00e9" not in text
-    answer = parallel._encode([(1, None, "unparsable: é"), (0, parsed, None)])
-    assert parallel._decode(answer, 2) == [
-        (1, (None, "unparsable: é", None)),
-        (0, (parsed, None, text)),
-    ]
+    sent = parallel._frame(1, None, "unparsable: é") + parallel._frame(0, parsed, None)
+    decoded = parallel._Answer(2)
+    for at in range(0, len(sent), piece):
+        decoded.feed(sent[at : at + piece])
+    assert decoded.complete() == {1: (None, "unparsable: é", None), 0: (parsed, None, text)}
 
 
 @pytest.mark.parametrize(
