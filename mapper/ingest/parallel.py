@@ -130,7 +130,7 @@ def parse_split(
             results[i] = with_text(parse_one(entries[i]))
             tick(entries[i].path)
             for child in children:  # decode what they sent meanwhile, not all at the end
-                child.read(wait=False)
+                child.drain()
         answers = [child.finish() for child in children]
     finally:  # none is left running, even when this process's own parse failed
         for child in children:
@@ -151,10 +151,10 @@ def with_text(result: tuple[Any, str | None]) -> Parsed:
     return result[0], result[1], codec.dumps(result[0])
 
 
-def _frame(index: int, record: Any, reason: str | None) -> bytes:
+def _frame(index: int, parsed: Parsed) -> bytes:
     """One result as a child sends it: :data:`_HEAD` (index, byte lengths of the record's
     parse-cache text and of the reason, -1 for none), then the two, UTF-8."""
-    text = codec.dumps(record)
+    _record, reason, text = parsed
     blob = b"" if text is None else text.encode("utf-8")
     why = b"" if reason is None else reason.encode("utf-8")
     sizes = (-1 if text is None else len(blob), -1 if reason is None else len(why))
@@ -209,10 +209,9 @@ class _Child:
         self.eof = False
         os.set_blocking(fd, False)
 
-    def read(self, *, wait: bool) -> None:
-        """Decode what the child has written: what is there now, or (``wait``) all it will
-        write."""
-        os.set_blocking(self.fd, wait)
+    def drain(self) -> None:
+        """Decode what the child has written so far: without waiting until :meth:`finish`
+        makes the pipe blocking, then all it will write."""
         while not self.eof:
             try:
                 chunk = os.read(self.fd, _CHUNK)
@@ -224,7 +223,8 @@ class _Child:
     def finish(self) -> dict[int, Parsed] | None:
         """All its results, once it has exited; None when it did not exit cleanly or sent
         anything that is not a result."""
-        self.read(wait=True)
+        os.set_blocking(self.fd, True)
+        self.drain()
         self.close()
         return self.answer.complete() if self.status == 0 else None
 
@@ -265,7 +265,7 @@ def _fork(
             os.close(read_end)
             with os.fdopen(write_end, "wb") as pipe:
                 for i in queue:  # each result sent as soon as it is parsed
-                    pipe.write(_frame(i, *parse_one(entries[i])))
+                    pipe.write(_frame(i, with_text(parse_one(entries[i]))))
                     pipe.flush()
             status = 0
         finally:  # whatever happened (even an exception), never return into the caller

@@ -129,7 +129,9 @@ def test_frames_decode_to_their_indexes_and_texts_in_pieces_of_any_size(piece: i
     parsed = parse_source("a.py", b"def f():\n    return 1\n", Language.PYTHON, "a")
     text = codec.dumps(parsed)
     assert text is not None and "\u00e9" not in text
-    sent = parallel._frame(1, None, "unparsable: é") + parallel._frame(0, parsed, None)
+    sent = parallel._frame(1, (None, "unparsable: é", None)) + parallel._frame(
+        0, parallel.with_text((parsed, None))
+    )
     decoded = parallel._Answer(2)
     for at in range(0, len(sent), piece):
         decoded.feed(sent[at : at + piece])
