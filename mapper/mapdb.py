@@ -41,6 +41,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from mapper import jsontext
 from mapper.errors import StoreCorrupt, StoreOutdated
 from mapper.graph import MapGraph
 from mapper.model import SCHEMA_VERSION
@@ -65,9 +66,8 @@ NodeRow = tuple[str, str, str, str | None, str | None, int | None, dict[str, Any
 EdgeRow = tuple[int, int, str, str | None, str, list[list[Any]], dict[str, Any]]
 
 
-# The rows are lists and dicts built here from the graph's records, never a cycle: the
-# encoder's check for one (a third of its time on llama.cpp's 60 MB map) is left out.
-_json = json.JSONEncoder(separators=(",", ":"), default=str, check_circular=False).encode
+# The rows are lists and dicts built here from the graph's records.
+_json = jsontext.dumps_lenient
 
 
 def write(

@@ -13,6 +13,7 @@ import dataclasses
 import json
 from typing import Any
 
+from mapper import jsontext
 from mapper.ingest.code import ParsedFile
 from mapper.ingest.contracts import ContractFile
 from mapper.ingest.docs import DocPage
@@ -38,9 +39,8 @@ _KIND = {m.value: m for m in SymbolKind}
 _LANGUAGE = {m.value: m for m in Language}
 
 
-# What is encoded is built here from frozen records (lists, dicts, strings, numbers), never a
-# cycle: the encoder's check for one is left out.
-_json = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+# What is encoded is built here from frozen records: lists, dicts, strings, numbers.
+_json = jsontext.dumps
 
 
 class CodecError(ValueError):
