@@ -18,7 +18,9 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
   (``GatherElements`` / ``GATHER_ELEMENTS``);
 - ``fixtures/new_op_gridsample.json``: GridSample like roialign (``RoiAlign`` / ``ROIALIGN``);
 - ``fixtures/new_op_tensorscatter.json``: TensorScatter like scatterelements
-  (``ScatterElements`` / ``SCATTER_ELEMENTS``).
+  (``ScatterElements`` / ``SCATTER_ELEMENTS``);
+- ``fixtures/new_op_convinteger.json``: ConvInteger like matmulinteger (``MatMulInteger`` /
+  ``MATMUL_INTEGER``, whose kernel is ``GEMM_I8``).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -62,6 +64,7 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
         "quantize",
         "dynamic_\\?quantize",
     ),
+    "new_op_convinteger.json": ("ConvInteger", "matmulinteger", "conv_\\?integer"),
 }
 
 
