@@ -1,15 +1,21 @@
 """Importers of the quantisation family: QuantizeLinear, DequantizeLinear, QLinearMatMul,
-MatMulInteger (int8/uint8; blocked quantisation and narrow float types are refused) and
-DynamicQuantizeLinear (float32 to uint8, the scale and zero point computed from the input)."""
+MatMulInteger (int8/uint8; blocked quantisation and narrow float types are refused),
+DynamicQuantizeLinear (float32 to uint8, the scale and zero point computed from the input) and
+ConvInteger (MatMulInteger's convolution: Conv's window, resolved by :mod:`stack.adapter.ops_nn`'s
+helpers; 1-D promoted to 2-D, 3-D refused)."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import onnx
 
 from stack.adapter.context import ImportContext, attributes, elem_type, present_inputs
 from stack.adapter.errors import ModelFormatError
+from stack.adapter.ops_nn import _finish, _ints, _promote, _spatial, _to2d, _window
 from stack.adapter.registry import register
-from stack.compiler import ElemType, OpType
+from stack.compiler import ElemType, OpType, conv_out
 
 QUANT_TYPES = (ElemType.I8, ElemType.U8)
 
@@ -102,3 +108,66 @@ def dynamic_quantize_linear(ctx: ImportContext, proto: onnx.NodeProto, name: str
     if x.dtype is not ElemType.F32:
         raise bad(f"takes a float32 x, got {x}")
     ctx.emit(name, OpType.DYNAMIC_QUANTIZE_LINEAR, ins, outs)
+
+
+_AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+@register("ConvInteger")
+def conv_integer(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """y = ConvInteger(x, w[, x_zero_point[, w_zero_point]]) (opset 10+, its only version): the
+    IR ``ConvInteger`` with Conv's attributes resolved (auto_pad to pads; 1-D promoted to 2-D
+    through Reshape views, 3-D refused naming the layers). ONNX types x and w int8 or uint8,
+    each zero point as its tensor, x's a scalar and w's a scalar or one per output channel, so
+    anything else is a malformed model; a w_zero_point without an x_zero_point is given a zero
+    one, the kernel's optional inputs being a trailing run."""
+
+    def bad(why: str) -> ModelFormatError:
+        return ModelFormatError(f"ConvInteger {why}", op="ConvInteger", node=name)
+
+    ins, outs = list(proto.input), list(proto.output)
+    arity = 2 <= len(ins) <= 4 and all(ins[:2]) and len(outs) == 1 and bool(outs[0])
+    if ctx.opset < 10 or not arity:
+        raise bad(f"(opset 10+, model opset {ctx.opset}) takes x, w and the optional "
+                  f"x_zero_point and w_zero_point and gives y, got inputs {ins} and outputs "
+                  f"{outs}")  # fmt: skip
+    xt, wt = ctx.type_of(ins[0]), ctx.type_of(ins[1])
+    zps = [ctx.type_of(v) if v else None for v in (*ins[2:], "", "")[:2]]
+    if xt.dtype not in QUANT_TYPES or wt.dtype not in QUANT_TYPES:
+        raise bad(f"takes an int8 or uint8 x and w, got {xt} and {wt}")
+    if len(xt.shape) < 3 or len(wt.shape) != len(xt.shape):
+        raise bad(f"x {xt} needs N, C and a spatial axis, w {wt} x's rank")
+    rank = _spatial(ctx, proto, name)  # 1-D or 2-D: the kernel is 2-D (NCHW)
+    a = attributes(proto)
+    (c, m, cg), kernel = (xt.shape[1], *wt.shape[:2]), list(wt.shape[2:])
+    group = int(a.get("group", 1))
+    if list(a.get("kernel_shape", kernel)) != kernel:
+        raise bad(f"kernel_shape {list(a['kernel_shape'])} differs from w {wt}")
+    if group < 1 or c != cg * group or m % group:
+        raise bad(f"x's {c} channels, w {wt} and group {group} disagree")
+    for what, t, of, counts, want in (
+        ("x_zero_point", zps[0], xt, (1,), f"one {xt.dtype.value} (a scalar)"),
+        ("w_zero_point", zps[1], wt, (1, m), f"one {wt.dtype.value}, or [{m}]: one per output"),
+    ):
+        if t is not None and (t.dtype != of.dtype or len(t.shape) > 1
+                              or math.prod(t.shape) not in counts):  # fmt: skip
+            raise bad(f"{what} {t} must be {want}")
+    if a.get("auto_pad", "NOTSET") not in _AUTO_PADS:
+        raise bad(f"auto_pad {a['auto_pad']!r} is not one of {', '.join(_AUTO_PADS)}")
+    for key, n, least in (("strides", rank, 1), ("dilations", rank, 1), ("pads", 2 * rank, 0)):
+        _ints(proto, name, key, n, least, least)  # n values >= least (the default), else bad
+    win = _window(ctx, proto, name, xt.shape[2:], kernel)
+    win.pop("ceil_mode")
+    s, p, d = win["strides"], win["pads"], win["dilations"]
+    out = [conv_out(xt.shape[2 + i], kernel[i], s[i], p[i], p[rank + i], d[i], 0)
+           for i in range(rank)]  # fmt: skip
+    if min(out) < 1:
+        raise bad(f"w {wt}'s kernel is larger than x {xt} with pads {win['pads']}")
+    x, w = (ins[0], ins[1]) if rank == 2 else (_promote(ctx, name, ins[0], "x"),
+                                               _promote(ctx, name, ins[1], "w"))  # fmt: skip
+    zero_points = [v for v in ins[2:] if v]
+    if zps[1] is not None and zps[0] is None:  # w's zero point needs x's before it: a zero one
+        zero_points.insert(0, ctx.add_const(ctx.fresh(f"{name}.x_zero_point"),
+                                            np.zeros((), xt.dtype.numpy)))  # fmt: skip
+    _finish(ctx, name, OpType.CONV_INTEGER, [x, w, *zero_points], outs[0], rank, group=group,
+            **_to2d(win, rank))  # fmt: skip

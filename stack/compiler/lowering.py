@@ -60,6 +60,10 @@ register(
     OpType.DEFORM_CONV,
     Lowering(ExecOp.DEFORM_CONV, ("strides", "pads", "dilations", "group", "offset_group")),
 )
+register(
+    OpType.CONV_INTEGER,
+    Lowering(ExecOp.CONV_INTEGER, ("strides", "pads", "dilations", "group")),
+)
 register(OpType.GEMM, Lowering(ExecOp.GEMM, ("trans_a", "trans_b", "alpha", "beta", "relu")))
 register(OpType.MATMUL, Lowering(ExecOp.MATMUL))
 register(OpType.ADD, Lowering(ExecOp.ADD, ("relu",)))

@@ -5,9 +5,9 @@ Calibration (:mod:`stack.compiler.calibrate`) gives each quantised op's input ra
 * ``Gemm`` / 2-D ``MatMul`` with constant weights take the integer path:
   ``QuantizeLinear(x) -> MatMulInteger(x_u8, W_i8) -> DequantizeLinear(int32, s_x * s_w[n])
   -> Add(bias)`` — int8 storage and an int32-accumulating int8 kernel;
-* ``Conv`` keeps a float kernel (there is no int8 convolution kernel) but its weights are
-  stored int8 per output channel and dequantised on the device, and its input goes through a
-  Quantize/Dequantize pair, so it sees the same int8 rounding an int8 kernel would.
+* ``Conv`` keeps a float kernel (this pass does not use ConvInteger's int8 kernel) but its
+  weights are stored int8 per output channel and dequantised on the device, and its input goes
+  through a Quantize/Dequantize pair, so it sees the same int8 rounding an int8 kernel would.
 
 Activations are asymmetric uint8 per tensor; weights symmetric int8 per output channel.
 """

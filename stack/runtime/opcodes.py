@@ -70,6 +70,7 @@ class ExecOp(enum.IntEnum):
     DEFORM_CONV = 50
     CENTER_CROP_PAD = 51
     DYNAMIC_QUANTIZE_LINEAR = 52
+    CONV_INTEGER = 53
 
 
 class ExecDType(enum.IntEnum):
@@ -170,6 +171,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.DEFORM_CONV: OpKind.DEFORM_CONV,
     ExecOp.CENTER_CROP_PAD: OpKind.CENTER_CROP_PAD,
     ExecOp.DYNAMIC_QUANTIZE_LINEAR: OpKind.DYNAMIC_QUANTIZE_LINEAR,
+    ExecOp.CONV_INTEGER: OpKind.CONV_INTEGER,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

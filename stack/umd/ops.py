@@ -75,6 +75,7 @@ class OpKind(enum.IntEnum):
     DEFORM_CONV = 50
     CENTER_CROP_PAD = 51
     DYNAMIC_QUANTIZE_LINEAR = 52
+    CONV_INTEGER = 53
     # END GENERATED
 
 

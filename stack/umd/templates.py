@@ -174,6 +174,7 @@ def default_templates() -> TemplateRegistry:
         (k.CONV_TRANSPOSE, FLOATS, launch_tiled, _four_d),
         (k.COL2IM, FLOATS, launch_elementwise, None),
         (k.DEFORM_CONV, FLOATS, launch_tiled, _four_d),
+        (k.CONV_INTEGER, QUANT, launch_tiled, _four_d),
         (k.MAXPOOL, FLOATS | QUANT, launch_tiled, _four_d),
         (k.AVGPOOL, FLOATS, launch_tiled, _four_d),
         (k.GLOBALAVGPOOL, FLOATS, launch_elementwise, _four_d),

@@ -283,6 +283,7 @@ for _abi in (
 # The ABIs kept in modules of their own register into ABIS on import.
 from stack.kmd.kernels import (  # noqa: E402,F401
     abi_center_crop_pad,
+    abi_conv_integer,
     abi_deform_conv,
     abi_dynamic_quantize,
     abi_grid,

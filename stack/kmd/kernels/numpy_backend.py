@@ -24,6 +24,7 @@ from stack.kmd.kernels import (
     center_crop_pad,
     col2im,
     conv,
+    conv_integer,
     conv_np,
     conv_transpose,
     data,
@@ -52,6 +53,7 @@ DEFAULT_LIMIT = 16 << 30
 GENERIC = (
     linalg,
     conv,
+    conv_integer,
     conv_transpose,
     col2im,
     deform_conv,

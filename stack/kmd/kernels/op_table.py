@@ -74,4 +74,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(50, "DEFORM_CONV", "DEFORM_CONV"),
     KernelRow(51, "CENTER_CROP_PAD", "CENTER_CROP_PAD"),
     KernelRow(52, "DYNAMIC_QUANTIZE_LINEAR", "DYNAMIC_QUANTIZE_LINEAR"),
+    KernelRow(53, "CONV_INTEGER", "CONV_INTEGER"),
 )

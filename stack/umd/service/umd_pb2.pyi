@@ -74,6 +74,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_DEFORM_CONV: _ClassVar[OpType]
     OP_CENTER_CROP_PAD: _ClassVar[OpType]
     OP_DYNAMIC_QUANTIZE_LINEAR: _ClassVar[OpType]
+    OP_CONV_INTEGER: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -142,6 +143,7 @@ OP_AFFINE_GRID: OpType
 OP_DEFORM_CONV: OpType
 OP_CENTER_CROP_PAD: OpType
 OP_DYNAMIC_QUANTIZE_LINEAR: OpType
+OP_CONV_INTEGER: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -5,6 +5,7 @@ from __future__ import annotations
 from stack.umd.registry import TranslatorRegistry
 from stack.umd.translators.affine_grid import AffineGridTranslator
 from stack.umd.translators.col2im import Col2ImTranslator
+from stack.umd.translators.conv_integer import ConvIntegerTranslator
 from stack.umd.translators.conv_pool import ConvPoolTranslator
 from stack.umd.translators.conv_transpose import ConvTransposeTranslator
 from stack.umd.translators.data import DataTranslator
@@ -22,6 +23,7 @@ from stack.umd.translators.unpool import MaxUnpoolTranslator
 __all__ = [
     "AffineGridTranslator",
     "Col2ImTranslator",
+    "ConvIntegerTranslator",
     "ConvPoolTranslator",
     "ConvTransposeTranslator",
     "DataTranslator",
@@ -48,6 +50,7 @@ def default_translators() -> TranslatorRegistry:
         ConvTransposeTranslator(),
         Col2ImTranslator(),
         DeformConvTranslator(),
+        ConvIntegerTranslator(),
         MaxUnpoolTranslator(),
         GridSampleTranslator(),
         AffineGridTranslator(),

@@ -25,6 +25,7 @@ def test_every_op_kind_is_routed() -> None:
         "conv_transpose",
         "col2im",
         "deform_conv",
+        "conv_integer",
         "unpool",
         "grid_sample",
         "affine_grid",

@@ -69,6 +69,9 @@ CASES = [
     (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 2, 5, 5)), T((3, 2, 3, 3)), T((1, 18, 3, 3))], [T((1, 3, 3, 3))]), KernelId.DEFORM_CONV, (1, 1, 0, 0, 0, 0, 1, 1, 1, 1), ()),
     (OpRequest.make(OpKind.DEFORM_CONV, [T((2, 4, 7, 6), DType.F64), T((6, 2, 3, 2), DType.F64), T((2, 24, 4, 5), DType.F64), T((6,), DType.F64), T((2, 12, 4, 5), DType.F64)], [T((2, 6, 4, 5), DType.F64)], strides=(2, 1), pads=(1, 0, 1, 1), dilations=(1, 2), group=2, offset_group=2), KernelId.DEFORM_CONV, (2, 1, 1, 0, 1, 1, 1, 2, 2, 2), ()),
     (OpRequest.make(OpKind.DEFORM_CONV, [T((1, 1, 4, 4), DType.F16), T((2, 1, 1, 1), DType.F16), T((1, 2, 4, 4), DType.F16), T((2,), DType.F16)], [T((1, 2, 4, 4), DType.F16)]), KernelId.DEFORM_CONV, (1, 1, 0, 0, 0, 0, 1, 1, 1, 1), ()),
+    (OpRequest.make(OpKind.CONV_INTEGER, [T((1, 1, 3, 3), U8), T((1, 1, 2, 2), U8), T((), U8)], [T((1, 1, 2, 2), I32)]), KernelId.CONV_INTEGER, (1, 1, 0, 0, 0, 0, 1, 1, 1), ()),
+    (OpRequest.make(OpKind.CONV_INTEGER, [T((2, 4, 7, 6), I8), T((6, 2, 3, 2), U8), T((1,), I8), T((6,), U8)], [T((2, 6, 4, 5), I32)], strides=(2, 1), pads=(1, 0, 1, 1), dilations=(1, 2), group=2), KernelId.CONV_INTEGER, (2, 1, 1, 0, 1, 1, 1, 2, 2), ()),
+    (OpRequest.make(OpKind.CONV_INTEGER, [T((1, 3, 5, 5), U8), T((4, 3, 3, 3), I8)], [T((1, 4, 5, 5), I32)], pads=(1, 1, 1, 1)), KernelId.CONV_INTEGER, (1, 1, 1, 1, 1, 1, 1, 1, 1), ()),
     (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 3, 4, 4)), T((1, 3, 4, 4), I64)], [T((1, 3, 8, 8))], kernel_shape=(2, 2), strides=(2, 2)), KernelId.MAXUNPOOL, (), ()),
     (OpRequest.make(OpKind.MAXUNPOOL, [T((2, 1, 3)), T((2, 1, 3), I32)], [T((2, 1, 10))], kernel_shape=(3,), strides=(3,), output_shape=(2, 1, 10)), KernelId.MAXUNPOOL, (), ()),
     (OpRequest.make(OpKind.MAXUNPOOL, [T((1, 2, 2, 3, 2), DType.F64), T((1, 2, 2, 3, 2), I64)], [T((1, 2, 3, 5, 4), DType.F64)], kernel_shape=(2, 3, 2), strides=(1, 2, 2), pads=(0, 1, 0, 0, 1, 0)), KernelId.MAXUNPOOL, (), ()),
@@ -479,3 +482,64 @@ def test_dynamic_quantize_linear_writes_its_three_outputs_in_order() -> None:
     assert [p.addr for p in blob.params] == [x.addr, *(o.addr for o in outs)]
     assert [p.dtype for p in blob.params] == [F, U8, F, U8]
     assert [p.shape for p in blob.params] == [(3, 5), (3, 5), (), ()]
+
+
+CI = OpKind.CONV_INTEGER
+CI_X, CI_W, CI_Y = T((1, 2, 5, 5), U8), T((3, 2, 3, 3), I8), T((1, 3, 3, 3), I32)
+
+
+@pytest.mark.parametrize(
+    ("req", "err", "field", "words"),
+    [
+        (OpRequest.make(CI, [T((1, 2, 5, 5), I32), CI_W], [CI_Y]), UnsupportedDtypeError, "inputs[0].dtype", ("CONV_INTEGER does not take I32", "supported: I8, U8")),
+        (OpRequest.make(CI, [CI_X, T((3, 2, 3, 3))], [CI_Y]), UnsupportedDtypeError, "inputs[1].dtype", ("does not take F32",)),
+        (OpRequest.make(CI, [CI_X, CI_W, T((), I8)], [CI_Y]), UnsupportedDtypeError, "inputs[2].dtype", ("inputs[2] (a zero point) is I8, expected inputs[0]'s U8",)),
+        (OpRequest.make(CI, [CI_X, CI_W, T((), U8), T((3,), U8)], [CI_Y]), UnsupportedDtypeError, "inputs[3].dtype", ("inputs[3] (a zero point) is U8, expected inputs[1]'s I8",)),
+        (OpRequest.make(CI, [CI_X, CI_W], [T((1, 3, 3, 3))]), UnsupportedDtypeError, "outputs[0].dtype", ("CONV_INTEGER writes I32, not F32",)),
+        (OpRequest.make(CI, [CI_X, CI_W, T((2,), U8)], [CI_Y]), ShapeError, "inputs[2].shape", ("x_zero_point must have 1 element(s), got shape (2,)",)),
+        (OpRequest.make(CI, [CI_X, CI_W, T((), U8), T((2,), I8)], [CI_Y]), ShapeError, "inputs[3].shape", ("w_zero_point must have 1 or 3 element(s)",)),
+        (OpRequest.make(CI, [CI_X, T((3, 1, 3, 3), I8)], [CI_Y]), ShapeError, "inputs[1].shape", ("do not fit input channels 2 with group 1",)),
+        (OpRequest.make(CI, [CI_X, T((3, 1, 3, 3), I8)], [CI_Y], group=2), ShapeError, "inputs[1].shape", ("with group 2",)),
+        (OpRequest.make(CI, [CI_X, T((3, 2, 6, 3), I8)], [CI_Y]), ShapeError, "inputs[1].shape", ("kernel 6x3 larger than the padded input",)),
+        (OpRequest.make(CI, [T((2, 5, 5), U8), T((3, 2, 3), I8)], [T((1, 3, 3), I32)]), ShapeError, "inputs[0].shape", ("x must be 4-D NCHW",)),
+        (OpRequest.make(CI, [CI_X, T((3, 2, 9), I8)], [CI_Y]), ShapeError, "inputs[1].shape", ("w must be 4-D",)),
+        (OpRequest.make(CI, [CI_X, CI_W], [T((1, 3, 5, 5), I32)]), ShapeError, "outputs[0].shape", ("CONV_INTEGER output shape is (1, 3, 3, 3), request says (1, 3, 5, 5)",)),
+        (OpRequest.make(CI, [CI_X, CI_W], [CI_Y], strides=(0, 1)), InvalidRequestError, "attrs.strides", ("strides must be >= 1",)),
+        (OpRequest.make(CI, [CI_X, CI_W], [CI_Y], pads=(0, -1, 0, 0)), InvalidRequestError, "attrs.pads", ("pads must be >= 0",)),
+        (OpRequest.make(CI, [CI_X, CI_W], [CI_Y], dilations=(1, 1, 1)), InvalidRequestError, "attrs.dilations", ("needs 2 values, got 3",)),
+        (OpRequest.make(CI, [CI_X, CI_W], [CI_Y], group=0), InvalidRequestError, "attrs.group", ("group must be >= 1",)),
+        (OpRequest.make(CI, [CI_X], [CI_Y]), InvalidRequestError, "inputs", ("CONV_INTEGER takes 2..4 inputs, got 1",)),
+        (OpRequest.make(CI, [CI_X, CI_W, T((), U8), T((), I8), T((), I8)], [CI_Y]), InvalidRequestError, "inputs", ("takes 2..4 inputs, got 5",)),
+    ],
+    ids=["x I32", "w F32", "x_zero_point I8", "w_zero_point U8", "y F32", "two x zero points",
+         "two w zero points", "channels", "group channels", "kernel", "3-D x", "3-D w",
+         "y shape", "stride 0", "pad < 0", "three dilations", "group 0", "one input",
+         "five inputs"],
+)  # fmt: skip
+def test_a_bad_conv_integer_names_the_field_and_the_fault(
+    req: OpRequest, err: type, field: str, words: tuple[str, ...]
+) -> None:
+    """x and w I8/U8, each zero point of its tensor's dtype and size, y I32 of the
+    convolution's shape, attributes in range: each refusal is typed and names its field."""
+    with pytest.raises(err) as info:
+        Pipeline().compile(req)
+    assert type(info.value) is err and info.value.field == field
+    assert all(w in str(info.value) for w in words), str(info.value)
+
+
+def test_an_nhwc_conv_integer_converts_x_and_y_around_the_kernel() -> None:
+    """x and y have channels on axis 1: NHWC ones are transposed to NCHW before the kernel and
+    back after it; w and the zero points are taken as they are."""
+    x, w = T((1, 5, 5, 2), U8, Layout.NHWC), T((3, 2, 3, 3), I8)
+    xz, wz, y = T((), U8), T((3,), I8), T((1, 3, 3, 3), I32, Layout.NHWC)
+    prog = Pipeline().compile(OpRequest.make(CI, [x, w, xz, wz], [y]))
+    assert prog.scratch == (50, 27 * 4) and prog.primary == 1
+    s = (0xA0000, 0xB0000)
+    blobs = [decode(b) for b in prog.patch((x.addr, w.addr, xz.addr, wz.addr, y.addr, *s))]
+    assert [b.kernel_id for b in blobs] == [KernelId.TRANSPOSE, KernelId.CONV_INTEGER,
+                                            KernelId.TRANSPOSE]  # fmt: skip
+    main = blobs[1]
+    assert [p.addr for p in main.params] == [s[0], w.addr, xz.addr, wz.addr, s[1]]
+    assert [p.shape for p in main.params] == [(1, 2, 5, 5), (3, 2, 3, 3), (), (3,), (1, 3, 3, 3)]
+    assert [p.dtype for p in main.params] == [U8, I8, U8, I8, I32]
+    assert blobs[0].ints == (0, 3, 1, 2) and blobs[2].ints == (0, 2, 3, 1)
