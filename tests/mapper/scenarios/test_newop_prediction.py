@@ -20,7 +20,9 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
 - ``fixtures/new_op_tensorscatter.json``: TensorScatter like scatterelements
   (``ScatterElements`` / ``SCATTER_ELEMENTS``);
 - ``fixtures/new_op_convinteger.json``: ConvInteger like matmulinteger (``MatMulInteger`` /
-  ``MATMUL_INTEGER``, whose kernel is ``GEMM_I8``).
+  ``MATMUL_INTEGER``, whose kernel is ``GEMM_I8``);
+- ``fixtures/new_op_qlinearconv.json``: QLinearConv like conv2d, the similar op the predictor
+  chose itself (no ``--like``).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -65,6 +67,7 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
         "dynamic_\\?quantize",
     ),
     "new_op_convinteger.json": ("ConvInteger", "matmulinteger", "conv_\\?integer"),
+    "new_op_qlinearconv.json": ("QLinearConv", "conv2d", "qlinear_\\?conv"),
 }
 
 
