@@ -64,6 +64,10 @@ register(
     OpType.CONV_INTEGER,
     Lowering(ExecOp.CONV_INTEGER, ("strides", "pads", "dilations", "group")),
 )
+register(
+    OpType.QLINEARCONV,
+    Lowering(ExecOp.QLINEARCONV, ("strides", "pads", "dilations", "group")),
+)
 register(OpType.GEMM, Lowering(ExecOp.GEMM, ("trans_a", "trans_b", "alpha", "beta", "relu")))
 register(OpType.MATMUL, Lowering(ExecOp.MATMUL))
 register(OpType.ADD, Lowering(ExecOp.ADD, ("relu",)))

@@ -37,6 +37,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.COL2IM: Arity(1, 1),  # input (image_shape and block_shape are attributes)
     OpType.DEFORM_CONV: Arity(3, 5),  # X, W, offset, bias, mask (a mask needs the bias)
     OpType.CONV_INTEGER: Arity(2, 4),  # x, w, x_zero_point, w_zero_point (w's needs x's)
+    OpType.QLINEARCONV: Arity(8, 9),  # x, its scale and zero point, w's, y's, then B
     OpType.GEMM: Arity(2, 3),
     OpType.MATMUL: Arity(2, 2),
     OpType.ADD: Arity(2, 2),

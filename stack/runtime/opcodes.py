@@ -71,6 +71,7 @@ class ExecOp(enum.IntEnum):
     CENTER_CROP_PAD = 51
     DYNAMIC_QUANTIZE_LINEAR = 52
     CONV_INTEGER = 53
+    QLINEARCONV = 54
 
 
 class ExecDType(enum.IntEnum):
@@ -172,6 +173,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.CENTER_CROP_PAD: OpKind.CENTER_CROP_PAD,
     ExecOp.DYNAMIC_QUANTIZE_LINEAR: OpKind.DYNAMIC_QUANTIZE_LINEAR,
     ExecOp.CONV_INTEGER: OpKind.CONV_INTEGER,
+    ExecOp.QLINEARCONV: OpKind.QLINEARCONV,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

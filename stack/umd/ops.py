@@ -76,6 +76,7 @@ class OpKind(enum.IntEnum):
     CENTER_CROP_PAD = 51
     DYNAMIC_QUANTIZE_LINEAR = 52
     CONV_INTEGER = 53
+    QLINEARCONV = 54
     # END GENERATED
 
 

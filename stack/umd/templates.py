@@ -175,6 +175,7 @@ def default_templates() -> TemplateRegistry:
         (k.COL2IM, FLOATS, launch_elementwise, None),
         (k.DEFORM_CONV, FLOATS, launch_tiled, _four_d),
         (k.CONV_INTEGER, QUANT, launch_tiled, _four_d),
+        (k.QLINEARCONV, QUANT, launch_tiled, _four_d),
         (k.MAXPOOL, FLOATS | QUANT, launch_tiled, _four_d),
         (k.AVGPOOL, FLOATS, launch_tiled, _four_d),
         (k.GLOBALAVGPOOL, FLOATS, launch_elementwise, _four_d),

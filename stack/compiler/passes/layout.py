@@ -1,9 +1,9 @@
 """Layout assignment: pin the memory layout of every 4-D activation the conv family touches.
 
-The kernels run NCHW, so Conv, DeformConv, ConvInteger, pooling and BatchNorm nodes get
-``layout="NCHW"``; a node of that family whose input is not 4-D is refused here rather than at
-run time. The emitter records the per-node layouts in the Executable's metadata (the UMD request
-carries no layout attribute).
+The kernels run NCHW, so Conv, DeformConv, ConvInteger, QLinearConv, pooling and BatchNorm
+nodes get ``layout="NCHW"``; a node of that family whose input is not 4-D is refused here rather
+than at run time. The emitter records the per-node layouts in the Executable's metadata (the UMD
+request carries no layout attribute).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ NCHW_OPS = frozenset(
         OpType.CONV,
         OpType.DEFORM_CONV,
         OpType.CONV_INTEGER,
+        OpType.QLINEARCONV,
         OpType.MAXPOOL,
         OpType.AVGPOOL,
         OpType.GLOBALAVGPOOL,

@@ -75,4 +75,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(51, "CENTER_CROP_PAD", "CENTER_CROP_PAD"),
     KernelRow(52, "DYNAMIC_QUANTIZE_LINEAR", "DYNAMIC_QUANTIZE_LINEAR"),
     KernelRow(53, "CONV_INTEGER", "CONV_INTEGER"),
+    KernelRow(54, "QLINEARCONV", "QLINEARCONV"),
 )

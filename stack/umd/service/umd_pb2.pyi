@@ -75,6 +75,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_CENTER_CROP_PAD: _ClassVar[OpType]
     OP_DYNAMIC_QUANTIZE_LINEAR: _ClassVar[OpType]
     OP_CONV_INTEGER: _ClassVar[OpType]
+    OP_QLINEARCONV: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -144,6 +145,7 @@ OP_DEFORM_CONV: OpType
 OP_CENTER_CROP_PAD: OpType
 OP_DYNAMIC_QUANTIZE_LINEAR: OpType
 OP_CONV_INTEGER: OpType
+OP_QLINEARCONV: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

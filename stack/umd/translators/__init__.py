@@ -16,6 +16,7 @@ from stack.umd.translators.index import IndexTranslator
 from stack.umd.translators.linear import LinearTranslator
 from stack.umd.translators.norm import NormTranslator
 from stack.umd.translators.pointwise import PointwiseTranslator
+from stack.umd.translators.qlinear_conv import QLinearConvTranslator
 from stack.umd.translators.quant import QuantTranslator
 from stack.umd.translators.reduce import ReduceTranslator
 from stack.umd.translators.unpool import MaxUnpoolTranslator
@@ -35,6 +36,7 @@ __all__ = [
     "MaxUnpoolTranslator",
     "NormTranslator",
     "PointwiseTranslator",
+    "QLinearConvTranslator",
     "QuantTranslator",
     "ReduceTranslator",
     "default_translators",
@@ -51,6 +53,7 @@ def default_translators() -> TranslatorRegistry:
         Col2ImTranslator(),
         DeformConvTranslator(),
         ConvIntegerTranslator(),
+        QLinearConvTranslator(),
         MaxUnpoolTranslator(),
         GridSampleTranslator(),
         AffineGridTranslator(),

@@ -5,7 +5,9 @@ Inputs x [N, C, H, W] and w [M, C/group, kH, kW], each I8 or U8, and the optiona
 x_zero_point (one element, x's dtype) and w_zero_point (one element or M, w's dtype), in
 ONNX's order (a w_zero_point needs an x_zero_point before it: a zero one); y [N, M, oH, oW]
 I32, oH and oW the convolution's. x and y are activations: 4-D NHWC ones are converted around
-the kernel, as CONV2D's; w and the zero points are taken as they are.
+the kernel, as CONV2D's; w and the zero points are taken as they are. The window's attributes
+and shapes are read by :func:`integer_conv_attrs` and :func:`integer_conv_shape`, which
+QLINEARCONV's translator (:mod:`stack.umd.translators.qlinear_conv`) shares.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from stack.umd.translators._common import (
 )
 
 
-def _conv_integer_attrs(attrs: dict) -> dict[str, int]:
+def integer_conv_attrs(attrs: dict) -> dict[str, int]:
+    """The window's immediates (strides, pads, dilations, group; default 1s and 0 pads); one
+    out of range an InvalidRequestError on the attribute."""
     strides = attr_ints(attrs, "strides", 2, (1, 1))
     pads = attr_ints(attrs, "pads", 4, (0, 0, 0, 0))
     dil = attr_ints(attrs, "dilations", 2, (1, 1))
@@ -69,7 +73,7 @@ class ConvIntegerTranslator(OpTranslator):
     def parse(self, req: OpRequest, templates: TemplateRegistry) -> Semantic:
         need_counts(req, (2, 4))
         _check_dtypes(req, templates)
-        kattrs = _conv_integer_attrs(req.attr_map())
+        kattrs = integer_conv_attrs(req.attr_map())
         b = Builder(req)
         x = b.input(0, Layout.NCHW)
         rest = tuple(b.input(i) for i in range(1, len(req.inputs)))
@@ -78,28 +82,41 @@ class ConvIntegerTranslator(OpTranslator):
         return b.build(call)
 
     def infer(self, call: KernelCall) -> tuple[tuple[int, ...], ...]:
-        x, w = call.ins[0].shape, call.ins[1].shape
-        if len(x) != 4:
-            raise ShapeError(f"x must be 4-D NCHW, got {x}", field="inputs[0].shape")
-        if len(w) != 4:
-            raise ShapeError(f"w must be 4-D [M, C/group, kH, kW], got {w}",
-                             field="inputs[1].shape")  # fmt: skip
-        n, c, h, wd = x
-        m, cg, kh, kw = w
-        i = call.i
-        g = i("group")
-        if cg * g != c or m % g:
-            raise ShapeError(f"weights {w} do not fit input channels {c} with group {g}",
-                             field="inputs[1].shape")  # fmt: skip
-        span_h = h + i("pad_top") + i("pad_bottom") - i("dilation_h") * (kh - 1) - 1
-        span_w = wd + i("pad_left") + i("pad_right") - i("dilation_w") * (kw - 1) - 1
-        if min(span_h, span_w) < 0:
-            raise ShapeError(f"kernel {kh}x{kw} larger than the padded input {x}",
-                             field="inputs[1].shape")  # fmt: skip
+        n, m, oh, ow = integer_conv_shape(call, 1)
         per_channel = (1,) if m == 1 else (1, m)  # w's zero point per tensor or per channel
         for at, name, allowed in ((2, "x_zero_point", (1,)), (3, "w_zero_point", per_channel)):
-            if len(call.ins) > at and math.prod(call.ins[at].shape) not in allowed:
-                counts = " or ".join(map(str, allowed))
-                raise ShapeError(f"{name} must have {counts} element(s), got shape "
-                                 f"{call.ins[at].shape}", field=f"inputs[{at}].shape")  # fmt: skip
-        return ((n, m, span_h // i("stride_h") + 1, span_w // i("stride_w") + 1),)
+            check_elements(call, at, name, allowed)
+        return ((n, m, oh, ow),)
+
+
+def integer_conv_shape(call: KernelCall, w_at: int) -> tuple[int, int, int, int]:
+    """(N, M, oH, oW) of the convolution of x (input 0) by w (input ``w_at``): x 4-D NCHW and
+    w 4-D [M, C/group, kH, kW], else a ShapeError on that input; channels that do not split into
+    the groups, or a kernel larger than the padded x, a ShapeError on w."""
+    x, w = call.ins[0].shape, call.ins[w_at].shape
+    w_field = f"inputs[{w_at}].shape"
+    if len(x) != 4:
+        raise ShapeError(f"x must be 4-D NCHW, got {x}", field="inputs[0].shape")
+    if len(w) != 4:
+        raise ShapeError(f"w must be 4-D [M, C/group, kH, kW], got {w}", field=w_field)
+    n, c, h, wd = x
+    m, cg, kh, kw = w
+    i = call.i
+    g = i("group")
+    if cg * g != c or m % g:
+        raise ShapeError(f"weights {w} do not fit input channels {c} with group {g}",
+                         field=w_field)  # fmt: skip
+    span_h = h + i("pad_top") + i("pad_bottom") - i("dilation_h") * (kh - 1) - 1
+    span_w = wd + i("pad_left") + i("pad_right") - i("dilation_w") * (kw - 1) - 1
+    if min(span_h, span_w) < 0:
+        raise ShapeError(f"kernel {kh}x{kw} larger than the padded input {x}", field=w_field)
+    return n, m, span_h // i("stride_h") + 1, span_w // i("stride_w") + 1
+
+
+def check_elements(call: KernelCall, at: int, name: str, allowed: tuple[int, ...]) -> None:
+    """Input ``at`` (``name``), when present, has one of the ``allowed`` element counts, else a
+    ShapeError on its shape."""
+    if len(call.ins) > at and math.prod(call.ins[at].shape) not in allowed:
+        counts = " or ".join(map(str, allowed))
+        raise ShapeError(f"{name} must have {counts} element(s), got shape "
+                         f"{call.ins[at].shape}", field=f"inputs[{at}].shape")  # fmt: skip

@@ -26,6 +26,7 @@ def test_every_op_kind_is_routed() -> None:
         "col2im",
         "deform_conv",
         "conv_integer",
+        "qlinear_conv",
         "unpool",
         "grid_sample",
         "affine_grid",
