@@ -202,15 +202,19 @@ def _split(form: str, new_words: Sequence[str]) -> list[str]:
 
 
 def glued(ws: Sequence[str]) -> list[str]:
-    """``ws`` with each number joined to the words around it, as names spell them
-    (col, 2, im → col2im; conv, 2, d → conv2d)."""
+    """``ws`` with each number joined to the words around it and a lone letter to the word
+    after it, as names spell them (col, 2, im → col2im; conv, 2, d → conv2d; q, linear,
+    matmul → qlinear, matmul: ``qlinear_matmul``, as the stack and ONNX's reference write
+    ``QLinearMatMul``)."""
     out: list[str] = []
-    digit = False
+    digit = lone = False
     for w in ws:
-        if out and (digit or w.isdigit()):
+        if out and (digit or lone or w.isdigit()):
             out[-1] += w
+            lone = False
         else:
             out.append(w)
+            lone = len(w) == 1 and w.isalpha()
         digit = w.isdigit()
     return out
 

@@ -62,8 +62,10 @@ def test_without_the_new_words_the_compact_form_is_used() -> None:
         ("Col2Im", "col2im"),
         ("Conv2DTranspose", "conv2d_transpose"),
         ("RMSNormalization", "rms_normalization"),
+        ("QLinearConv", "qlinear_conv"),
+        ("QLinearMatMul", "qlinear_mat_mul"),
         ("__", "__"),
     ],
 )
-def test_snake_case_glues_numbers_to_their_words(name: str, snaked: str) -> None:
+def test_snake_case_glues_numbers_and_lone_letters_to_their_words(name: str, snaked: str) -> None:
     assert snake(name) == snaked
