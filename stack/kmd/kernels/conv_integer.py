@@ -23,6 +23,7 @@ import numpy as np
 
 from stack.kmd.kernels import conv
 from stack.kmd.kernels.ids import KernelId
+from stack.kmd.kernels.quant import store_saturated
 
 _QUANT = (np.dtype(np.int8), np.dtype(np.uint8))
 _F32, _I32 = np.dtype(np.float32), np.dtype(np.int32)
@@ -144,9 +145,7 @@ def qlinear_conv(
     acc *= scale / y_s.astype(xp.float32).reshape(())
     xp.rint(acc, out=acc)
     acc += y_zp.astype(xp.float32).reshape(())
-    info = xp.iinfo(y.dtype)
-    xp.clip(acc, info.min, info.max, out=acc)
-    xp.copyto(y, acc, casting="unsafe")
+    store_saturated(xp, acc, y)
 
 
 TABLE = {KernelId.CONV_INTEGER: conv_integer, KernelId.QLINEARCONV: qlinear_conv}

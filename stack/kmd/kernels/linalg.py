@@ -9,6 +9,7 @@ from typing import Any
 
 from stack.kmd.kernels.elementwise import relu_
 from stack.kmd.kernels.ids import KernelId
+from stack.kmd.kernels.quant import store_saturated
 
 
 def gemm(
@@ -80,9 +81,7 @@ def qlinearmatmul(
     ).astype(xp.float32)
     mult = _scale(xp, a_s, (-1, 1)) * _scale(xp, b_s, (1, -1)) / _scale(xp, y_s, (1, -1))
     q = xp.rint(acc * mult) + y_zp.astype(xp.float32).reshape(() if y_zp.size == 1 else (1, -1))
-    info = xp.iinfo(y.dtype)
-    xp.clip(q, info.min, info.max, out=q)
-    xp.copyto(y, q, casting="unsafe")
+    store_saturated(xp, q, y)
 
 
 TABLE = {

@@ -19,6 +19,14 @@ def _along(x: Any, v: Any, axis: int) -> Any:
     return v.reshape(shape)
 
 
+def store_saturated(xp: Any, q: Any, y: Any) -> None:
+    """Store the float ``q`` (already rounded) into the integer ``y``, clipped to ``y``'s
+    range (``q`` is clipped in place)."""
+    info = xp.iinfo(y.dtype)
+    xp.clip(q, info.min, info.max, out=q)
+    xp.copyto(y, q, casting="unsafe")
+
+
 def quantize(
     xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> None:
@@ -29,9 +37,7 @@ def quantize(
     xp.rint(q, out=q)
     if len(ins) > 2:
         q += _along(x, ins[2].astype(xp.float32), ints[0])
-    info = xp.iinfo(y.dtype)
-    xp.clip(q, info.min, info.max, out=q)
-    xp.copyto(y, q, casting="unsafe")
+    store_saturated(xp, q, y)
 
 
 def dequantize(

@@ -59,6 +59,32 @@ def window_immediates(
     }  # fmt: skip
 
 
+def window_attrs(attrs: Mapping[str, AttrValue], *groups: str) -> dict[str, int]:
+    """The 2-D window's immediates (strides and dilations default 1, pads 0) and each of the
+    ``groups`` counts (default 1), as the NCHW convolutions with checked windows read them: a
+    stride, dilation or count below 1, or a pad below 0, an InvalidRequestError on it."""
+    strides = attr_ints(attrs, "strides", 2, (1, 1))
+    pads = attr_ints(attrs, "pads", 4, (0, 0, 0, 0))
+    dil = attr_ints(attrs, "dilations", 2, (1, 1))
+    counts = {name: attr_int(attrs, name, 1) for name in groups}
+    checked = [("strides", strides, 1), ("pads", pads, 0), ("dilations", dil, 1)]
+    for name, values, low in [*checked, *((n, (v,), 1) for n, v in counts.items())]:
+        if min(values) < low:
+            raise InvalidRequestError(f"{name} must be >= {low}, got {values}",
+                                      field=f"attrs.{name}")  # fmt: skip
+    return {**window_immediates(strides, pads, dil), **counts}
+
+
+def nchw_call(req: OpRequest, kernel: KernelId, ints: dict[str, int]) -> Semantic:
+    """``kernel`` on every input in order and output 0, x (input 0) and y in NCHW (NHWC ones
+    converted around it), the other inputs as they are."""
+    b = Builder(req)
+    x = b.input(0, Layout.NCHW)
+    rest = tuple(b.input(i) for i in range(1, len(req.inputs)))
+    call = KernelCall(kernel, (x, *rest, b.output(0, Layout.NCHW)), 1 + len(rest), ints)
+    return b.build(call)
+
+
 def need_counts(req: OpRequest, n_in: tuple[int, int], n_out: int = 1) -> None:
     lo, hi = n_in
     if not lo <= len(req.inputs) <= hi:

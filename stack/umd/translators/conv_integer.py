@@ -6,8 +6,9 @@ x_zero_point (one element, x's dtype) and w_zero_point (one element or M, w's dt
 ONNX's order (a w_zero_point needs an x_zero_point before it: a zero one); y [N, M, oH, oW]
 I32, oH and oW the convolution's. x and y are activations: 4-D NHWC ones are converted around
 the kernel, as CONV2D's; w and the zero points are taken as they are. The window's attributes
-and shapes are read by :func:`integer_conv_attrs` and :func:`integer_conv_shape`, which
-QLINEARCONV's translator (:mod:`stack.umd.translators.qlinear_conv`) shares.
+are read by :func:`~stack.umd.translators._common.window_attrs`, its shapes by
+:func:`integer_conv_shape`, which QLINEARCONV's translator
+(:mod:`stack.umd.translators.qlinear_conv`) shares.
 """
 
 from __future__ import annotations
@@ -16,34 +17,12 @@ import math
 
 from stack.kmd.dtypes import DType
 from stack.kmd.kernels.ids import KernelId
-from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
-from stack.umd.ops import Layout, OpKind, OpRequest
+from stack.umd.errors import ShapeError, UnsupportedDtypeError
+from stack.umd.ops import OpKind, OpRequest
 from stack.umd.plan import KernelCall, Semantic
 from stack.umd.registry import OpTranslator
 from stack.umd.templates import TemplateRegistry
-from stack.umd.translators._common import (
-    Builder,
-    attr_int,
-    attr_ints,
-    check_dtype,
-    need_counts,
-    window_immediates,
-)
-
-
-def integer_conv_attrs(attrs: dict) -> dict[str, int]:
-    """The window's immediates (strides, pads, dilations, group; default 1s and 0 pads); one
-    out of range an InvalidRequestError on the attribute."""
-    strides = attr_ints(attrs, "strides", 2, (1, 1))
-    pads = attr_ints(attrs, "pads", 4, (0, 0, 0, 0))
-    dil = attr_ints(attrs, "dilations", 2, (1, 1))
-    group = attr_int(attrs, "group", 1)
-    for name, values, low in (("strides", strides, 1), ("pads", pads, 0), ("dilations", dil, 1),
-                              ("group", (group,), 1)):  # fmt: skip
-        if min(values) < low:
-            raise InvalidRequestError(f"{name} must be >= {low}, got {values}",
-                                      field=f"attrs.{name}")  # fmt: skip
-    return {**window_immediates(strides, pads, dil), "group": group}
+from stack.umd.translators._common import check_dtype, nchw_call, need_counts, window_attrs
 
 
 def _check_dtypes(req: OpRequest, templates: TemplateRegistry) -> None:
@@ -73,13 +52,7 @@ class ConvIntegerTranslator(OpTranslator):
     def parse(self, req: OpRequest, templates: TemplateRegistry) -> Semantic:
         need_counts(req, (2, 4))
         _check_dtypes(req, templates)
-        kattrs = integer_conv_attrs(req.attr_map())
-        b = Builder(req)
-        x = b.input(0, Layout.NCHW)
-        rest = tuple(b.input(i) for i in range(1, len(req.inputs)))
-        call = KernelCall(KernelId.CONV_INTEGER, (x, *rest, b.output(0, Layout.NCHW)),
-                          1 + len(rest), kattrs)  # fmt: skip
-        return b.build(call)
+        return nchw_call(req, KernelId.CONV_INTEGER, window_attrs(req.attr_map(), "group"))
 
     def infer(self, call: KernelCall) -> tuple[tuple[int, ...], ...]:
         n, m, oh, ow = integer_conv_shape(call, 1)

@@ -10,36 +10,21 @@ offset, mask and Y are activations: 4-D NHWC ones are converted around the kerne
 from __future__ import annotations
 
 from stack.kmd.kernels.ids import KernelId
-from stack.umd.errors import InvalidRequestError, ShapeError
+from stack.umd.errors import ShapeError
 from stack.umd.ops import Layout, OpKind, OpRequest
 from stack.umd.plan import KernelCall, Semantic
 from stack.umd.registry import OpTranslator
 from stack.umd.templates import TemplateRegistry
 from stack.umd.translators._common import (
     Builder,
-    attr_int,
-    attr_ints,
     check_dtype,
     need_counts,
     same_dtype,
-    window_immediates,
+    window_attrs,
 )
 
 #: The inputs that are activations (channels on axis 1), by position: X, offset, mask.
 _ACTIVATIONS = (0, 2, 4)
-
-
-def _deform_conv_attrs(attrs: dict) -> dict[str, int]:
-    strides = attr_ints(attrs, "strides", 2, (1, 1))
-    pads = attr_ints(attrs, "pads", 4, (0, 0, 0, 0))
-    dil = attr_ints(attrs, "dilations", 2, (1, 1))
-    group, og = attr_int(attrs, "group", 1), attr_int(attrs, "offset_group", 1)
-    for name, values, low in (("strides", strides, 1), ("pads", pads, 0), ("dilations", dil, 1),
-                              ("group", (group,), 1), ("offset_group", (og,), 1)):  # fmt: skip
-        if min(values) < low:
-            raise InvalidRequestError(f"{name} must be >= {low}, got {values}",
-                                      field=f"attrs.{name}")  # fmt: skip
-    return {**window_immediates(strides, pads, dil), "group": group, "offset_group": og}
 
 
 class DeformConvTranslator(OpTranslator):
@@ -54,7 +39,7 @@ class DeformConvTranslator(OpTranslator):
         x = req.inputs[0]
         check_dtype(templates, KernelId.DEFORM_CONV, x.dtype, "inputs[0].dtype")
         same_dtype(req, (0,), "outputs")
-        kattrs = _deform_conv_attrs(req.attr_map())
+        kattrs = window_attrs(req.attr_map(), "group", "offset_group")
         b = Builder(req)
         ins = tuple(
             b.input(i, Layout.NCHW if i in _ACTIVATIONS else Layout.ANY)

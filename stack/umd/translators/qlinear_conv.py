@@ -16,16 +16,12 @@ from __future__ import annotations
 from stack.kmd.dtypes import DType
 from stack.kmd.kernels.ids import KernelId
 from stack.umd.errors import ShapeError, UnsupportedDtypeError
-from stack.umd.ops import Layout, OpKind, OpRequest
+from stack.umd.ops import OpKind, OpRequest
 from stack.umd.plan import KernelCall, Semantic
 from stack.umd.registry import OpTranslator
 from stack.umd.templates import TemplateRegistry
-from stack.umd.translators._common import Builder, check_dtype, need_counts
-from stack.umd.translators.conv_integer import (
-    check_elements,
-    integer_conv_attrs,
-    integer_conv_shape,
-)
+from stack.umd.translators._common import check_dtype, nchw_call, need_counts, window_attrs
+from stack.umd.translators.conv_integer import check_elements, integer_conv_shape
 
 #: Where w is among the inputs (x is input 0).
 _W = 3
@@ -66,13 +62,7 @@ class QLinearConvTranslator(OpTranslator):
     def parse(self, req: OpRequest, templates: TemplateRegistry) -> Semantic:
         need_counts(req, (8, 9))
         _check_dtypes(req, templates)
-        kattrs = integer_conv_attrs(req.attr_map())
-        b = Builder(req)
-        x = b.input(0, Layout.NCHW)
-        rest = tuple(b.input(i) for i in range(1, len(req.inputs)))
-        call = KernelCall(KernelId.QLINEARCONV, (x, *rest, b.output(0, Layout.NCHW)),
-                          1 + len(rest), kattrs)  # fmt: skip
-        return b.build(call)
+        return nchw_call(req, KernelId.QLINEARCONV, window_attrs(req.attr_map(), "group"))
 
     def infer(self, call: KernelCall) -> tuple[tuple[int, ...], ...]:
         n, m, oh, ow = integer_conv_shape(call, _W)
