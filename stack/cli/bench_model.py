@@ -1,8 +1,9 @@
 """``refstack bench model``: a model through the stack and onnxruntime: time, error, memory plan.
 
-Both run the same inputs in the same process, alternating, after a warm-up, with the same
-number of threads (``--threads``: onnxruntime's intra-op threads, the stack's
-``$REFSTACK_THREADS``); figures are medians, and the comparisons are ratios measured in this
+Both run the same inputs in the same process, after a warm-up, taking turns in blocks of a few
+runs (:data:`BLOCK`: a change in a shared machine's load hits both), with the same number of
+threads (``--threads``: onnxruntime's intra-op threads, the stack's ``$REFSTACK_THREADS``);
+figures are medians, and the comparisons are ratios measured in this
 run (never fixed thresholds). ``blas_core`` names the CPU core OpenBLAS runs the stack's GEMMs
 for (``Haswell``: AVX2; ``SkylakeX``: AVX-512): the ratios of GEMM-bound models depend on it.
 ``fixed_run_us`` is the median time of one run of a one-op model
@@ -33,16 +34,30 @@ def register(app: typer.Typer) -> None:
     app.command("model")(bench_model)
 
 
-def _median_ms(fn: Callable[[], Any], runs: int) -> tuple[float, float]:
-    """Median wall-clock and process-CPU milliseconds of ``fn`` (CPU time sums all threads,
-    so an engine's busy-waiting worker threads count against it)."""
-    wall, cpu = [], []
-    for _ in range(runs):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        fn()
-        cpu.append((time.process_time() - start_cpu) * 1e3)
-        wall.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(wall), statistics.median(cpu)
+#: Most runs of one engine in a row: the engines take turns in blocks of this many runs (at
+#: least one block each of a quarter of the runs), so that a change in a shared machine's load
+#: during the measurement weighs on both, while a model's weights stay warm within a block.
+BLOCK = 5
+
+
+def _medians_ms(fns: list[Callable[[], Any]], runs: int) -> list[tuple[float, float]]:
+    """Median wall-clock and process-CPU milliseconds of each of ``fns``, ``runs`` times each,
+    the functions taking turns in blocks (:data:`BLOCK`). CPU time sums all threads, so an
+    engine's busy-waiting worker threads count against it."""
+    wall: list[list[float]] = [[] for _ in fns]
+    cpu: list[list[float]] = [[] for _ in fns]
+    block = max(1, min(BLOCK, runs // 4))
+    done = 0
+    while done < runs:
+        count = min(block, runs - done)
+        for fn, walls, cpus in zip(fns, wall, cpu, strict=True):
+            for _ in range(count):
+                start, start_cpu = time.perf_counter(), time.process_time()
+                fn()
+                cpus.append((time.process_time() - start_cpu) * 1e3)
+                walls.append((time.perf_counter() - start) * 1e3)
+        done += count
+    return [(statistics.median(w), statistics.median(c)) for w, c in zip(wall, cpu, strict=True)]
 
 
 def one_op_model() -> Any:
@@ -84,8 +99,9 @@ def fixed_cost(*, threads: int, runs: int = 2000) -> dict[str, float]:
         for _ in range(50):
             compiled.run(feeds)
             session.run(None, feeds)
-        stack_ms, _ = _median_ms(lambda: compiled.run(feeds), runs)
-    ort_ms, _ = _median_ms(lambda: session.run(None, feeds), runs)
+        (stack_ms, _), (ort_ms, _) = _medians_ms(
+            [lambda: compiled.run(feeds), lambda: session.run(None, feeds)], runs
+        )
     return {
         "fixed_run_us": round(stack_ms * 1e3, 2),
         "onnxruntime_fixed_run_us": round(ort_ms * 1e3, 2),
@@ -125,8 +141,9 @@ def measure(
         for _ in range(3):
             compiled.run(feeds)
             session.run(None, feeds)
-        stack_ms, stack_cpu = _median_ms(lambda: compiled.run(feeds), runs)
-        ort_ms, ort_cpu = _median_ms(lambda: session.run(None, feeds), runs)
+        (stack_ms, stack_cpu), (ort_ms, ort_cpu) = _medians_ms(
+            [lambda: compiled.run(feeds), lambda: session.run(None, feeds)], runs
+        )
         figures = compiled.result.memory_figures()
     finally:
         compiled.close()

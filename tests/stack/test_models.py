@@ -260,3 +260,15 @@ def test_compile_cli_int8(tmp_path: Path) -> None:
     assert summary["int8"] and summary["op_counts"]["MatMulInteger"] == 3
     ops = {op.op.name for op in Executable.from_bytes(dst.read_bytes()).ops}
     assert {"QUANTIZE", "MATMUL_INTEGER", "DEQUANTIZE"} <= ops
+
+
+def test_the_engines_take_turns_in_blocks_and_each_runs_its_count() -> None:
+    from stack.cli.bench_model import _medians_ms
+
+    calls: list[str] = []
+    figures = _medians_ms([lambda: calls.append("a"), lambda: calls.append("b")], 12)
+    assert calls == list("aaabbbaaabbbaaabbbaaabbb")  # blocks of 12 // 4 runs
+    assert len(figures) == 2 and all(len(f) == 2 for f in figures)
+    calls.clear()
+    _medians_ms([lambda: calls.append("a"), lambda: calls.append("b")], 1)
+    assert calls == ["a", "b"]
