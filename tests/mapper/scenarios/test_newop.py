@@ -24,8 +24,9 @@ def points(walk: NewOpWalk) -> set[tuple[str, str | None, str, str]]:
 def test_toy_stack_with_a_hole_in_the_middle(toy_view: MapView) -> None:
     walk = walk_new_op(toy_view, "gelu")
     assert walk.like == "relu"
-    # spelling 0.75, shape 2/3: ONNX Gelu has Relu's input and output, and an attribute more
-    assert walk.candidates[0] == ("relu", (0.75 + 2 / 3) / 2)
+    # spelling: characters 0.75, words 0 (gelu, relu); shape 2/3: ONNX Gelu has Relu's input
+    # and output, and an attribute more
+    assert walk.candidates[0] == ("relu", ((0.75 + 0) / 2 + 2 / 3) / 2)
     assert points(walk) == {
         (
             "implementation",

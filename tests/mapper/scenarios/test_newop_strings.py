@@ -212,7 +212,8 @@ def test_the_similar_op_is_chosen_by_shape_as_well_as_spelling(view: MapView) ->
     assert similar.shape("convtranspose", "transpose") == 0.0
     assert similar.shape("convtranspose", "conv2d") is None  # no ONNX operator of that name
     spelling = {
-        op: max(_ratio("convtranspose", s) for s in vocab.spellings(vs)) for op, vs in known.items()
+        op: max(similar.spelling("convtranspose", s) for s in vocab.spellings(vs))
+        for op, vs in known.items()
     }
     assert max(spelling, key=spelling.__getitem__) == "transpose"
     ranked = similar.similar_ops("ConvTranspose", known)
@@ -225,6 +226,25 @@ def test_the_similar_op_is_chosen_by_shape_as_well_as_spelling(view: MapView) ->
 
 def _ratio(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, a, b).ratio()
+
+
+def test_spelling_weighs_the_words_an_op_shares_as_well_as_its_characters() -> None:
+    """CenterCropPad shares more characters with Expand than with Pad, and the word Pad with
+    Pad only."""
+    assert _ratio("centercroppad", "expand") > _ratio("centercroppad", "pad")
+    assert similar.spelling("centercroppad", "pad") == (_ratio("centercroppad", "pad") + 1 / 3) / 2
+    assert similar.spelling("centercroppad", "expand") == _ratio("centercroppad", "expand") / 2
+    # a name ONNX does not know is one word
+    assert similar.spelling("conv2d", "conv2d") == 1.0
+    assert similar.spelling("conv2d", "conv") == _ratio("conv2d", "conv") / 2
+
+
+def test_a_quantised_input_is_a_feature_of_its_own() -> None:
+    """QLinearConv's x, w and zero points are quantised as ConvInteger's are: of its 21
+    features (9 inputs, 5 of them quantised, an output, 6 attributes) it shares 15 with
+    ConvInteger and 10 with Conv (whose inputs are float)."""
+    assert similar.shape("qlinearconv", "convinteger") == 15 / 21
+    assert similar.shape("qlinearconv", "conv") == 10 / 21
 
 
 def test_family_tables_mapping_rows_and_tests_of_the_op_own_code(view: MapView) -> None:
