@@ -22,7 +22,9 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
 - ``fixtures/new_op_convinteger.json``: ConvInteger like matmulinteger (``MatMulInteger`` /
   ``MATMUL_INTEGER``, whose kernel is ``GEMM_I8``);
 - ``fixtures/new_op_qlinearconv.json``: QLinearConv like conv2d, the similar op the predictor
-  chose itself (no ``--like``).
+  chose itself (no ``--like``);
+- ``fixtures/new_op_bitcast.json``: BitCast like cast (``Cast`` / ``CAST``), the predictor's
+  own choice again.
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -68,6 +70,7 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     ),
     "new_op_convinteger.json": ("ConvInteger", "matmulinteger", "conv_\\?integer"),
     "new_op_qlinearconv.json": ("QLinearConv", "conv2d", "qlinear_\\?conv"),
+    "new_op_bitcast.json": ("BitCast", "cast", "bit_\\?cast"),
 }
 
 
