@@ -40,6 +40,12 @@ def new_op(
         return
     sims = ", ".join(f"{c} {s:.2f}" for c, s in walk.candidates[:3])
     typer.echo(f"new op {walk.op}, modelled on {walk.like} (similar: {sims})")
+    if walk.weak:
+        typer.echo(
+            f"weak match: no known op is much like {walk.op}; pass --like OP to model it on "
+            "the op you mean",
+            err=True,
+        )
     for plan in walk.layers:
         typer.echo(f"\n{plan.layer}:")
         if plan.no_change:

@@ -9,6 +9,8 @@ place it is modelled on; a layer holding none says why, with the interfaces cros
 
 from __future__ import annotations
 
+import dataclasses
+
 from mapper.errors import UnknownNameError
 from mapper.impact.mapview import MapView, Node, cite
 from mapper.impact.records import Hop, hop_of
@@ -151,7 +153,8 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     points = conventions.into_own_modules(view, known, token, name, points)
     points.extend(conventions.attribute_contracts(view, known, token, name))
     codes = attrcodes.attribute_codes(view, known, name, points, rows)  # beside the kernel
-    return _plan(view, name, token, ranked[:5], unique(points) + codes)
+    walk = _plan(view, name, token, ranked[:5], unique(points) + codes)
+    return dataclasses.replace(walk, weak=like is None and ranked[0][1] < similar.WEAK)
 
 
 def _in_place(view: MapView, node: Node, vocabs: dict[str, list[vocab.Value]]) -> bool:

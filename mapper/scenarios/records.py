@@ -69,6 +69,9 @@ class NewOpWalk:
     candidates: tuple[tuple[str, float], ...]  # similar existing ops, most similar first
     layers: tuple[LayerPlan, ...]
     outside: tuple[ChangePoint, ...]  # tests and docs (no layer)
+    #: The tool chose ``like`` though no known op is much like the new one
+    #: (:data:`mapper.scenarios.similar.WEAK`): the footprint may be the wrong one to follow.
+    weak: bool = False
 
     @property
     def points(self) -> list[ChangePoint]:
@@ -82,6 +85,7 @@ class NewOpWalk:
             "op": self.op,
             "like": self.like,
             "candidates": [{"op": c, "similarity": round(s, 4)} for c, s in self.candidates],
+            "weak_match": self.weak,
             "layers": [plan.to_json() for plan in self.layers],
             "outside_layers": [p.to_json() for p in self.outside],
             "files": self.files(),

@@ -51,6 +51,13 @@ def _schemas() -> dict[str, frozenset[str]]:
     return out
 
 
+#: Below this similarity the most similar op is a weak match, and the walk says so. Of the
+#: thirteen ops in this repository's history (``scripts/newop_history.py --own``), two were
+#: chosen below it: ReverseSequence (relu, 0.16; file recall 0.78, where GatherElements, the
+#: op its implementer followed, gives 0.93) and CenterCropPad (expand, 0.19; 0.94, where Pad
+#: gives 1.00).
+WEAK = 0.2
+
 #: Element types of a quantised tensor.
 _QUANTISED = frozenset({"tensor(int8)", "tensor(uint8)", "tensor(int4)", "tensor(uint4)"})
 

@@ -112,3 +112,28 @@ def test_cli_json_and_bad_like(toy: Path) -> None:
     )
     assert bad.returncode == 2
     assert bad.stderr.strip() == "error: unknown op 'tanh'; known: add, mul, relu, sub"
+
+
+def test_a_weak_match_is_said(toy: Path, toy_view: MapView) -> None:
+    """No op of the toy stack is much like RotaryEmbedding: the walk still follows the most
+    similar, and says the match is weak (not when the op to follow was named)."""
+    from mapper.scenarios import similar
+
+    walk = walk_new_op(toy_view, "RotaryEmbedding")
+    assert walk.candidates[0][1] < similar.WEAK
+    assert walk.weak and walk.to_json()["weak_match"] is True
+    assert not walk_new_op(toy_view, "RotaryEmbedding", like=walk.like).weak
+    assert walk_new_op(toy_view, "gelu").weak is False
+    text = subprocess.run(
+        [str(STACKMAP), "scenario", "new-op", "RotaryEmbedding", "--root", str(toy)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith(f"new op RotaryEmbedding, modelled on {walk.like} ")
+    assert text.stderr == (
+        "weak match: no known op is much like RotaryEmbedding; pass --like OP to model it on "
+        "the op you mean\n"
+    )
