@@ -48,6 +48,7 @@ def _load() -> None:
     if _IMPORTERS:
         return
     from stack.adapter import (  # noqa: F401
+        ops_bitcast,
         ops_center_crop_pad,
         ops_composite,
         ops_deform_conv,

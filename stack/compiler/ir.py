@@ -109,6 +109,7 @@ class OpType(enum.StrEnum):
     BINARY = "Binary"  # fn: the ONNX op name (Pow, Mod, Less, ...); i0
     WHERE = "Where"
     CAST = "Cast"  # to: the element type
+    BITCAST = "BitCast"  # to: the element type the bits are read as (of the same width)
     REDUCE = "Reduce"  # fn: ReduceSum, ...; axes (non-negative), keepdims
     ARG_REDUCE = "ArgReduce"  # fn: ArgMax / ArgMin; axis, keepdims, select_last_index
     CUMSUM = "CumSum"

@@ -108,6 +108,7 @@ register(OpType.UNARY, Lowering(ExecOp.UNARY, ("fn", "alpha", "beta", "i0", "i1"
 register(OpType.BINARY, Lowering(ExecOp.BINARY, ("fn", "i0")))
 register(OpType.WHERE, Lowering(ExecOp.WHERE))
 register(OpType.CAST, Lowering(ExecOp.CAST))
+register(OpType.BITCAST, Lowering(ExecOp.BITCAST))
 register(OpType.REDUCE, Lowering(ExecOp.REDUCE, ("fn", "axes", "keepdims")))
 register(
     OpType.ARG_REDUCE, Lowering(ExecOp.ARG_REDUCE, ("fn", "axis", "keepdims", "select_last_index"))

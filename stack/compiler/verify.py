@@ -75,6 +75,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.BINARY: Arity(2, 2),
     OpType.WHERE: Arity(3, 3),
     OpType.CAST: Arity(1, 1),
+    OpType.BITCAST: Arity(1, 1),
     OpType.REDUCE: Arity(1, 1),
     OpType.ARG_REDUCE: Arity(1, 1),
     OpType.CUMSUM: Arity(1, 1),

@@ -72,6 +72,7 @@ class ExecOp(enum.IntEnum):
     DYNAMIC_QUANTIZE_LINEAR = 52
     CONV_INTEGER = 53
     QLINEARCONV = 54
+    BITCAST = 55
 
 
 class ExecDType(enum.IntEnum):
@@ -174,6 +175,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.DYNAMIC_QUANTIZE_LINEAR: OpKind.DYNAMIC_QUANTIZE_LINEAR,
     ExecOp.CONV_INTEGER: OpKind.CONV_INTEGER,
     ExecOp.QLINEARCONV: OpKind.QLINEARCONV,
+    ExecOp.BITCAST: OpKind.BITCAST,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

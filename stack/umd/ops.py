@@ -77,6 +77,7 @@ class OpKind(enum.IntEnum):
     DYNAMIC_QUANTIZE_LINEAR = 52
     CONV_INTEGER = 53
     QLINEARCONV = 54
+    BITCAST = 55
     # END GENERATED
 
 

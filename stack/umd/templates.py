@@ -204,6 +204,7 @@ def default_templates() -> TemplateRegistry:
         (k.BINARY, ALL, launch_elementwise, None),
         (k.WHERE, ALL, launch_elementwise, None),
         (k.CAST, ALL, launch_elementwise, None),
+        (k.BITCAST, ALL, launch_elementwise, None),
         (k.REDUCE, ALL, launch_rows, None),
         (k.ARG_REDUCE, FLOATS | INTS, launch_rows, None),
         (k.CUMSUM, FLOATS | INTS, launch_rows, None),

@@ -206,6 +206,10 @@ for _abi in (
     KernelAbi(KernelId.WHERE, ("cond", "X", "Y"), ("Z",), doc="Z = cond ? X : Y (broadcast)."),
     KernelAbi(KernelId.CAST, ("X",), ("Y",), doc="Y = X converted to Y's dtype (C conversion)."),
     KernelAbi(
+        KernelId.BITCAST, ("X",), ("Y",),
+        doc="ONNX BitCast: Y = X's bytes read as Y's dtype (X's shape and element width).",
+    ),
+    KernelAbi(
         KernelId.REDUCE, ("X",), ("Y",),
         ints=(Imm("fn", None, "ReduceFn"), Imm("axes_mask", 0, "bit i: reduce axis i")),
         doc="Y = fn over the masked axes (stack.kmd.kernels.reduce.ReduceFn); Y keeps or drops "

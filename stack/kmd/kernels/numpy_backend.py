@@ -20,6 +20,7 @@ import numpy as np
 from stack.kmd.kernels import (
     affine_grid,
     binary,
+    bitcast,
     blas,
     center_crop_pad,
     col2im,
@@ -66,6 +67,7 @@ GENERIC = (
     binary,
     reduce,
     index,
+    bitcast,
     center_crop_pad,
     grid_sample,
     affine_grid,

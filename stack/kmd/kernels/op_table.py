@@ -76,4 +76,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(52, "DYNAMIC_QUANTIZE_LINEAR", "DYNAMIC_QUANTIZE_LINEAR"),
     KernelRow(53, "CONV_INTEGER", "CONV_INTEGER"),
     KernelRow(54, "QLINEARCONV", "QLINEARCONV"),
+    KernelRow(55, "BITCAST", "BITCAST"),
 )

@@ -76,6 +76,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_DYNAMIC_QUANTIZE_LINEAR: _ClassVar[OpType]
     OP_CONV_INTEGER: _ClassVar[OpType]
     OP_QLINEARCONV: _ClassVar[OpType]
+    OP_BITCAST: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -146,6 +147,7 @@ OP_CENTER_CROP_PAD: OpType
 OP_DYNAMIC_QUANTIZE_LINEAR: OpType
 OP_CONV_INTEGER: OpType
 OP_QLINEARCONV: OpType
+OP_BITCAST: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

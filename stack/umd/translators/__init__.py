@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stack.umd.registry import TranslatorRegistry
 from stack.umd.translators.affine_grid import AffineGridTranslator
+from stack.umd.translators.bitcast import BitCastTranslator
 from stack.umd.translators.col2im import Col2ImTranslator
 from stack.umd.translators.conv_integer import ConvIntegerTranslator
 from stack.umd.translators.conv_pool import ConvPoolTranslator
@@ -23,6 +24,7 @@ from stack.umd.translators.unpool import MaxUnpoolTranslator
 
 __all__ = [
     "AffineGridTranslator",
+    "BitCastTranslator",
     "Col2ImTranslator",
     "ConvIntegerTranslator",
     "ConvPoolTranslator",
@@ -62,6 +64,7 @@ def default_translators() -> TranslatorRegistry:
         QuantTranslator(),
         DataTranslator(),
         PointwiseTranslator(),
+        BitCastTranslator(),
         ReduceTranslator(),
         IndexTranslator(),
     ):

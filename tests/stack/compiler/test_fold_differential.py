@@ -66,6 +66,13 @@ BINARY_DTYPES = {
 BINARY_MAKE = {"Pow": small_exponent, "Mod": nonzero_divisor, "BitShiftLeft": shift_amounts,
                "BitShiftRight": shift_amounts}  # fmt: skip
 
+#: The (from, to) pairs of device types of one width.
+BITCASTS = (
+    ("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("int64", "float64"),
+    ("int8", "uint8"), ("uint8", "int8"), ("bool", "uint8"), ("bool", "int8"), ("uint8", "bool"),
+    ("int8", "bool"),
+)  # fmt: skip
+
 SPECS: dict[str, Spec] = {
     "Add": Spec(OpType.ADD, ((3, 4), (4,)), FLOATS + INTS),
     "Sub": Spec(OpType.SUB, ((3, 4), (3, 1)), FLOATS + INTS),
@@ -97,6 +104,10 @@ SPECS: dict[str, Spec] = {
     **{
         f"Cast.{to}": Spec(OpType.CAST, ((3, 4),), ALL, {"to": to})
         for to in ("float32", "float16", "int32", "int64", "uint8", "bool")
+    },
+    **{
+        f"BitCast.{src}.{to}": Spec(OpType.BITCAST, ((3, 4),), (src,), {"to": to})
+        for src, to in BITCASTS
     },
     **{
         f"Reduce.{fn}": Spec(

@@ -35,6 +35,7 @@ def test_every_op_kind_is_routed() -> None:
         "quant",
         "data",
         "pointwise",
+        "bitcast",
         "reduce",
         "index",
     }
