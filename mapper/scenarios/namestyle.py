@@ -89,10 +89,11 @@ class Spelling:
 
 def stem(name: str, joined: bool | None, form: str) -> str:
     """The file stem of the new op ``name``: its compact ``form`` where the place spells the
-    similar op joined, else its words in snake case."""
+    similar op joined, its words in snake case where split, and where nothing says either
+    (the similar op is one word) :func:`~mapper.scenarios.vocab.module_stem`."""
     if joined:
         return form
-    return vocab.snake(name)
+    return vocab.snake(name) if joined is False else vocab.module_stem(name)
 
 
 def covered_layer(view: MapView, folder: str) -> str | None:

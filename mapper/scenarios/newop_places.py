@@ -41,9 +41,9 @@ def devoted_path(path: str, spelt: set[str]) -> bool:
 
 
 def module_name(name: str) -> str:
-    """The file stem a new op's module takes: its words, snake case (``ConvTranspose`` →
-    ``conv_transpose``)."""
-    return vocab.snake(name)
+    """The file stem a new op's module takes (``ConvTranspose`` → ``conv_transpose``,
+    ``BitCast`` → ``bitcast``: :func:`~mapper.scenarios.vocab.module_stem`)."""
+    return vocab.module_stem(name)
 
 
 def new_module(

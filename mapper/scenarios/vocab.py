@@ -10,10 +10,13 @@ methods, tests, and what the map links to them (registrations, uses, doc mention
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from mapper.impact.mapview import MapView, Node
 from mapper.model import EdgeKind, NodeKind
@@ -223,6 +226,36 @@ def snake(name: str) -> str:
     """The words of ``name`` in snake case, numbers glued (``ConvTranspose`` →
     ``conv_transpose``, ``Col2Im`` → ``col2im``); ``name`` lowered when it has none."""
     return "_".join(glued(words(name))) or name.lower()
+
+
+def module_stem(name: str) -> str:
+    """The new op ``name`` as the stem of a module or test file where nothing on the map says
+    how to spell it: as ONNX's reference implementation names the op's module where it has
+    one (``BitCast`` → ``bitcast``, ``TopK`` → ``topk``, ``QLinearMatMul`` →
+    ``qlinear_matmul``), else :func:`snake`.
+
+    Of the reference stack's ops whose ONNX reference module joins words that :func:`words`
+    separates, five are spelt there as ONNX spells them (``BITCAST``, ``MATMUL``,
+    ``MATMUL_INTEGER``, ``QLINEARMATMUL``, ``TOPK``) and two with the words apart
+    (``GATHER_ND``, ``SCATTER_ND``, whose similar op ``GATHER_ND`` was spelt apart before them:
+    such evidence, where there is some, decides instead: :mod:`.namestyle`)."""
+    return _reference_names().get(compact(name)) or snake(name)
+
+
+@functools.cache
+def _reference_names() -> dict[str, str]:
+    """Compact op name → the name of its module in ONNX's reference implementation
+    (``onnx/reference/ops/op_bitcast.py`` → ``bitcast``), read from the installed package's
+    file names (nothing is imported); empty without the ``onnx`` package."""
+    try:
+        spec = importlib.util.find_spec("onnx")
+    except (ImportError, ValueError):
+        return {}
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    ops = Path(next(iter(spec.submodule_search_locations))) / "reference" / "ops"
+    names = sorted(p.stem.removeprefix("op_") for p in ops.glob("op_*.py"))
+    return {n.replace("_", ""): n for n in names}
 
 
 def short_name_of(node_id: str) -> str:
