@@ -7,16 +7,23 @@ figures are medians, and the comparisons are ratios measured in this
 run (never fixed thresholds). ``blas_core`` names the CPU core OpenBLAS runs the stack's GEMMs
 for (``Haswell``: AVX2; ``SkylakeX``: AVX-512): the ratios of GEMM-bound models depend on it.
 ``fixed_run_us`` is the median time of one run of a one-op model
-(the per-run cost that does not depend on the model), beside onnxruntime's.
+(the per-run cost that does not depend on the model), beside onnxruntime's. ``*_ms_p90`` say
+how far the machine's noise reaches. ``handoff_us`` (more than one thread) is the median cost
+of handing an empty tile to the KMD's other worker threads and waiting for them, which a tiled
+launch pays once per pass it splits: 73-257 us over several runs on a 2-vCPU AMD EPYC VM, where
+a blocking ping-pong between two Python threads took 236 us, against launches of 0.1-5 ms; it
+bounds how well small launches scale on such a machine.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +47,24 @@ def register(app: typer.Typer) -> None:
 BLOCK = 5
 
 
-def _medians_ms(fns: list[Callable[[], Any]], runs: int) -> list[tuple[float, float]]:
-    """Median wall-clock and process-CPU milliseconds of each of ``fns``, ``runs`` times each,
-    the functions taking turns in blocks (:data:`BLOCK`). CPU time sums all threads, so an
-    engine's busy-waiting worker threads count against it."""
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """One engine's runs, in milliseconds."""
+
+    wall: float  # median wall-clock
+    cpu: float  # median process CPU time (all threads)
+    wall_p90: float  # 90th percentile wall-clock (nearest rank): how far the noise reaches
+
+
+def _p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.9 * len(ordered)) - 1)]
+
+
+def _medians_ms(fns: list[Callable[[], Any]], runs: int) -> list[Timing]:
+    """The :class:`Timing` of each of ``fns``, ``runs`` times each, the functions taking turns
+    in blocks (:data:`BLOCK`). CPU time sums all threads, so an engine's busy-waiting worker
+    threads count against it."""
     wall: list[list[float]] = [[] for _ in fns]
     cpu: list[list[float]] = [[] for _ in fns]
     block = max(1, min(BLOCK, runs // 4))
@@ -57,7 +78,37 @@ def _medians_ms(fns: list[Callable[[], Any]], runs: int) -> list[tuple[float, fl
                 cpus.append((time.process_time() - start_cpu) * 1e3)
                 walls.append((time.perf_counter() - start) * 1e3)
         done += count
-    return [(statistics.median(w), statistics.median(c)) for w, c in zip(wall, cpu, strict=True)]
+    return [
+        Timing(statistics.median(w), statistics.median(c), _p90(w))
+        for w, c in zip(wall, cpu, strict=True)
+    ]
+
+
+def _nothing() -> None:
+    """An empty tile."""
+
+
+def handoff_us(threads: int, runs: int = 2000) -> float | None:
+    """Median µs of handing an empty tile to each of the KMD's other ``threads - 1`` worker
+    threads and waiting for them (:class:`stack.kmd.kernels.parallel.WorkerPool`): what a tiled
+    launch pays on this machine once per pass it splits; None for one thread."""
+    if threads < 2:
+        return None
+    from stack.kmd.kernels.parallel import WorkerPool
+
+    pool = WorkerPool(threads)
+    parts = [_nothing] * threads
+    times = []
+    try:
+        for _ in range(100):
+            pool.run(parts)
+        for _ in range(runs):
+            start = time.perf_counter()
+            pool.run(parts)
+            times.append(time.perf_counter() - start)
+    finally:
+        pool.close()
+    return round(statistics.median(times) * 1e6, 2)
 
 
 def one_op_model() -> Any:
@@ -99,12 +150,12 @@ def fixed_cost(*, threads: int, runs: int = 2000) -> dict[str, float]:
         for _ in range(50):
             compiled.run(feeds)
             session.run(None, feeds)
-        (stack_ms, _), (ort_ms, _) = _medians_ms(
+        stack, ort = _medians_ms(
             [lambda: compiled.run(feeds), lambda: session.run(None, feeds)], runs
         )
     return {
-        "fixed_run_us": round(stack_ms * 1e3, 2),
-        "onnxruntime_fixed_run_us": round(ort_ms * 1e3, 2),
+        "fixed_run_us": round(stack.wall * 1e3, 2),
+        "onnxruntime_fixed_run_us": round(ort.wall * 1e3, 2),
     }
 
 
@@ -141,7 +192,7 @@ def measure(
         for _ in range(3):
             compiled.run(feeds)
             session.run(None, feeds)
-        (stack_ms, stack_cpu), (ort_ms, ort_cpu) = _medians_ms(
+        stack, ort = _medians_ms(
             [lambda: compiled.run(feeds), lambda: session.run(None, feeds)], runs
         )
         figures = compiled.result.memory_figures()
@@ -157,12 +208,14 @@ def measure(
         "int8": bool(int8),
         "runs": runs,
         "compile_load_ms": round(compile_load_ms, 3),
-        "stack_ms_p50": round(stack_ms, 4),
-        "onnxruntime_ms_p50": round(ort_ms, 4),
-        "time_ratio": round(stack_ms / ort_ms, 3),
-        "stack_cpu_ms_p50": round(stack_cpu, 4),
-        "onnxruntime_cpu_ms_p50": round(ort_cpu, 4),
-        "cpu_time_ratio": round(stack_cpu / max(ort_cpu, 1e-9), 3),
+        "stack_ms_p50": round(stack.wall, 4),
+        "onnxruntime_ms_p50": round(ort.wall, 4),
+        "time_ratio": round(stack.wall / ort.wall, 3),
+        "stack_ms_p90": round(stack.wall_p90, 4),
+        "onnxruntime_ms_p90": round(ort.wall_p90, 4),
+        "stack_cpu_ms_p50": round(stack.cpu, 4),
+        "onnxruntime_cpu_ms_p50": round(ort.cpu, 4),
+        "cpu_time_ratio": round(stack.cpu / max(ort.cpu, 1e-9), 3),
         "max_abs_err": err,
         "naive_bytes": figures["naive_bytes"],
         "arena_bytes": figures["arena_bytes"],
@@ -219,6 +272,7 @@ def bench_model(
         with progress(f"benchmarking {model}"):
             figures = measure(proto, runs=runs, streams=streams, int8=int8, threads=threads)
         figures.update(fixed_cost(threads=threads))
+        figures["handoff_us"] = handoff_us(threads)
     except StackError as err:
         fail(err, as_json=as_json)
     except (OSError, onnx.checker.ValidationError) as err:

@@ -172,6 +172,9 @@ def test_bench_model_prints_the_figures() -> None:
     ):
         assert key in fig
     assert fig["threads"] == 2
+    assert fig["stack_ms_p90"] >= fig["stack_ms_p50"]
+    assert fig["onnxruntime_ms_p90"] >= fig["onnxruntime_ms_p50"]
+    assert fig["handoff_us"] > 0
     assert fig["blas_core"] == blas.core()
     assert fig["max_abs_err"] < 1e-4
     assert fig["lower_bound_bytes"] <= fig["arena_bytes"] <= fig["naive_bytes"]
@@ -262,13 +265,29 @@ def test_compile_cli_int8(tmp_path: Path) -> None:
     assert {"QUANTIZE", "MATMUL_INTEGER", "DEQUANTIZE"} <= ops
 
 
+def test_the_90th_percentile_is_the_nearest_rank() -> None:
+    from stack.cli.bench_model import _p90
+
+    assert _p90([float(v) for v in range(1, 11)]) == 9.0  # rank ceil(0.9 * 10) = 9
+    assert _p90([float(v) for v in range(1, 12)]) == 10.0  # rank ceil(9.9) = 10
+    assert _p90([5.0]) == 5.0
+
+
+def test_the_handoff_is_measured_only_with_more_than_one_thread() -> None:
+    from stack.cli.bench_model import handoff_us
+
+    assert handoff_us(1) is None
+    cost = handoff_us(2, runs=50)
+    assert cost is not None and cost > 0
+
+
 def test_the_engines_take_turns_in_blocks_and_each_runs_its_count() -> None:
     from stack.cli.bench_model import _medians_ms
 
     calls: list[str] = []
     figures = _medians_ms([lambda: calls.append("a"), lambda: calls.append("b")], 12)
     assert calls == list("aaabbbaaabbbaaabbbaaabbb")  # blocks of 12 // 4 runs
-    assert len(figures) == 2 and all(len(f) == 2 for f in figures)
+    assert len(figures) == 2 and all(f.wall_p90 >= f.wall for f in figures)
     calls.clear()
     _medians_ms([lambda: calls.append("a"), lambda: calls.append("b")], 1)
     assert calls == ["a", "b"]
