@@ -9,8 +9,6 @@ place it is modelled on; a layer holding none says why, with the interfaces cros
 
 from __future__ import annotations
 
-import dataclasses
-
 from mapper.errors import UnknownNameError
 from mapper.impact.mapview import MapView, Node, cite
 from mapper.impact.records import Hop, hop_of
@@ -153,8 +151,8 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     points = conventions.into_own_modules(view, known, token, name, points)
     points.extend(conventions.attribute_contracts(view, known, token, name))
     codes = attrcodes.attribute_codes(view, known, name, points, rows)  # beside the kernel
-    walk = _plan(view, name, token, ranked[:5], unique(points) + codes)
-    return dataclasses.replace(walk, weak=like is None and ranked[0][1] < similar.WEAK)
+    weak = like is None and ranked[0][1] < similar.WEAK
+    return _plan(view, name, token, ranked[:5], unique(points) + codes, weak)
 
 
 def _in_place(view: MapView, node: Node, vocabs: dict[str, list[vocab.Value]]) -> bool:
@@ -253,7 +251,12 @@ def _registrations(
 
 
 def _plan(
-    view: MapView, name: str, like: str, ranked: list[tuple[str, float]], points: list[ChangePoint]
+    view: MapView,
+    name: str,
+    like: str,
+    ranked: list[tuple[str, float]],
+    points: list[ChangePoint],
+    weak: bool,
 ) -> NewOpWalk:
     by_layer: dict[str, list[ChangePoint]] = {}
     outside: list[ChangePoint] = []
@@ -290,4 +293,4 @@ def _plan(
         )
         plans.append(LayerPlan(layer, (), reason))
     outside.sort(key=lambda p: (p.kind.value, p.path or "", p.line or 0))
-    return NewOpWalk(name, like, tuple(ranked), tuple(plans), tuple(outside))
+    return NewOpWalk(name, like, tuple(ranked), tuple(plans), tuple(outside), weak)

@@ -111,6 +111,7 @@ def _onnx_names() -> dict[str, str]:
     return {vocab.compact(s.name): s.name for s in onnx_schemas()}
 
 
+@cache
 def _words(compact: str) -> frozenset[str]:
     """The words of a compact op name, from its ONNX spelling (``qlinearconv`` → qlinear,
     conv); the name as one word when ONNX has no such operator."""

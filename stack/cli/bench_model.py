@@ -3,11 +3,11 @@
 Both run the same inputs in the same process, after a warm-up, taking turns in blocks of a few
 runs (:data:`BLOCK`: a change in a shared machine's load hits both), with the same number of
 threads (``--threads``: onnxruntime's intra-op threads, the stack's ``$REFSTACK_THREADS``);
-figures are medians, and the comparisons are ratios measured in this
-run (never fixed thresholds). ``blas_core`` names the CPU core OpenBLAS runs the stack's GEMMs
-for (``Haswell``: AVX2; ``SkylakeX``: AVX-512): the ratios of GEMM-bound models depend on it.
-``fixed_run_us`` is the median time of one run of a one-op model
-(the per-run cost that does not depend on the model), beside onnxruntime's. ``*_ms_p90`` say
+figures are medians, and the comparisons are ratios measured in this run (never fixed
+thresholds). ``blas_core`` names the CPU core OpenBLAS runs the stack's GEMMs for
+(``Haswell``: AVX2; ``SkylakeX``: AVX-512): the ratios of GEMM-bound models depend on it.
+``fixed_run_us`` is the median time of one run of a one-op model (the per-run cost that does
+not depend on the model), beside onnxruntime's. ``*_ms_p90`` say
 how far the machine's noise reaches. ``handoff_us`` (more than one thread) is the median cost
 of handing an empty tile to the KMD's other worker threads and waiting for them, which a tiled
 launch pays once per pass it splits: 73-257 us over several runs on a 2-vCPU AMD EPYC VM, where
