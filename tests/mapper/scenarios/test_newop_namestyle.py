@@ -135,3 +135,19 @@ def test_split_and_one_word_spellings_give_snake_case(view: MapView) -> None:
         ("test", "tests/down/test_conformance_pad_reflect.py"),
         ("test", "tests/up/test_pad_reflect.py"),
     }
+
+
+def test_where_the_similar_op_is_one_word_onnx_reference_spells_the_new_files(
+    view: MapView,
+) -> None:
+    """pad says nothing of how words go: BitCast's new files are spelt as ONNX's reference
+    implementation names its module (``op_bitcast.py``), where the word splitter gives
+    bit_cast; an op ONNX does not know keeps its words apart (PadReflect above)."""
+    assert vocab.snake("BitCast") == "bit_cast"
+    assert vocab.module_stem("BitCast") == "bitcast"
+    assert vocab.module_stem("QLinearMatMul") == "qlinear_matmul"
+    assert vocab.module_stem("MyOwnOp") == "my_own_op"
+    assert _new_files(view, "BitCast", "pad") == {
+        ("test", "tests/down/test_conformance_bitcast.py"),
+        ("test", "tests/up/test_bitcast.py"),
+    }
