@@ -172,6 +172,8 @@ def test_bench_model_prints_the_figures() -> None:
     ):
         assert key in fig
     assert fig["threads"] == 2
+    ratio = fig["fixed_run_us"] / fig["onnxruntime_fixed_run_us"]
+    assert fig["fixed_run_over_onnxruntime"] == pytest.approx(ratio, abs=0.01)
     assert fig["stack_ms_p90"] >= fig["stack_ms_p50"]
     assert fig["onnxruntime_ms_p90"] >= fig["onnxruntime_ms_p50"]
     assert fig["handoff_us"] > 0
