@@ -9,7 +9,7 @@ thresholds). ``blas_core`` names the CPU core OpenBLAS runs the stack's GEMMs fo
 ``fixed_run_us`` is the median time of one run of a one-op model (the per-run cost that does
 not depend on the model), beside onnxruntime's, and ``fixed_run_over_onnxruntime`` their ratio
 in this run (the machine's speed moves both: on a shared 2-vCPU VM the stack's figure ranged
-12.7-24.9 us over one hour while the ratio stayed 1.70-1.94). ``*_ms_p90`` say
+12.7-24.9 us over one 90-minute session while the ratio stayed 1.70-1.94). ``*_ms_p90`` say
 how far the machine's noise reaches. ``handoff_us`` (more than one thread) is the median cost
 of handing an empty tile to the KMD's other worker threads and waiting for them, which a tiled
 launch pays once per pass it splits: 73-257 us over several runs on a 2-vCPU AMD EPYC VM, where
