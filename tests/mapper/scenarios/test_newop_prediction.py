@@ -24,7 +24,9 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
 - ``fixtures/new_op_qlinearconv.json``: QLinearConv like conv2d, the similar op the predictor
   chose itself (no ``--like``);
 - ``fixtures/new_op_bitcast.json``: BitCast like cast (``Cast`` / ``CAST``), the predictor's
-  own choice again.
+  own choice again;
+- ``fixtures/new_op_det.json``: Det like matmul (``MatMul`` / ``MATMUL``: a batched op over
+  the trailing matrices; the predictor's own choice was relu).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -71,6 +73,8 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     "new_op_convinteger.json": ("ConvInteger", "matmulinteger", "conv_\\?integer"),
     "new_op_qlinearconv.json": ("QLinearConv", "conv2d", "qlinear_\\?conv"),
     "new_op_bitcast.json": ("BitCast", "cast", "bit_\\?cast"),
+    # the op's name is a short word: only where it stands alone or between underscores
+    "new_op_det.json": ("Det", "matmul", "\\(^\\|[^a-z]\\)det\\([^a-z]\\|$\\)"),
 }
 
 
