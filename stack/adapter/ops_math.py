@@ -1,4 +1,4 @@
-"""Importers of the arithmetic family: Gemm, MatMul, Add/Sub/Mul/Div, Sum, Relu, Softmax,
+"""Importers of the arithmetic family: Gemm, MatMul, Det, Add/Sub/Mul/Div, Sum, Relu, Softmax,
 LayerNormalization."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import math
 import onnx
 
 from stack.adapter.context import ImportContext, attributes, present_inputs
+from stack.adapter.errors import ModelFormatError
 from stack.adapter.registry import register
 from stack.compiler import OpType, ShapeInferenceError
 
@@ -33,6 +34,28 @@ def gemm(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
 @register("MatMul")
 def matmul(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     ctx.emit(name, OpType.MATMUL, list(proto.input[:2]), [proto.output[0]])
+
+
+@register("Det")
+def det(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """Y[*] = det(X[*, M, M]) (opset 11+): the IR ``Det``. An older opset, a missing or extra
+    input or output, an X that is not float16, float32 or float64 (bfloat16 has no IR type and
+    is refused at the graph input), of rank below 2 or whose trailing axes differ is a
+    ModelFormatError naming the node."""
+    ins, outs = list(proto.input), list(proto.output)
+
+    def bad(why: str) -> ModelFormatError:
+        return ModelFormatError(f"Det {why}", op="Det", node=name)
+
+    if ctx.opset < 11 or len(ins) != 1 or not ins[0] or len(outs) != 1 or not outs[0]:
+        raise bad(f"(opset 11+, model opset {ctx.opset}) takes one input and one output, "
+                  f"got {ins} -> {outs}")  # fmt: skip
+    x = ctx.type_of(ins[0])
+    if not x.dtype.is_float:
+        raise bad(f"takes a float16, float32 or float64 X, got {x.dtype.value}")
+    if len(x.shape) < 2 or x.shape[-1] != x.shape[-2]:
+        raise bad(f"takes X of shape [*, M, M] (square trailing matrices), got {list(x.shape)}")
+    ctx.emit(name, OpType.DET, ins, outs)
 
 
 @register(*_BINARY)

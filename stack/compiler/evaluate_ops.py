@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from stack.compiler.bitcast import evaluate as _bitcast
+from stack.compiler.det import evaluate as _det
 from stack.compiler.evaluate import register
 from stack.compiler.ir import ElemType, Node, OpType, TensorType
 from stack.compiler.spatial_rules import unpool_shape
@@ -276,6 +277,7 @@ for _op, _fn in (
     (OpType.WHERE, _where),
     (OpType.CAST, _cast),
     (OpType.BITCAST, _bitcast),
+    (OpType.DET, _det),
     (OpType.REDUCE, _reduce),
     (OpType.ARG_REDUCE, _arg_reduce),
     (OpType.GATHER, _gather),

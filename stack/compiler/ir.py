@@ -74,6 +74,7 @@ class OpType(enum.StrEnum):
     QLINEARCONV = "QLinearConv"  # ConvInteger's attributes; scales, zero points and B as inputs
     GEMM = "Gemm"
     MATMUL = "MatMul"
+    DET = "Det"  # X [*, M, M] -> [*]: the determinant of each trailing square matrix
     ADD = "Add"
     SUB = "Sub"
     MUL = "Mul"

@@ -269,6 +269,7 @@ from stack.compiler import (  # noqa: E402,F401  (the rest)
     bitcast,
     center_crop_pad,
     conv_integer,
+    det,
     op_rules,
     spatial_rules,
     tensor_scatter,

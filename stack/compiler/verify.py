@@ -40,6 +40,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.QLINEARCONV: Arity(8, 9),  # x, its scale and zero point, w's, y's, then B
     OpType.GEMM: Arity(2, 3),
     OpType.MATMUL: Arity(2, 2),
+    OpType.DET: Arity(1, 1),
     OpType.ADD: Arity(2, 2),
     OpType.SUB: Arity(2, 2),
     OpType.MUL: Arity(2, 2),

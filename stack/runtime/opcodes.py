@@ -73,6 +73,7 @@ class ExecOp(enum.IntEnum):
     CONV_INTEGER = 53
     QLINEARCONV = 54
     BITCAST = 55
+    DET = 56
 
 
 class ExecDType(enum.IntEnum):
@@ -176,6 +177,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.CONV_INTEGER: OpKind.CONV_INTEGER,
     ExecOp.QLINEARCONV: OpKind.QLINEARCONV,
     ExecOp.BITCAST: OpKind.BITCAST,
+    ExecOp.DET: OpKind.DET,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

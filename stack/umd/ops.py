@@ -78,6 +78,7 @@ class OpKind(enum.IntEnum):
     CONV_INTEGER = 53
     QLINEARCONV = 54
     BITCAST = 55
+    DET = 56
     # END GENERATED
 
 

@@ -112,6 +112,7 @@
 #define REFSTACK_KERNEL_CONV_INTEGER   53
 #define REFSTACK_KERNEL_QLINEARCONV    54
 #define REFSTACK_KERNEL_BITCAST        55
+#define REFSTACK_KERNEL_DET            56
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

@@ -289,6 +289,7 @@ from stack.kmd.kernels import (  # noqa: E402,F401
     abi_center_crop_pad,
     abi_conv_integer,
     abi_deform_conv,
+    abi_det,
     abi_dynamic_quantize,
     abi_grid,
     abi_pool,

@@ -71,4 +71,5 @@ class KernelId(enum.IntEnum):
     CONV_INTEGER = 53
     QLINEARCONV = 54
     BITCAST = 55
+    DET = 56
     # END GENERATED

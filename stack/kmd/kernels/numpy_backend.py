@@ -30,6 +30,7 @@ from stack.kmd.kernels import (
     conv_transpose,
     data,
     deform_conv,
+    det,
     elementwise,
     grid_sample,
     ids,
@@ -53,6 +54,7 @@ NAME = "numpy"
 DEFAULT_LIMIT = 16 << 30
 GENERIC = (
     linalg,
+    det,
     conv,
     conv_integer,
     conv_transpose,

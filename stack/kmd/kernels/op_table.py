@@ -77,4 +77,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(53, "CONV_INTEGER", "CONV_INTEGER"),
     KernelRow(54, "QLINEARCONV", "QLINEARCONV"),
     KernelRow(55, "BITCAST", "BITCAST"),
+    KernelRow(56, "DET", "DET"),
 )

@@ -77,6 +77,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_CONV_INTEGER: _ClassVar[OpType]
     OP_QLINEARCONV: _ClassVar[OpType]
     OP_BITCAST: _ClassVar[OpType]
+    OP_DET: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -148,6 +149,7 @@ OP_DYNAMIC_QUANTIZE_LINEAR: OpType
 OP_CONV_INTEGER: OpType
 OP_QLINEARCONV: OpType
 OP_BITCAST: OpType
+OP_DET: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -11,6 +11,7 @@ from stack.umd.translators.conv_pool import ConvPoolTranslator
 from stack.umd.translators.conv_transpose import ConvTransposeTranslator
 from stack.umd.translators.data import DataTranslator
 from stack.umd.translators.deform_conv import DeformConvTranslator
+from stack.umd.translators.det import DetTranslator
 from stack.umd.translators.elementwise import ElementwiseTranslator
 from stack.umd.translators.grid_sample import GridSampleTranslator
 from stack.umd.translators.index import IndexTranslator
@@ -31,6 +32,7 @@ __all__ = [
     "ConvTransposeTranslator",
     "DataTranslator",
     "DeformConvTranslator",
+    "DetTranslator",
     "ElementwiseTranslator",
     "GridSampleTranslator",
     "IndexTranslator",
@@ -50,6 +52,7 @@ def default_translators() -> TranslatorRegistry:
     reg = TranslatorRegistry()
     for t in (
         LinearTranslator(),
+        DetTranslator(),
         ConvPoolTranslator(),
         ConvTransposeTranslator(),
         Col2ImTranslator(),

@@ -1,8 +1,7 @@
 """Input generators of the fold differential test (:mod:`test_fold_differential`): random
-values of a dtype with its extremes, and the inputs some ops need in range (divisors, exponents,
-shift amounts, indices, MaxUnpool places, ReverseSequence lengths, TensorScatter write
-indices). Each is
-``(rng, shape, dtype, position) -> array``."""
+values of a dtype with its extremes (or, for floats, without them), and the inputs some ops need
+in range (divisors, exponents, shift amounts, indices, MaxUnpool places, ReverseSequence
+lengths, TensorScatter write indices). Each is ``(rng, shape, dtype, position) -> array``."""
 
 from __future__ import annotations
 
@@ -32,6 +31,13 @@ def values(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i:
     specials = np.array([np.nan, np.inf, -np.inf, -0.0], dtype)
     flat[: min(flat.size, 4)] = specials[: min(flat.size, 4)]
     return arr
+
+
+def finite(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+    """Random float values as :func:`values` gives them, without its NaN and infinities: for a
+    result that reads every input element (the determinant of one matrix), which they would
+    decide."""
+    return (rng.standard_normal(shape) * 4).astype(dtype)
 
 
 def nonzero_divisor(

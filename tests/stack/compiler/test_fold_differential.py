@@ -20,6 +20,7 @@ import pytest
 from stack.compiler import CompiledModel, ElemType, Graph, Node, OpType, TensorType, evaluate
 from stack.compiler.jit import shared_runtime
 from tests.stack.compiler.fold_inputs import (
+    finite,
     in_range,
     lengths_within,
     nonzero_divisor,
@@ -81,6 +82,9 @@ SPECS: dict[str, Spec] = {
     "Sum": Spec(OpType.SUM, ((3, 4), (4,), (3, 1)), FLOATS + INTS),
     "Relu": Spec(OpType.RELU, ((4, 5),), FLOATS + INTS),
     "MatMul": Spec(OpType.MATMUL, ((2, 3, 4), (4, 5)), FLOATS),
+    "Det": Spec(OpType.DET, ((3, 4, 4),), FLOATS),  # the first matrix holds NaN and infinities
+    "Det.2d": Spec(OpType.DET, ((5, 5),), FLOATS, make=finite),
+    "Det.empty": Spec(OpType.DET, ((2, 0, 0),), FLOATS),
     "Identity": Spec(OpType.IDENTITY, ((3, 4),), ALL),
     "Copy": Spec(OpType.COPY, ((3, 4),), ALL),
     "Reshape": Spec(OpType.RESHAPE, ((3, 4),), ALL, {"shape": (2, 6)}),

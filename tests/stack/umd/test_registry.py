@@ -21,6 +21,7 @@ def test_every_op_kind_is_routed() -> None:
     fam = reg.families()
     assert set(fam) == {
         "linear",
+        "det",
         "conv_pool",
         "conv_transpose",
         "col2im",
