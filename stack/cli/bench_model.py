@@ -12,9 +12,11 @@ in this run (the machine's speed moves both: on a shared 2-vCPU VM the stack's f
 12.7-24.9 us over one 90-minute session while the ratio stayed 1.70-1.94). ``*_ms_p90`` say
 how far the machine's noise reaches. ``handoff_us`` (more than one thread) is the median cost
 of handing an empty tile to the KMD's other worker threads and waiting for them, which a tiled
-launch pays once per pass it splits: 73-257 us over several runs on a 2-vCPU AMD EPYC VM, where
-a blocking ping-pong between two Python threads took 236 us, against launches of 0.1-5 ms; it
-bounds how well small launches scale on such a machine.
+launch pays once per pass it splits: 73-257 us over several runs on a 2-vCPU AMD EPYC VM while
+the pool was a ``ThreadPoolExecutor`` (a blocking ping-pong between two Python threads took
+236 us), 44-70 us with its own lock hand-off where the executor took 60-103 us in the same
+process, against launches of 0.1-5 ms; it bounds how well small launches scale on such a
+machine.
 """
 
 from __future__ import annotations

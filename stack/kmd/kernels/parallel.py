@@ -29,7 +29,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 
 ENV = "REFSTACK_THREADS"
 DEFAULT = 1
@@ -44,8 +43,18 @@ def threads_from_env() -> int:
 
 
 class WorkerPool:
-    """``threads - 1`` pool threads beside the executing one. Thread-safe; :meth:`close` once
-    no launch runs (the device closes it after draining its queues)."""
+    """``threads - 1`` pool threads beside the executing one. :meth:`run` may be called from
+    any thread; :meth:`close` once no launch runs (the device closes it after draining its
+    queues).
+
+    Each pool thread waits on a lock of its own for its next part and releases another when
+    the part is done: a hand-off is two lock releases and two wake-ups, where a
+    ``ThreadPoolExecutor`` also makes a future, a work item and a queue entry and waits on a
+    condition (2 threads, an empty part each way, the two pools alternating in one process on a
+    2-vCPU VM: 44-70 against 60-103 us wall and 31-52 against 51-82 us of CPU per hand-off;
+    ``refstack bench model --threads 2`` prints the figure as ``handoff_us``). One launch
+    holds the pool threads at a time: a launch on another queue's thread meanwhile runs all
+    its parts on its own thread, as it would have waited for the same threads."""
 
     def __init__(self, threads: int) -> None:
         if threads < 1:
@@ -53,31 +62,85 @@ class WorkerPool:
         self.threads = threads
         self.splits = 0  # passes run over more than one thread (for tests and tools)
         self.tiles = 0  # grid tiles run (for tests and tools)
-        self._executor = (
-            ThreadPoolExecutor(threads - 1, thread_name_prefix="kmd-intra") if threads > 1 else None
-        )
+        self._held = threading.Lock()  # held by the launch using the pool threads
+        self._closed = False
+        self._workers = [_Worker(f"kmd-intra-{i}") for i in range(threads - 1)]
 
     def run(self, parts: list[Callable[[], None]]) -> None:
-        """Run every part, the first on the calling thread; return when all are done, raising
-        the first part's exception (after every part has finished)."""
-        executor = self._executor
-        if executor is None or len(parts) == 1:
+        """Run every part (at most ``threads``), the first on the calling thread; return when
+        all are done, raising the first part's exception (after every part has finished)."""
+        if self._closed:
+            raise RuntimeError("the worker pool is closed")
+        if len(parts) > self.threads:
+            raise ValueError(f"{len(parts)} parts for {self.threads} threads")
+        workers = self._workers[: len(parts) - 1]
+        if workers and not self._held.acquire(blocking=False):
+            workers = []  # another launch has the pool threads: every part on this one
+        if not workers:
             for part in parts:
                 part()
             return
-        self.splits += 1
-        futures: list[Future[None]] = [executor.submit(p) for p in parts[1:]]
         try:
-            parts[0]()
+            self.splits += 1
+            for worker, part in zip(workers, parts[1:], strict=True):
+                worker.start(part)
+            try:
+                parts[0]()
+            finally:
+                errors = [worker.join() for worker in workers]
         finally:
-            errors = [f.exception() for f in futures]
+            self._held.release()
         for error in errors:
             if error is not None:
                 raise error
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
+        if not self._closed:
+            self._closed = True
+            for worker in self._workers:
+                worker.stop()
+
+
+class _Worker:
+    """One pool thread: :meth:`start` hands it a part, :meth:`join` waits for it to finish."""
+
+    def __init__(self, name: str) -> None:
+        self._go = threading.Lock()  # released: a part (or the stop) is waiting
+        self._done = threading.Lock()  # released: the part has finished
+        self._go.acquire()
+        self._done.acquire()
+        self._part: Callable[[], None] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self._thread.start()
+
+    def start(self, part: Callable[[], None]) -> None:
+        self._part = part
+        self._go.release()
+
+    def join(self) -> BaseException | None:
+        """Wait for the part to finish; its exception, if it raised one."""
+        self._done.acquire()
+        error, self._error = self._error, None
+        return error
+
+    def stop(self) -> None:
+        self._part = None
+        self._go.release()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        while True:
+            self._go.acquire()
+            part = self._part
+            if part is None:
+                return
+            try:
+                part()
+            except BaseException as exc:  # noqa: BLE001 - handed back to the caller by join
+                self._error = exc
+            self._part = None
+            self._done.release()
 
 
 def bind(pool: WorkerPool | None) -> WorkerPool | None:

@@ -6,7 +6,7 @@ $REFSTACK_THREADS."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -92,6 +92,43 @@ def test_a_failing_tile_raises_after_every_tile_finished(pool3: WorkerPool) -> N
     with pytest.raises(RuntimeError, match="tile 3 failed"):
         parallel.grid(9, part)
     assert sorted(done) == [0, 6]
+
+
+def test_a_launch_finding_the_pool_threads_taken_runs_its_parts_on_its_own_thread() -> None:
+    pool = WorkerPool(2)
+    seen: list[tuple[str, str]] = []
+    held, released = threading.Event(), threading.Event()
+
+    def record(tag: str) -> Callable[[], None]:
+        return lambda: seen.append((tag, threading.current_thread().name))
+
+    def hold() -> None:  # the first launch's pool-thread part: keeps the pool until told
+        seen.append(("a1", threading.current_thread().name))
+        held.set()
+        assert released.wait(30)
+
+    first = threading.Thread(target=pool.run, args=([record("a0"), hold],), name="queue-a")
+    first.start()
+    try:
+        assert held.wait(30)
+        pool.run([record("b0"), record("b1")])  # meanwhile, on this thread
+    finally:
+        released.set()
+        first.join(30)
+        pool.close()
+    me = threading.current_thread().name
+    assert sorted(seen) == [("a0", "queue-a"), ("a1", "kmd-intra-0"), ("b0", me), ("b1", me)]
+    assert pool.splits == 1
+
+
+def test_a_closed_pool_refuses_parts_and_more_parts_than_threads_are_refused() -> None:
+    pool = WorkerPool(2)
+    with pytest.raises(ValueError, match="3 parts for 2 threads"):
+        pool.run([lambda: None] * 3)
+    pool.close()
+    pool.close()  # twice is harmless
+    with pytest.raises(RuntimeError, match="closed"):
+        pool.run([lambda: None, lambda: None])
 
 
 @pytest.mark.parametrize(
