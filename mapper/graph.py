@@ -72,6 +72,8 @@ class MapGraph:
         self._succ: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
         self._pred: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
         self._claims: dict[tuple[str, str, str], set[tuple[Any, ...]]] = {}  # see _is_new
+        # edge kind → (src, dst, key) of its edges, in the order they were first stored
+        self._by_kind: dict[str, list[tuple[str, str, str]]] = {}
 
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._nodes
@@ -192,6 +194,11 @@ class MapGraph:
         keyed = self._succ[src].get(dst)
         if keyed is None:
             keyed = self._succ[src][dst] = self._pred[dst][src] = {}
+        old = keyed.get(key)
+        if old is None or old["kind"] != record["kind"]:
+            if old is not None:
+                self._by_kind[old["kind"]].remove((src, dst, key))
+            self._by_kind.setdefault(record["kind"], []).append((src, dst, key))
         keyed[key] = record
 
     def edge(self, src: str, dst: str, key: str) -> Mapping[str, Any] | None:
@@ -224,6 +231,14 @@ class MapGraph:
         for src, dst, _key, data in self.raw_edges():
             if wanted is None or data["kind"] == wanted:
                 yield src, dst, data
+
+    def edges_of(self, *kinds: EdgeKind) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+        """(src, dst, attributes) of the edges of ``kinds``: those of the first kind in the
+        order they were first stored, then the next kind's. Unlike :meth:`edges` it visits
+        no edge of another kind (a pass over the calls of a map skips its many ``defines``)."""
+        for kind in kinds:
+            for src, dst, key in self._by_kind.get(_VALUE[kind], ()):
+                yield src, dst, self._succ[src][dst][key]
 
     def out_edges(
         self, node_id: str, kind: EdgeKind | None = None

@@ -78,14 +78,22 @@ def write(
     sources: Iterable[tuple[str, str]] = (),
 ) -> None:
     """Write a new map file at ``path`` (which must not exist yet); ``sources``: (path, text)
-    of the files the map was built from."""
+    of the files the map was built from.
+
+    The pages are 64 KiB (SQLite's default is 4 KiB): most of the file is a few large texts
+    (the graph's two documents, a record and a source per file), which then span fewer
+    overflow pages. On this repository's map (11 MB) it halves the time SQLite takes to write.
+    """
     position: dict[str, int] = {}
     nodes: list[NodeRow] = []
     for node_id, data in graph.nodes():
         position[node_id] = len(nodes)
-        extra = {k: v for k, v in data.items() if k not in _NODE_FIELDS}
+        extra = data.copy()  # the other attributes: a copy less the five columns
+        for name in _NODE_FIELDS:
+            extra.pop(name, None)
         place = (data.get("layer"), data.get("path"), data.get("line"))
         nodes.append((node_id, data["kind"], data["name"], *place, extra))
+    fixed = len(_EDGE_FIELDS)  # every edge record holds these; most hold nothing else
     edges = [
         (
             position[src],
@@ -94,12 +102,15 @@ def write(
             None if key == data["kind"] else key,
             data["provenance"],
             data["evidence"],
-            {k: v for k, v in data.items() if k not in _EDGE_FIELDS},
+            {} if len(data) == fixed else {k: v for k, v in data.items() if k not in _EDGE_FIELDS},
         )
         for src, dst, key, data in graph.raw_edges()
     ]
     with contextlib.closing(sqlite3.connect(path)) as db, db:
-        db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + _TABLES)
+        db.executescript(
+            "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+            + _TABLES
+        )
         meta = {"format": FORMAT, "schema": str(SCHEMA_VERSION), "cache_key": cache_key}
         db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
         db.executemany(

@@ -230,10 +230,8 @@ def _component_dependencies(graph: MapGraph) -> None:
     """Cross-component imports and calls lifted to component → component edges, one evidence
     item per code site under them (in source order)."""
     lifted: list[tuple[str, str, str, Mapping[str, Any]]] = []
-    for src, dst, data in graph.edges():
+    for src, dst, data in graph.edges_of(EdgeKind.IMPORTS, EdgeKind.CALLS):
         kind = data["kind"]
-        if kind != "imports" and kind != "calls":
-            continue
         user, used = graph.node(src), graph.node(dst)
         if user["kind"] == "test" or not user.get("component") or not used.get("component"):
             continue

@@ -87,12 +87,16 @@ def _unsig(flat: list[Any] | None) -> Signature | None:
 
 
 def _code(pf: ParsedFile) -> list[Any]:
+    """The flat arrays of a code record. Kinds and languages are string enums, written as
+    their values by both encoders: reading ``.value`` (a property) for each reference and
+    symbol made this function 1.4 times as slow (25 against 18 ms over this repository's
+    records, in one process)."""
     path = pf.path
     symbols = [
         [
             s.qualname,
-            s.kind.value,
-            s.language.value,
+            s.kind,
+            s.language,
             None if s.location.path == path else s.location.path,
             s.location.line,
             _sig(s.signature),
@@ -109,12 +113,12 @@ def _code(pf: ParsedFile) -> list[Any]:
             None if r.location.path == path else r.location.path,
             r.location.line,
             r.scope,
-            r.language.value,
+            r.language,
         ]
         for r in pf.references
     ]
     rest = [pf.warnings, pf.imports, pf.module, pf.loc, pf.bases, pf.attributes]
-    return [path, pf.language.value, symbols, refs, *rest]
+    return [path, pf.language, symbols, refs, *rest]
 
 
 def _uncode(flat: list[Any]) -> ParsedFile:
@@ -128,23 +132,27 @@ def _uncode(flat: list[Any]) -> ParsedFile:
             found = places[key] = Location(*key)
         return found
 
-    return ParsedFile(
+    return ParsedFile(  # lists made first: tuple() of a generator is slower
         path,
         _LANGUAGE[language],
         tuple(
-            Symbol(q, _KIND[k], _LANGUAGE[lang], at(p, line), _unsig(sig), *rest)
-            for q, k, lang, p, line, sig, *rest in symbols
+            [
+                Symbol(q, _KIND[k], _LANGUAGE[lang], at(p, line), _unsig(sig), *rest)
+                for q, k, lang, p, line, sig, *rest in symbols
+            ]
         ),
         tuple(
-            Reference(kind, target, at(p, line), scope, _LANGUAGE[lang])
-            for kind, target, p, line, scope, lang in refs
+            [
+                Reference(kind, target, at(p, line), scope, _LANGUAGE[lang])
+                for kind, target, p, line, scope, lang in refs
+            ]
         ),
         tuple(warnings),
-        tuple((a, b) for a, b in imports),
+        tuple([(a, b) for a, b in imports]),
         module,
         loc,
-        tuple((cls, tuple(names)) for cls, names in bases),
-        tuple((a, b, c) for a, b, c in attributes),
+        tuple([(cls, tuple(names)) for cls, names in bases]),
+        tuple([(a, b, c) for a, b, c in attributes]),
     )
 
 

@@ -45,7 +45,7 @@ from mapper.model import EdgeKind, EvidenceKind, NodeKind, Provenance
 
 Site = tuple[str, str | None, int | None]  # (node id, path, line)
 
-_USES = frozenset({"calls", "references", "inherits", "overrides"})
+_USES = (EdgeKind.CALLS, EdgeKind.REFERENCES, EdgeKind.INHERITS, EdgeKind.OVERRIDES)
 _NOT_USES = frozenset({"ioctl_route", "slot_route", "ioctl_mirror", "ioctl_arg", "slot_bind"})
 _PROVIDING = frozenset({"ioctl_dispatch", "slot_bind"})
 _ERROR_NAME = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Fault|Timeout))\b")
@@ -57,8 +57,8 @@ def discover_interfaces(graph: MapGraph, config: StackmapConfig) -> int:
     order = {layer.id: i for i, layer in enumerate(config.layers)}
     filled = _implementers(graph)
     uses: dict[tuple[str, str, str], list[Site]] = defaultdict(list)
-    for src, dst, data in graph.edges():
-        if data["kind"] not in _USES or data.get("binding") in _NOT_USES:
+    for src, dst, data in graph.edges_of(*_USES):
+        if data.get("binding") in _NOT_USES:
             continue
         a, b = graph.node(src), graph.node(dst)
         upper = a.get("layer")
@@ -94,9 +94,9 @@ def _implementers(graph: MapGraph) -> dict[str, list[str]]:
     implements what an upper layer declares and calls); ioctl → the functions dispatching it
     (the kernel driver implements the number its UAPI header defines)."""
     out: dict[str, list[str]] = defaultdict(list)
-    for src, dst, _data in graph.edges(EdgeKind.OVERRIDES):
+    for src, dst, _data in graph.edges_of(EdgeKind.OVERRIDES):
         out[dst].append(src)
-    for src, dst, data in graph.edges(EdgeKind.IMPLEMENTS):
+    for src, dst, data in graph.edges_of(EdgeKind.IMPLEMENTS):
         if data.get("binding") == "ioctl_dispatch":
             out[dst].append(src)
     return out

@@ -126,3 +126,26 @@ def test_a_long_evidence_list_still_takes_each_claim_once() -> None:
     assert added == [True] + [False] * 80
     ((_, _, data),) = list(g.edges(EdgeKind.CALLS))
     assert [item[2] for item in data["evidence"]] == list(range(1, 41))
+
+
+def test_edges_of_kinds_visit_those_kinds_only_in_the_order_they_were_stored() -> None:
+    g = _small()
+    g.link("component:a.x", "layer:b", EdgeKind.CALLS, Provenance.TREE_SITTER)
+    g.link("layer:a", "layer:b", EdgeKind.ADJACENT, Provenance.CONFIG)
+    g.link("layer:b", "component:a.x", EdgeKind.IMPORTS, Provenance.TREE_SITTER)
+    g.link("layer:a", "component:a.x", EdgeKind.CALLS, Provenance.TREE_SITTER)
+    g.link("component:a.x", "layer:b", EdgeKind.CALLS, Provenance.TREE_SITTER, 0.5)  # a claim
+    found = [(s, t, d["kind"]) for s, t, d in g.edges_of(EdgeKind.IMPORTS, EdgeKind.CALLS)]
+    assert found == [
+        ("layer:b", "component:a.x", "imports"),
+        ("component:a.x", "layer:b", "calls"),
+        ("layer:a", "component:a.x", "calls"),
+    ]
+    # an edge stored again under its key with another kind moves to that kind
+    record = dict(g.edge("layer:a", "layer:b", "adjacent") or {}, kind="calls")
+    g.put_edge("layer:a", "layer:b", "adjacent", record)
+    assert [(s, t) for s, t, _ in g.edges_of(EdgeKind.ADJACENT)] == []
+    assert [(s, t) for s, t, _ in g.edges_of(EdgeKind.CALLS)][-1] == ("layer:a", "layer:b")
+    assert sorted((s, t) for s, t, _ in g.edges_of(*EdgeKind)) == sorted(
+        (s, t) for s, t, _ in g.edges()
+    )
