@@ -102,6 +102,22 @@ def _branching(user: Node, modules: Collection[str | None], spelt: set[str]) -> 
     )
 
 
+def family_modules(
+    view: MapView, rows: list[ChangePoint], known: dict[str, list[vocab.Value]]
+) -> set[str]:
+    """The modules of the family handlers holding ``rows``: those whose table maps fewer
+    than a third of all ops (a table of more maps every op: a registry, not a family)."""
+    op_of = {v.node.id: op for op, vs in known.items() for v in vs}
+    every = len(set(op_of.values()))
+    out = set()
+    for row in rows:
+        if row.path and row.line:
+            for table in view.definitions_at(row.path, row.line)[:1]:
+                if 3 * len(named_ops(view, table, op_of)) < every:
+                    out.add(row.path)
+    return out
+
+
 def _family(view: MapView, rows: list[ChangePoint], op_of: dict[str, str]) -> set[str]:
     """The ops the family tables holding ``rows`` map (the family the new op joins); a table
     of a third of all ops or more (``UMD_OPS``) maps every op, not a family."""

@@ -28,7 +28,7 @@ from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import footprint, importers, newop_places, tables, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
-_MOVED = (PointKind.IMPLEMENTATION, PointKind.USE, PointKind.REGISTRATION)
+MOVED = (PointKind.IMPLEMENTATION, PointKind.USE, PointKind.REGISTRATION)
 
 
 def _occupied(view: MapView, points: list[ChangePoint]) -> int:
@@ -62,7 +62,7 @@ def _target(view: MapView, path: str, name: str) -> str:
     return posixpath.join(folder, f"{prefix}{stem}.py")
 
 
-def _rehome(
+def rehome(
     point: ChangePoint, old: str, new: str, target: str, spelt: set[str], full: str
 ) -> ChangePoint:
     predicted = point.predicted
@@ -118,7 +118,7 @@ def into_new_modules(
         return points
     by_path: dict[str, list[ChangePoint]] = {}
     for point in points:
-        if point.kind in _MOVED and point.path and point.path.endswith(".py"):
+        if point.kind in MOVED and point.path and point.path.endswith(".py"):
             by_path.setdefault(point.path, []).append(point)
     full: dict[str, tuple[str, str]] = {}  # full module → (new module, why)
     registered: list[ChangePoint] = []  # entries of full tables, in modules of their own
@@ -142,13 +142,13 @@ def into_new_modules(
     roots = view.config.python_roots
     out: list[ChangePoint] = []
     for point in points:
-        moved = full.get(point.path or "") if point.kind in _MOVED else None
+        moved = full.get(point.path or "") if point.kind in MOVED else None
         if moved is None:
             out.append(point)
             continue
         target, why = moved
         old, new = python_module(point.path or "", roots), python_module(target, roots)
-        out.append(_rehome(point, old, new, target, spelt | {vocab.compact(name)}, why))
+        out.append(rehome(point, old, new, target, spelt | {vocab.compact(name)}, why))
     for path, (target, _) in sorted(full.items()):
         layer = view.config.layer_of(path)
         likes = {p.like for p in by_path[path] if p.kind is PointKind.IMPLEMENTATION}

@@ -1,0 +1,162 @@
+"""A code folder whose ops each have a module of their own: the new op gets one there too.
+
+Where at least :data:`OWN` ops each have a module named after them in a code folder, under
+one name pattern (``kernels/{}.py``, ``kernels/abi_{}.py``, ``translators/{}.py``), the
+folder's convention is a module per op: the counterpart of the similar op's code in a module
+of that folder that several ops share (``kernels/linalg.py``, ``kernels/abi.py``), or the
+branches and rows of the family handler it joins there (``translators/linear.py``, the module
+mapping the similar op's values onto each other: :mod:`.branches`), go into the new op's
+module of the pattern that module's name fits (``abi.py`` → ``abi_{}.py``,
+``ops_math.py`` → ``ops_{}.py``, else ``{}.py``), as a module without room does
+(:mod:`.capacity`). Each module listing at least :data:`~.newop_places.SIBLINGS` of the
+convention's modules (a package's translators, a backend's kernel modules, ``abi.py``'s
+imports of the ABI modules) lists the new one too, beside them.
+
+Where the ONNX schemas can be read (:func:`~.similar.onnx_schemas`), a module counts towards a
+convention only when its op is an ONNX operator: ``binary.py``, ``unary.py`` and ``reduce.py``
+are named after a family's generic kernel, which many ONNX operators share, not after one op.
+
+A module named after an op is no shared module (:mod:`.newop_places` gives a module devoted
+to the similar op its new sibling). Nor is one named after a family the new op's name says it
+joins: a word of four letters or more of the module's name within the op's (``pool.py`` for
+GlobalLpPool, ``quant.py`` for DynamicQuantizeLinear) is a family module the op extends. A
+shared module whose counterparts include none of the
+similar op's definitions and is no family handler (a table or a list naming every op) keeps
+its points.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from mapper.impact.mapview import MapView, Node
+from mapper.ingest.code import python_module
+from mapper.model import EdgeKind, NodeKind
+from mapper.scenarios import capacity, footprint, importers, newop_places, similar, vocab
+from mapper.scenarios.records import ChangePoint, PointKind
+
+OWN = 4  # ops with a module of their own under one pattern in a code folder: its convention
+_WORD = 4  # letters of a module name's word that, within the op's name, make it its family's
+
+
+def conventions(
+    view: MapView, known: dict[str, list[vocab.Value]]
+) -> dict[tuple[str, str], dict[str, Node]]:
+    """(code folder, module name pattern) → op → its module, for the layered Python modules
+    whose name spells one known op (``abi_det.py`` under ``abi_{}.py``), an ONNX operator
+    where the schemas can be read."""
+    operators = {vocab.compact(s.name) for s in similar.onnx_schemas()}
+    spelling: dict[str, str] = {}
+    for op, values in known.items():
+        if operators and op not in operators:
+            continue
+        for s in vocab.spellings(values):
+            spelling.setdefault(s, op)
+    found: dict[tuple[str, str], dict[str, Node]] = {}
+    for file in view.nodes(NodeKind.FILE):
+        path = file.path or ""
+        if not path.endswith(".py") or view.config.is_test(path) or not file.layer:
+            continue
+        folder, base = posixpath.split(path)
+        parts = base[:-3].split("_")
+        for i in range(len(parts)):
+            op = spelling.get(vocab.compact("_".join(parts[i:])))
+            if op is not None:
+                pattern = "_".join([*parts[:i], "{}"]) + ".py"
+                found.setdefault((folder, pattern), {}).setdefault(op, file)
+                break
+    return found
+
+
+def _family_named(path: str, name: str) -> bool:
+    """Whether a word of four letters or more of the module's name lies within ``name``."""
+    words = posixpath.basename(path)[:-3].split("_")
+    return any(len(w) >= _WORD and vocab.compact(w) in vocab.compact(name) for w in words)
+
+
+def _patterns(path: str) -> list[str]:
+    """The name patterns a shared module's counterpart may follow, the most specific first."""
+    stem = posixpath.basename(path)[:-3]
+    out = [f"{stem}_{{}}.py"]
+    if "_" in stem:
+        out.append(f"{stem.partition('_')[0]}_{{}}.py")
+    return [*out, "{}.py"]
+
+
+def into_own_modules(
+    view: MapView,
+    known: dict[str, list[vocab.Value]],
+    name: str,
+    points: list[ChangePoint],
+    spelt: set[str],
+    family: set[str],
+) -> list[ChangePoint]:
+    """``points`` with those in a shared module of a folder with a module-per-op convention
+    moved into the new op's module, and the modules listing the convention's modules (see
+    the module docstring); ``family``: the paths of the family handlers the new op joins."""
+    found = conventions(view, known)
+    every = {s for values in known.values() for s in vocab.spellings(values)}
+    by_path: dict[str, list[ChangePoint]] = {}
+    for point in points:
+        if point.kind in capacity.MOVED and point.path and point.path.endswith(".py"):
+            by_path.setdefault(point.path, []).append(point)
+    moved: dict[str, tuple[str, dict[str, Node], str]] = {}
+    for path, here in by_path.items():
+        if path not in family and not any(p.kind is PointKind.IMPLEMENTATION for p in here):
+            continue
+        if newop_places.devoted_path(path, every) or view.node(f"file:{path}") is None:
+            continue
+        if _family_named(path, name):
+            continue
+        folder = posixpath.dirname(path)
+        for pattern in _patterns(path):
+            modules = found.get((folder, pattern), {})
+            if len(modules) >= OWN:
+                target = posixpath.join(folder, pattern.format(newop_places.module_name(name)))
+                why = f"{len(modules)} ops have a module {pattern} in {folder}"
+                moved[path] = (target, modules, why)
+                break
+    if not moved:
+        return points
+    roots = view.config.python_roots
+    out: list[ChangePoint] = []
+    for point in points:
+        into = moved.get(point.path or "") if point.kind in capacity.MOVED else None
+        if into is None:
+            out.append(point)
+            continue
+        target, _, why = into
+        old, new = python_module(point.path or "", roots), python_module(target, roots)
+        out.append(capacity.rehome(point, old, new, target, spelt | {vocab.compact(name)}, why))
+    for path, (target, modules, _) in sorted(moved.items()):
+        likes = {p.like for p in by_path[path] if p.kind is PointKind.IMPLEMENTATION}
+        out.extend(_listings(view, target, modules, view.config.layer_of(path), likes, spelt))
+    return out
+
+
+def _listings(
+    view: MapView,
+    target: str,
+    modules: dict[str, Node],
+    layer: str | None,
+    likes: set[str],
+    spelt: set[str],
+) -> list[ChangePoint]:
+    """The import of ``target`` in each module importing at least ``SIBLINGS`` of the
+    convention's ``modules``, at the line of the last of them (the list it joins)."""
+    ids = {m.id for m in modules.values()}
+    importers_of: dict[str, list] = {}
+    for module in ids:
+        for edge in view.neighbours(module, {EdgeKind.IMPORTS}, "in"):
+            importers_of.setdefault(edge.source, []).append(edge)
+    out = []
+    for source, edges in sorted(importers_of.items()):
+        if len(edges) < newop_places.SIBLINGS or source == f"file:{target}":
+            continue
+        edge = max(edges, key=lambda e: view.citation(e).line or 0)
+        ev = view.citation(edge)
+        enclosing = footprint.enclosing(view, ev.path, ev.line, spelt)
+        why = f"it lists {len(edges)} of the modules of {posixpath.dirname(target)} named after ops"
+        out.append(importers.beside(view, edge, target, layer, enclosing, why))
+        out.extend(importers.listings(view, source, likes, target))
+    return out

@@ -1,0 +1,83 @@
+"""A code folder whose ops each have a module of their own: the new op's counterpart of code
+in a module several ops share goes into a module of its own there, listed where the folder's
+op modules are (:mod:`mapper.scenarios.ownmodules`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mapper.scenarios.newop import walk_new_op
+from tests.mapper.scenarios.pool_toy import FILES
+from tests.mapper.toy_map import build_view, kernel_ids, op_types, up_down_config
+
+_OWN = ("PAD", "TILE", "ABS", "CEIL")  # each in a module named after it, listed by backend.py
+
+
+def _op_module(op: str) -> str:
+    low = op.lower()
+    return (
+        f"from toy.down.kernels import KernelId\n\n\ndef {low}(x):\n    return x\n\n\n"
+        f"TABLE = {{KernelId.{op}: {low}}}\n"
+    )
+
+
+def _files(own: tuple[str, ...], shared: str = "windows") -> dict[str, str]:
+    """The pool toy with maxpool's module named ``shared`` and a module per op of ``own``."""
+    ops = ("MAXPOOL", "AVGPOOL", "GATHER", *own)
+    names = ", ".join(sorted(["index", shared, *(op.lower() for op in own)]))
+    files = {k: v for k, v in FILES.items() if k not in ("toy/down/pad.py", "toy/down/pool.py")}
+    files[f"toy/down/{shared}.py"] = FILES["toy/down/pool.py"]
+    files["toy/down/strided.py"] = FILES["toy/down/strided.py"].replace("pool", shared)
+    files.update({f"toy/down/{op.lower()}.py": _op_module(op) for op in own})
+    files["toy/up/ir.py"] = op_types(ops)
+    files["toy/down/kernels.py"] = kernel_ids(ops)
+    files["toy/down/backend.py"] = (  # loads every kernel module as a module
+        f"from toy.down import {names}\n\nMODULES = ({names},)\n\n\n"
+        "def table():\n    return {k: f for m in MODULES for k, f in m.TABLE.items()}\n"
+    )
+    return files
+
+
+def _down(
+    tmp_path: Path, own: tuple[str, ...], shared: str = "windows"
+) -> list[tuple[str, str | None, int | None, str]]:
+    view = build_view(tmp_path, _files(own, shared), up_down_config("own"))
+    walk = walk_new_op(view, "LpPool", like="maxpool")
+    plan = next(p for p in walk.layers if p.layer == "down")
+    return [(p.kind.value, p.path, p.line, p.predicted) for p in plan.points]
+
+
+def test_a_folder_of_op_modules_gives_the_new_op_a_module_of_its_own(tmp_path: Path) -> None:
+    """Four ops of toy/down each have a module: lppool's counterpart of maxpool (in
+    windows.py, which several ops share) goes into lp_pool.py, and backend.py, which imports
+    the four, imports it beside them; windows.py's table gets nothing."""
+    assert _down(tmp_path, _OWN) == [
+        ("implementation", "toy/down/lp_pool.py", 1, "toy.down.lp_pool.lppool"),
+        ("registration", "toy/down/backend.py", 1, ""),
+        ("use", "toy/down/backend.py", 3, "toy.down.backend.MODULES"),
+        ("vocabulary", "toy/down/kernels.py", 5, "toy.down.kernels.KernelId.LPPOOL"),
+    ]
+
+
+@pytest.mark.parametrize("own", [_OWN[:3], (*_OWN[:3], "BINARY")])
+def test_three_op_modules_are_no_convention(tmp_path: Path, own: tuple[str, ...]) -> None:
+    """Three ops with modules of their own make no convention, nor does a fourth module named
+    after a family's generic kernel (``binary.py``: no ONNX operator): the counterpart goes
+    beside maxpool in windows.py, with its table row."""
+    assert _down(tmp_path, own) == _beside("windows")
+
+
+def test_a_module_named_after_the_new_ops_family_keeps_it(tmp_path: Path) -> None:
+    """Four op modules, but maxpool's module is pool.py, a word of LpPool's name: the family
+    module the new op joins gains it."""
+    assert _down(tmp_path, _OWN, "pool") == _beside("pool")
+
+
+def _beside(shared: str) -> list[tuple[str, str | None, int | None, str]]:
+    return [
+        ("implementation", f"toy/down/{shared}.py", 11, f"toy.down.{shared}.lppool"),
+        ("registration", f"toy/down/{shared}.py", 24, f"toy.down.{shared}.TABLE"),
+        ("vocabulary", "toy/down/kernels.py", 5, "toy.down.kernels.KernelId.LPPOOL"),
+    ]
