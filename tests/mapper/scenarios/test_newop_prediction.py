@@ -26,7 +26,10 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
 - ``fixtures/new_op_bitcast.json``: BitCast like cast (``Cast`` / ``CAST``), the predictor's
   own choice again;
 - ``fixtures/new_op_det.json``: Det like matmul (``MatMul`` / ``MATMUL``: a batched op over
-  the trailing matrices; the predictor's own choice was relu).
+  the trailing matrices; the predictor's own choice was relu);
+- ``fixtures/new_op_negativeloglikelihoodloss.json``: NegativeLogLikelihoodLoss like
+  gatherelements (``GatherElements`` / ``GATHER_ELEMENTS``: it picks each sample's class
+  along axis 1; the predictor's own choice, scatterelements, was a weak match).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -75,6 +78,11 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     "new_op_bitcast.json": ("BitCast", "cast", "bit_\\?cast"),
     # the op's name is a short word: only where it stands alone or between underscores
     "new_op_det.json": ("Det", "matmul", "\\(^\\|[^a-z]\\)det\\([^a-z]\\|$\\)"),
+    "new_op_negativeloglikelihoodloss.json": (
+        "NegativeLogLikelihoodLoss",
+        "gatherelements",
+        "negative_\\?log_\\?likelihood_\\?loss",
+    ),
 }
 
 
