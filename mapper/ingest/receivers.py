@@ -76,11 +76,12 @@ def record_loose_calls(graph: MapGraph, resolver: Resolver, pf: ParsedFile) -> N
     imported = {alias for alias, _ in pf.imports}
     prefix = (pf.module + ".") if pf.module else ""
     loose: list[list[Any]] = []
-    for ref in pf.references:
-        if ref.kind != "call":
+    methods = resolver.methods
+    for ref in pf.references:  # a call of a name no class defines is no loose call: skipped first
+        if ref.kind != "call" or ref.target.rpartition(".")[2] not in methods:
             continue
         pair = loose_call(ref, imported)
-        if pair is None or pair[1] not in resolver.methods:
+        if pair is None:
             continue
         found = resolver.call(pf, ref)
         if found is not None and found[1] >= GUESS:

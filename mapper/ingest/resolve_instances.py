@@ -24,6 +24,7 @@ class InstanceTypes:
     attr_types: dict[tuple[str, str], str]
     _returned: dict[str, list[str]]
     _files: dict[str, ParsedFile]
+    _fixtures: dict[tuple[str, str], str | None]  # memo of _fixture_class by (path, name)
 
     if TYPE_CHECKING:
 
@@ -50,7 +51,14 @@ class InstanceTypes:
     def _fixture_class(self, pf: ParsedFile, name: str) -> str | None:
         """In a pytest module (``test_*.py``, ``*_test.py``, ``conftest.py``), what an
         unannotated parameter receives: the fixture of its name in the module or a
-        ``conftest`` of its packages, by the class that fixture returns."""
+        ``conftest`` of its packages, by the class that fixture returns (memoised: a fixture
+        is a parameter of many tests)."""
+        key = (pf.path, name)
+        if key not in self._fixtures:
+            self._fixtures[key] = self._find_fixture_class(pf, name)
+        return self._fixtures[key]
+
+    def _find_fixture_class(self, pf: ParsedFile, name: str) -> str | None:
         base = pf.path.rpartition("/")[2]
         module = pf.module or ""
         if not (base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"):

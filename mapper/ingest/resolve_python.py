@@ -42,6 +42,7 @@ class PythonNames(InstanceTypes):
         self.attr_types: dict[tuple[str, str], str] = {}  # (owner, name) → class
         self.attributes: set[tuple[str, str]] = set()  # (class, attribute) its methods assign
         self._returned: dict[str, list[str]] = {}  # function → callees it returns, as written
+        self._fixtures: dict[tuple[str, str], str | None] = {}  # (file, parameter) → class
         for pf in files:
             self._index(pf)
         for pf in files:
@@ -55,6 +56,7 @@ class PythonNames(InstanceTypes):
         self._classify(pf)
         self._classes.clear()
         self._reexports.clear()
+        self._fixtures.clear()
 
     def file(self, path: str) -> ParsedFile | None:
         """The indexed file at ``path``, or None."""
