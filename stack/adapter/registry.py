@@ -54,6 +54,7 @@ def _load() -> None:
         ops_deform_conv,
         ops_index,
         ops_math,
+        ops_negative_log_likelihood_loss,
         ops_nn,
         ops_norm,
         ops_pointwise,

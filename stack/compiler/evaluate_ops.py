@@ -19,6 +19,7 @@ from stack.compiler.bitcast import evaluate as _bitcast
 from stack.compiler.det import evaluate as _det
 from stack.compiler.evaluate import register
 from stack.compiler.ir import ElemType, Node, OpType, TensorType
+from stack.compiler.negative_log_likelihood_loss import evaluate as _negative_log_likelihood_loss
 from stack.compiler.spatial_rules import unpool_shape
 from stack.compiler.tensor_scatter import evaluate as _tensor_scatter
 
@@ -280,6 +281,7 @@ for _op, _fn in (
     (OpType.DET, _det),
     (OpType.REDUCE, _reduce),
     (OpType.ARG_REDUCE, _arg_reduce),
+    (OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS, _negative_log_likelihood_loss),
     (OpType.GATHER, _gather),
     (OpType.GATHER_ELEMENTS, _gather_elements),
     (OpType.GATHER_ND, _gather_nd),

@@ -113,6 +113,7 @@ class OpType(enum.StrEnum):
     BITCAST = "BitCast"  # to: the element type the bits are read as (of the same width)
     REDUCE = "Reduce"  # fn: ReduceSum, ...; axes (non-negative), keepdims
     ARG_REDUCE = "ArgReduce"  # fn: ArgMax / ArgMin; axis, keepdims, select_last_index
+    NEGATIVE_LOG_LIKELIHOOD_LOSS = "NegativeLogLikelihoodLoss"  # reduction; ignore_index if set
     CUMSUM = "CumSum"
     TOPK = "TopK"
     GATHER = "Gather"

@@ -114,6 +114,10 @@ register(OpType.REDUCE, Lowering(ExecOp.REDUCE, ("fn", "axes", "keepdims")))
 register(
     OpType.ARG_REDUCE, Lowering(ExecOp.ARG_REDUCE, ("fn", "axis", "keepdims", "select_last_index"))
 )
+register(
+    OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS,
+    Lowering(ExecOp.NEGATIVE_LOG_LIKELIHOOD_LOSS, ("reduction", "ignore_index")),
+)
 register(OpType.CUMSUM, Lowering(ExecOp.CUMSUM, ("axis", "exclusive", "reverse", "prod")))
 register(OpType.TOPK, Lowering(ExecOp.TOPK, ("axis", "largest", "sorted")))
 register(OpType.GATHER, Lowering(ExecOp.GATHER, ("axis",)))

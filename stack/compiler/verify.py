@@ -79,6 +79,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.BITCAST: Arity(1, 1),
     OpType.REDUCE: Arity(1, 1),
     OpType.ARG_REDUCE: Arity(1, 1),
+    OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS: Arity(2, 3),  # input, target, weight
     OpType.CUMSUM: Arity(1, 1),
     OpType.TOPK: Arity(1, 1, 2, 2),
     OpType.GATHER: Arity(2, 2),

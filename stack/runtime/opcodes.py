@@ -74,6 +74,7 @@ class ExecOp(enum.IntEnum):
     QLINEARCONV = 54
     BITCAST = 55
     DET = 56
+    NEGATIVE_LOG_LIKELIHOOD_LOSS = 57
 
 
 class ExecDType(enum.IntEnum):
@@ -178,6 +179,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.QLINEARCONV: OpKind.QLINEARCONV,
     ExecOp.BITCAST: OpKind.BITCAST,
     ExecOp.DET: OpKind.DET,
+    ExecOp.NEGATIVE_LOG_LIKELIHOOD_LOSS: OpKind.NEGATIVE_LOG_LIKELIHOOD_LOSS,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -79,6 +79,7 @@ class OpKind(enum.IntEnum):
     QLINEARCONV = 54
     BITCAST = 55
     DET = 56
+    NEGATIVE_LOG_LIKELIHOOD_LOSS = 57
     # END GENERATED
 
 

@@ -207,6 +207,7 @@ def default_templates() -> TemplateRegistry:
         (k.CAST, ALL, launch_elementwise, None),
         (k.BITCAST, ALL, launch_elementwise, None),
         (k.REDUCE, ALL, launch_rows, None),
+        (k.NEGATIVE_LOG_LIKELIHOOD_LOSS, FLOATS, launch_elementwise, None),
         (k.ARG_REDUCE, FLOATS | INTS, launch_rows, None),
         (k.CUMSUM, FLOATS | INTS, launch_rows, None),
         (k.TOPK, FLOATS | INTS, launch_rows, None),

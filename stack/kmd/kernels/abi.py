@@ -292,5 +292,6 @@ from stack.kmd.kernels import (  # noqa: E402,F401
     abi_det,
     abi_dynamic_quantize,
     abi_grid,
+    abi_negative_log_likelihood_loss,
     abi_pool,
 )

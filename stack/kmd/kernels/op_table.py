@@ -78,4 +78,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(54, "QLINEARCONV", "QLINEARCONV"),
     KernelRow(55, "BITCAST", "BITCAST"),
     KernelRow(56, "DET", "DET"),
+    KernelRow(57, "NEGATIVE_LOG_LIKELIHOOD_LOSS", "NEGATIVE_LOG_LIKELIHOOD_LOSS"),
 )

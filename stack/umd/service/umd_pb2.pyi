@@ -78,6 +78,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_QLINEARCONV: _ClassVar[OpType]
     OP_BITCAST: _ClassVar[OpType]
     OP_DET: _ClassVar[OpType]
+    OP_NEGATIVE_LOG_LIKELIHOOD_LOSS: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -150,6 +151,7 @@ OP_CONV_INTEGER: OpType
 OP_QLINEARCONV: OpType
 OP_BITCAST: OpType
 OP_DET: OpType
+OP_NEGATIVE_LOG_LIKELIHOOD_LOSS: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

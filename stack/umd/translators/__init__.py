@@ -16,6 +16,7 @@ from stack.umd.translators.elementwise import ElementwiseTranslator
 from stack.umd.translators.grid_sample import GridSampleTranslator
 from stack.umd.translators.index import IndexTranslator
 from stack.umd.translators.linear import LinearTranslator
+from stack.umd.translators.negative_log_likelihood_loss import NegativeLogLikelihoodLossTranslator
 from stack.umd.translators.norm import NormTranslator
 from stack.umd.translators.pointwise import PointwiseTranslator
 from stack.umd.translators.qlinear_conv import QLinearConvTranslator
@@ -38,6 +39,7 @@ __all__ = [
     "IndexTranslator",
     "LinearTranslator",
     "MaxUnpoolTranslator",
+    "NegativeLogLikelihoodLossTranslator",
     "NormTranslator",
     "PointwiseTranslator",
     "QLinearConvTranslator",
@@ -69,6 +71,7 @@ def default_translators() -> TranslatorRegistry:
         PointwiseTranslator(),
         BitCastTranslator(),
         ReduceTranslator(),
+        NegativeLogLikelihoodLossTranslator(),
         IndexTranslator(),
     ):
         reg.register(t)

@@ -1,7 +1,8 @@
 """Input generators of the fold differential test (:mod:`test_fold_differential`): random
 values of a dtype with its extremes (or, for floats, without them), and the inputs some ops need
 in range (divisors, exponents, shift amounts, indices, MaxUnpool places, ReverseSequence
-lengths, TensorScatter write indices). Each is ``(rng, shape, dtype, position) -> array``."""
+lengths, TensorScatter write indices, NegativeLogLikelihoodLoss classes). Each is
+``(rng, shape, dtype, position) -> array``."""
 
 from __future__ import annotations
 
@@ -115,6 +116,21 @@ def write_starts(high: int) -> Make:
             starts = rng.integers(0, high, shape, endpoint=True).astype(np.int64)
             starts.reshape(-1)[:2] = (high, 0)[: starts.size]
             return starts
+        return values(rng, shape, dtype, i)
+
+    return make
+
+
+def classes(c: int, ignore: int | None = None) -> Make:
+    """Input and weight as :func:`values`; NegativeLogLikelihoodLoss targets: classes in
+    [0, c), a third of them ``ignore`` when given (it may lie outside the classes)."""
+
+    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+        if i == 1:
+            t = rng.integers(0, c, shape)
+            if ignore is not None:
+                t = np.where(rng.random(shape) < 1 / 3, ignore, t)
+            return t.astype(dtype)
         return values(rng, shape, dtype, i)
 
     return make

@@ -20,6 +20,7 @@ import pytest
 from stack.compiler import CompiledModel, ElemType, Graph, Node, OpType, TensorType, evaluate
 from stack.compiler.jit import shared_runtime
 from tests.stack.compiler.fold_inputs import (
+    classes,
     finite,
     in_range,
     lengths_within,
@@ -131,6 +132,29 @@ SPECS: dict[str, Spec] = {
     "Gather": Spec(OpType.GATHER, ((5, 3), (2, 2)), ALL, {"axis": 0}, make=in_range(5)),
     "GatherElements": Spec(
         OpType.GATHER_ELEMENTS, ((4, 3), (2, 3)), ALL, {"axis": 0}, make=in_range(4)
+    ),
+    **{  # every reduction; weighted or not; ignore_index a class, past the classes or none
+        f"NegativeLogLikelihoodLoss.{r}.{tag}": Spec(
+            OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS,
+            ((3, 5, 2, 2), (3, 2, 2), (5,))[:n_in],
+            FLOATS,
+            {"reduction": r, **({} if ii is None else {"ignore_index": ii})},
+            make=classes(5, ii),
+            input_dtypes=(None, tdtype, None),
+        )
+        for r in ("none", "sum", "mean")
+        for tag, n_in, ii, tdtype in (
+            ("weight", 3, None, "int64"),
+            ("ii", 2, 1, "int32"),
+            ("weight_ii", 3, 7, "int64"),
+        )
+    },
+    "NegativeLogLikelihoodLoss.k0": Spec(
+        OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS,
+        ((4, 3), (4,)),
+        FLOATS,
+        make=classes(3),
+        input_dtypes=(None, "int64"),
     ),
     "GatherND": Spec(
         OpType.GATHER_ND, ((2, 4, 3), (2, 5, 1)), ALL, {"batch_dims": 1}, make=in_range(4)
