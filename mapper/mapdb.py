@@ -88,7 +88,7 @@ def write(
     nodes: list[NodeRow] = []
     for node_id, data in graph.nodes():
         position[node_id] = len(nodes)
-        extra = data.copy()  # the other attributes: a copy less the five columns
+        extra = dict(data)  # the other attributes: a copy less the five columns
         for name in _NODE_FIELDS:
             extra.pop(name, None)
         place = (data.get("layer"), data.get("path"), data.get("line"))

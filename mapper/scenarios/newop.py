@@ -136,8 +136,8 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     points = [p for p in points if footprint.tests_own_code(view, p, models)]
     points = footprint.without_fast_paths(view, points)
     points = capacity.into_new_modules(view, points, name, spelt)  # modules without room
-    family = branches.family_modules(view, rows, known)
-    points = ownmodules.into_own_modules(view, known, name, points, spelt, family)
+    handlers_at = branches.family_modules(view, rows, known)
+    points = ownmodules.into_own_modules(view, known, name, points, spelt, handlers_at)
     points.extend(companions.proto_companions(view, points, forms, name))
     devoted = newop_places.new_modules(view, points)
     seen = {p.path for p in points if p.kind in (PointKind.USE, PointKind.REGISTRATION) and p.path}

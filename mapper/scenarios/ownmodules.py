@@ -60,10 +60,10 @@ def conventions(
         folder, base = posixpath.split(path)
         parts = base[:-3].split("_")
         for i in range(len(parts)):
-            op = spelling.get(vocab.compact("_".join(parts[i:])))
-            if op is not None:
+            named = spelling.get(vocab.compact("_".join(parts[i:])))
+            if named is not None:
                 pattern = "_".join([*parts[:i], "{}"]) + ".py"
-                found.setdefault((folder, pattern), {}).setdefault(op, file)
+                found.setdefault((folder, pattern), {}).setdefault(named, file)
                 break
     return found
 
