@@ -106,6 +106,7 @@ def extract(
     refs: list[tuple[int, Reference]] = []  # ((start byte << 32) | end byte, reference)
     append = refs.append
     source, base = root.text or b"", root.start_byte  # the root may start after blank lines
+    calls: list[tuple[ts.Node, str]] = []  # (callee node, callee as written without spaces)
     for node in caps.get("reference.call", ()):
         start = node.start_byte
         i = bisect_right(starts, start) - 1  # the enclosing definition, inline (hot loop)
@@ -117,6 +118,7 @@ def extract(
         end = node.end_byte
         raw = source[start - base : end - base]  # what node.text gives, sliced here
         callee = "".join(raw.decode("utf-8", errors="replace").split()) if raw else ""
+        calls.append((node, callee))
         row = node.start_point[0]
         loc = locations.get(row)
         if loc is None:
@@ -160,9 +162,9 @@ def extract(
                 _python_refs.aliases(caps.get("reference.alias", ()), scope_at),
             ),
             *decorated,
-            *_python_refs.registrations(caps.get("reference.call", ()), scope_at, where),
-            *_python_grpc.message_fields(caps.get("reference.call", ()), imports, scope_at, where),
-            *_python_refs.ioctl_uses(caps.get("reference.call", ()), scope_at, where),
+            *_python_refs.registrations(calls, scope_at, where),
+            *_python_grpc.message_fields(calls, imports, scope_at, where),
+            *_python_refs.ioctl_uses(calls, scope_at, where),
         ]
         static = {r.scope for _, r in extra if r.kind == "decorator" and r.target == "staticmethod"}
         requests = _python_grpc.servicer_requests(

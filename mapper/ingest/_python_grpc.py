@@ -96,15 +96,19 @@ def _stored(node: ts.Node) -> bool:
 
 
 def message_fields(
-    callees: Iterable[ts.Node], imports: Sequence[tuple[str, str]], scope_at: Scope, where: Where
+    calls: Iterable[tuple[ts.Node, str]],
+    imports: Sequence[tuple[str, str]],
+    scope_at: Scope,
+    where: Where,
 ) -> Keyed:
-    """``message_field`` references of the calls whose callees were captured (see module doc)."""
+    """``message_field`` references of the calls (callee node, callee as written without
+    whitespace) whose callees were captured (see module doc)."""
     modules = {local for local, bound in imports if bound.rpartition(".")[2].endswith("_pb2")}
     if not modules:
         return []
     out: Keyed = []
-    for callee in callees:
-        head, _, message = "".join(text(callee).split()).partition(".")
+    for callee, written in calls:
+        head, _, message = written.partition(".")
         call = callee.parent
         if head not in modules or not message[:1].isupper() or call is None:
             continue

@@ -155,11 +155,13 @@ def decorators(nodes: Iterable[ts.Node], definition_at: dict[int, str], where: W
     return out
 
 
-def registrations(callees: Iterable[ts.Node], scope_at: Scope, where: Where) -> Keyed:
+Calls = Iterable[tuple[ts.Node, str]]  # (callee node, callee as written without whitespace)
+
+
+def registrations(calls: Calls, scope_at: Scope, where: Where) -> Keyed:
     """``register`` references: each name argument of a call to ``register*``/``*.register*``."""
     out: Keyed = []
-    for callee in callees:
-        name = _flat(callee)
+    for callee, name in calls:
         if not name.rpartition(".")[2].startswith("register"):
             continue
         call = callee.parent
@@ -173,11 +175,11 @@ def registrations(callees: Iterable[ts.Node], scope_at: Scope, where: Where) -> 
     return out
 
 
-def ioctl_uses(callees: Iterable[ts.Node], scope_at: Scope, where: Where) -> Keyed:
+def ioctl_uses(calls: Calls, scope_at: Scope, where: Where) -> Keyed:
     """``use`` references: the request name passed to ``ioctl``/``fcntl.ioctl``/``x.ioctl``."""
     out: Keyed = []
-    for callee in callees:
-        if _flat(callee).rpartition(".")[2] != "ioctl":
+    for callee, name in calls:
+        if name.rpartition(".")[2] != "ioctl":
             continue
         call = callee.parent
         args = call.child_by_field_name("arguments") if call is not None else None
