@@ -105,13 +105,13 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
         if not test and any(footprint.enumerates(view, node, vs) for vs in vocabs.values()):
             continue  # a family handler: its enumerating members are extended above
         tabled = [] if test or own_module else footprint.table_lines(view, node, ids)
+        if own_module:  # a module of its own, like the similar op's (registered there too)
+            layer = _layer(view, node)
+            points += newop_places.new_module(view, node, name, layer, spelt, forms, spelt_as)
+            points += _registrations(view, node, forms, name)  # moved there by ownmodules
+            continue
         if not test and not tabled and not _in_place(view, node, vocabs):
-            if own_module:  # a module of its own, like the similar op's
-                layer = _layer(view, node)
-                points.extend(
-                    newop_places.new_module(view, node, name, layer, spelt, forms, spelt_as)
-                )
-            continue  # else behaviour peculiar to the op, in a module about a few ops
+            continue  # behaviour peculiar to the op, in a module about a few ops
         kind = PointKind.TEST if test else PointKind.IMPLEMENTATION
         verb = "add a test" if test else f"write the {name} counterpart of"
         points.append(
@@ -137,7 +137,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     points = footprint.without_fast_paths(view, points)
     points = capacity.into_new_modules(view, points, name, spelt)  # modules without room
     handlers_at = branches.family_modules(view, rows, known)
-    points = ownmodules.into_own_modules(view, known, name, points, spelt, handlers_at)
+    points = ownmodules.into_own_modules(view, known, token, name, points, handlers_at)
     points.extend(companions.proto_companions(view, points, forms, name))
     devoted = newop_places.new_modules(view, points)
     seen = {p.path for p in points if p.kind in (PointKind.USE, PointKind.REGISTRATION) and p.path}

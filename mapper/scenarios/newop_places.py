@@ -56,8 +56,9 @@ def new_module(
     spelt_as: namestyle.Spelling,
 ) -> list[ChangePoint]:
     """The new sibling module for the counterpart of ``node`` (same suffixes:
-    ``conv2d.opdesc.json`` → ``conv_transpose.opdesc.json``; its stem spells the new op's
-    words joined where the module's stem spells the similar op's joined, ``spelt_as`` says:
+    ``conv2d.opdesc.json`` → ``conv_transpose.opdesc.json``; the same prefix before a stem
+    ending in the similar op's name: ``ops_bitcast.py`` → ``ops_det.py``; its stem spells the
+    new op's words joined where the module's stem spells the similar op's joined, ``spelt_as`` says:
     ``maxpool.opdesc.json`` → ``maxunpool.opdesc.json``), and the module lists it joins
     (importers not themselves devoted to the similar op). A name spelt after the module's
     whole stem is spelt after the new one (``ConvPoolTranslator`` in ``conv_pool.py`` →
@@ -65,9 +66,12 @@ def new_module(
     path = node.path or ""
     folder, base = posixpath.split(path)
     suffix = base.partition(".")[2]
-    seg = namestyle.segment(base.partition(".")[0], spelt)
+    written = base.partition(".")[0]
+    seg = namestyle.segment(written, spelt)
     form = forms.get(vocab.compact(seg or ""), vocab.compact(name))
-    stem = namestyle.stem(name, spelt_as.joined_in(base.partition(".")[0]), form)
+    stem = namestyle.stem(name, spelt_as.joined_in(written), form)
+    if seg and written.endswith("_" + seg):  # ops_maxpool.py → ops_<op>.py: the prefix stays
+        stem = written[: -len(seg)] + stem
     target = posixpath.join(folder, stem + (f".{suffix}" if suffix else ""))
     file = view.node(f"file:{path}")
     module = file.get("module") if file is not None else None

@@ -16,6 +16,9 @@ Where the ONNX schemas can be read (:func:`~.similar.onnx_schemas`), a module co
 convention only when its op is an ONNX operator: ``binary.py``, ``unary.py`` and ``reduce.py``
 are named after a family's generic kernel, which many ONNX operators share, not after one op.
 
+A module devoted to the similar op that names its values but defines nothing spelt after it
+(``abi_det.py``: a registration call at module level) gets its sibling too.
+
 A module named after an op is no shared module (:mod:`.newop_places` gives a module devoted
 to the similar op its new sibling). Nor is one named after a family the new op's name says it
 joins: a word of four letters or more of the module's name within the op's (``pool.py`` for
@@ -27,12 +30,13 @@ its points.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 
 from mapper.impact.mapview import MapView, Node
 from mapper.ingest.code import python_module
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import capacity, footprint, importers, newop_places, similar, vocab
+from mapper.scenarios import capacity, footprint, importers, namestyle, newop_places, similar, vocab
 from mapper.scenarios.records import ChangePoint, PointKind
 
 OWN = 4  # ops with a module of their own under one pattern in a code folder: its convention
@@ -74,6 +78,56 @@ def _family_named(path: str, name: str) -> bool:
     return any(len(w) >= _WORD and vocab.compact(w) in vocab.compact(name) for w in words)
 
 
+def _beside_siblings(
+    view: MapView, points: list[ChangePoint], spelt: set[str]
+) -> list[ChangePoint]:
+    """``points`` with each registration made in a module devoted to the similar op
+    (``@register(OpType.MAXPOOL)`` in ``maxpool.py``) made in the sibling module the new op's
+    counterpart of that module's code goes into (:func:`~.newop_places.new_module`)."""
+    sibling: dict[str, str] = {}
+    for point in points:
+        like = view.node(point.like) if point.kind is PointKind.IMPLEMENTATION else None
+        home = like.path if like is not None else None
+        new = view.node(f"file:{point.path}") is None
+        if home and new and point.path != home and newop_places.devoted_path(home, spelt):
+            sibling.setdefault(home, point.path or "")
+    return [
+        dataclasses.replace(p, path=sibling[p.path], line=1)
+        if p.kind is PointKind.REGISTRATION and p.path in sibling
+        else p
+        for p in points
+    ]
+
+
+def _devoted_files(
+    view: MapView,
+    values: list[vocab.Value],
+    name: str,
+    spelt: set[str],
+    points: list[ChangePoint],
+) -> list[ChangePoint]:
+    """The sibling of each module devoted to the similar op that names one of its values but
+    defines nothing spelt after it (``abi_det.py``: one registration call at module level),
+    and the lists it joins (:func:`~.newop_places.new_module`)."""
+    done = {like.path for p in points if (like := view.node(p.like)) is not None}
+    forms = vocab.new_forms(spelt, vocab.compact(name))
+    spelt_as = namestyle.Spelling(view, values, spelt)
+    out: list[ChangePoint] = []
+    for value in values:
+        for edge in view.neighbours(value.node.id, {EdgeKind.REFERENCES}, "in"):
+            user = view.node(edge.source)
+            path = user.path if user is not None else None
+            if user is None or user.kind is not NodeKind.FILE or not path or path in done:
+                continue
+            if view.config.is_test(path) or not newop_places.devoted_path(path, spelt):
+                continue
+            done.add(path)
+            layer = view.config.layer_of(path)
+            made = newop_places.new_module(view, user, name, layer, spelt, forms, spelt_as)
+            out += [dataclasses.replace(made[0], predicted=""), *made[1:]]  # a module, no name
+    return out
+
+
 def _patterns(path: str) -> list[str]:
     """The name patterns a shared module's counterpart may follow, the most specific first."""
     stem = posixpath.basename(path)[:-3]
@@ -86,14 +140,18 @@ def _patterns(path: str) -> list[str]:
 def into_own_modules(
     view: MapView,
     known: dict[str, list[vocab.Value]],
+    token: str,
     name: str,
     points: list[ChangePoint],
-    spelt: set[str],
     family: set[str],
 ) -> list[ChangePoint]:
     """``points`` with those in a shared module of a folder with a module-per-op convention
     moved into the new op's module, and the modules listing the convention's modules (see
-    the module docstring); ``family``: the paths of the family handlers the new op joins."""
+    the module docstring); ``token``: the similar op; ``family``: the paths of the family
+    handlers the new op joins."""
+    spelt = vocab.spellings(known[token])
+    points = _beside_siblings(view, points, spelt)
+    points += _devoted_files(view, known[token], name, spelt, points)
     found = conventions(view, known)
     every = {s for values in known.values() for s in vocab.spellings(values)}
     by_path: dict[str, list[ChangePoint]] = {}

@@ -10,7 +10,7 @@ import pytest
 
 from mapper.scenarios.newop import walk_new_op
 from tests.mapper.scenarios.pool_toy import FILES
-from tests.mapper.toy_map import build_view, kernel_ids, op_types, up_down_config
+from tests.mapper.toy_map import build_view, kernel_ids, op_types, rules_module, up_down_config
 
 _OWN = ("PAD", "TILE", "ABS", "CEIL")  # each in a module named after it, listed by backend.py
 
@@ -81,3 +81,63 @@ def _beside(shared: str) -> list[tuple[str, str | None, int | None, str]]:
         ("registration", f"toy/down/{shared}.py", 24, f"toy.down.{shared}.TABLE"),
         ("vocabulary", "toy/down/kernels.py", 5, "toy.down.kernels.KernelId.LPPOOL"),
     ]
+
+
+_REGISTERED = {
+    **FILES,
+    "toy/up/rules.py": rules_module("GATHER"),
+    "toy/up/maxpool.py": (  # a module of maxpool's own, its rule registered where it is defined
+        "from toy.up.ir import OpType\nfrom toy.up.rules import register\n\n\n"
+        "@register(OpType.MAXPOOL)\ndef maxpool_rule(node):\n    return node\n"
+    ),
+}
+
+
+def test_a_registered_definition_of_a_module_of_its_own_gets_a_sibling_module(
+    tmp_path: Path,
+) -> None:
+    """maxpool's rule lives, registered, in toy/up/maxpool.py, a module about maxpool alone:
+    lppool's rule and its registration go into a new toy/up/lp_pool.py, not beside it."""
+    view = build_view(tmp_path, _REGISTERED, up_down_config("own"))
+    walk = walk_new_op(view, "LpPool", like="maxpool")
+    plan = next(p for p in walk.layers if p.layer == "up")
+    assert [(p.kind.value, p.path, p.line, p.predicted) for p in plan.points] == [
+        ("implementation", "toy/up/lp_pool.py", 1, "toy.up.lp_pool.lppool_rule"),
+        ("registration", "toy/up/lp_pool.py", 1, ""),
+        ("vocabulary", "toy/up/ir.py", 5, "toy.up.ir.OpType.LPPOOL"),
+    ]
+
+
+def test_a_sibling_module_keeps_the_prefix_before_the_similar_ops_name(tmp_path: Path) -> None:
+    """ops_maxpool.py, a module of maxpool's own: lppool's goes into ops_lp_pool.py."""
+    files = {k: v for k, v in _REGISTERED.items() if k != "toy/up/maxpool.py"}
+    files["toy/up/ops_maxpool.py"] = _REGISTERED["toy/up/maxpool.py"]
+    view = build_view(tmp_path, files, up_down_config("own"))
+    walk = walk_new_op(view, "LpPool", like="maxpool")
+    plan = next(p for p in walk.layers if p.layer == "up")
+    assert [(p.kind.value, p.path, p.predicted) for p in plan.points][:2] == [
+        ("implementation", "toy/up/ops_lp_pool.py", "toy.up.ops_lp_pool.lppool_rule"),
+        ("registration", "toy/up/ops_lp_pool.py", ""),
+    ]
+
+
+def test_a_module_of_the_similar_ops_defining_nothing_named_after_it_gets_a_sibling(
+    tmp_path: Path,
+) -> None:
+    """abi_maxpool.py registers maxpool's entry with a module-level call and defines nothing
+    named after it: lppool gets abi_lp_pool.py, a module with no definition to name."""
+    files = {
+        **FILES,
+        "toy/down/abi.py": "ABIS = {}\n\n\ndef register(kid, arity):\n    ABIS[kid] = arity\n",
+        "toy/down/abi_maxpool.py": (
+            "from toy.down.abi import register\nfrom toy.down.kernels import KernelId\n\n"
+            "register(KernelId.MAXPOOL, 1)\n"
+        ),
+    }
+    view = build_view(tmp_path, files, up_down_config("own"))
+    walk = walk_new_op(view, "LpPool", like="maxpool")
+    plan = next(p for p in walk.layers if p.layer == "down")
+    assert ("implementation", "toy/down/abi_lp_pool.py", 1, "") in [
+        (p.kind.value, p.path, p.line, p.predicted) for p in plan.points
+    ]
+    assert [p.path for p in plan.points].count("toy/down/abi_lp_pool.py") == 1
