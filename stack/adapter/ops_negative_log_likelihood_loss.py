@@ -10,8 +10,8 @@ node: an older opset, a missing or extra input or output, an input, target or we
 type or shape, an unknown reduction, a constant target holding a value that is neither a class
 nor the ignore_index (a bfloat16 input, which opset 22 allows, has no IR type and
 is refused at the graph input, an UnsupportedTypeError naming the tensor). Constant operands
-fold at import. This op is the body of SoftmaxCrossEntropyLoss's ONNX function, after a
-LogSoftmax.
+fold at import. This op ends the ONNX function body of the softmax cross-entropy loss, after
+a LogSoftmax.
 """
 
 from __future__ import annotations
