@@ -34,6 +34,7 @@ import dataclasses
 import posixpath
 
 from mapper.impact.mapview import MapView, Node
+from mapper.impact.records import hop_of
 from mapper.ingest.code import python_module
 from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios import capacity, footprint, importers, namestyle, newop_places, similar, vocab
@@ -124,7 +125,8 @@ def _devoted_files(
             done.add(path)
             layer = view.config.layer_of(path)
             made = newop_places.new_module(view, user, name, layer, spelt, forms, spelt_as)
-            out += [dataclasses.replace(made[0], predicted=""), *made[1:]]  # a module, no name
+            why = (hop_of(view, edge, False),)  # the module names the similar op's value
+            out += [dataclasses.replace(made[0], predicted="", why=why), *made[1:]]
     return out
 
 

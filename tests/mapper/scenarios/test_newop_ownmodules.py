@@ -140,4 +140,7 @@ def test_a_module_of_the_similar_ops_defining_nothing_named_after_it_gets_a_sibl
     assert ("implementation", "toy/down/abi_lp_pool.py", 1, "") in [
         (p.kind.value, p.path, p.line, p.predicted) for p in plan.points
     ]
-    assert [p.path for p in plan.points].count("toy/down/abi_lp_pool.py") == 1
+    (made,) = [p for p in plan.points if p.path == "toy/down/abi_lp_pool.py"]
+    assert [(h.source, h.target, h.line) for h in made.why] == [
+        ("file:toy/down/abi_maxpool.py", "symbol:toy.down.kernels.KernelId.MAXPOOL", 4)
+    ]
