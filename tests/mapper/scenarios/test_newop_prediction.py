@@ -29,7 +29,10 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
   the trailing matrices; the predictor's own choice was relu);
 - ``fixtures/new_op_negativeloglikelihoodloss.json``: NegativeLogLikelihoodLoss like
   gatherelements (``GatherElements`` / ``GATHER_ELEMENTS``: it picks each sample's class
-  along axis 1; the predictor's own choice, scatterelements, was a weak match).
+  along axis 1; the predictor's own choice, scatterelements, was a weak match);
+- ``fixtures/new_op_softmaxcrossentropyloss.json``: SoftmaxCrossEntropyLoss like
+  negativeloglikelihoodloss (its loss of the log-softmax; the predictor's own choice was
+  softmax).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -82,6 +85,11 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
         "NegativeLogLikelihoodLoss",
         "gatherelements",
         "negative_\\?log_\\?likelihood_\\?loss",
+    ),
+    "new_op_softmaxcrossentropyloss.json": (
+        "SoftmaxCrossEntropyLoss",
+        "negativeloglikelihoodloss",
+        "softmax_\\?cross_\\?entropy_\\?loss",
     ),
 }
 
