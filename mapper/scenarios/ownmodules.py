@@ -16,16 +16,16 @@ Where the ONNX schemas can be read (:func:`~.similar.onnx_schemas`), a module co
 convention only when its op is an ONNX operator: ``binary.py``, ``unary.py`` and ``reduce.py``
 are named after a family's generic kernel, which many ONNX operators share, not after one op.
 
-A module devoted to the similar op that names its values but defines nothing spelt after it
-(``abi_det.py``: a registration call at module level) gets its sibling too.
-
-A module named after an op is no shared module (:mod:`.newop_places` gives a module devoted
-to the similar op its new sibling). Nor is one named after a family the new op's name says it
-joins: a word of four letters or more of the module's name within the op's (``pool.py`` for
-GlobalLpPool, ``quant.py`` for DynamicQuantizeLinear) is a family module the op extends. A
-shared module whose counterparts include none of the
-similar op's definitions and is no family handler (a table or a list naming every op) keeps
-its points.
+A module named after an op is no shared module: :mod:`.newop_places` gives a module devoted
+to the similar op its new sibling, and the registrations made there (``@register`` above the
+similar op's definition) are made in the sibling here. A devoted module that names the
+similar op's values but defines nothing spelt after it (``abi_det.py``: a registration call
+at module level) gets its sibling here too. Nor is a module named after a family the new op's
+name says it joins shared: a word of four letters or more of the module's name within the
+op's (``pool.py`` for GlobalLpPool, ``quant.py`` for DynamicQuantizeLinear) makes it the
+family module the op extends. A shared module whose counterparts include none of the similar
+op's definitions and that is no family handler (a table or a list naming every op) keeps its
+points.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 
-from mapper.impact.mapview import MapView, Node
+from mapper.impact.mapview import Edge, MapView, Node
 from mapper.impact.records import hop_of
 from mapper.ingest.code import python_module
 from mapper.model import EdgeKind, NodeKind
@@ -205,7 +205,7 @@ def _listings(
     """The import of ``target`` in each module importing at least ``SIBLINGS`` of the
     convention's ``modules``, at the line of the last of them (the list it joins)."""
     ids = {m.id for m in modules.values()}
-    importers_of: dict[str, list] = {}
+    importers_of: dict[str, list[Edge]] = {}
     for module in ids:
         for edge in view.neighbours(module, {EdgeKind.IMPORTS}, "in"):
             importers_of.setdefault(edge.source, []).append(edge)
