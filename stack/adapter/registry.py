@@ -63,4 +63,5 @@ def _load() -> None:
         ops_rearrange,
         ops_resize,
         ops_shape,
+        ops_softmax_cross_entropy_loss,
     )

@@ -15,13 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from stack.compiler import negative_log_likelihood_loss, softmax_cross_entropy_loss, tensor_scatter
 from stack.compiler.bitcast import evaluate as _bitcast
 from stack.compiler.det import evaluate as _det
 from stack.compiler.evaluate import register
 from stack.compiler.ir import ElemType, Node, OpType, TensorType
-from stack.compiler.negative_log_likelihood_loss import evaluate as _negative_log_likelihood_loss
 from stack.compiler.spatial_rules import unpool_shape
-from stack.compiler.tensor_scatter import evaluate as _tensor_scatter
 
 _UNARY: dict[str, Callable[[np.ndarray, Node], np.ndarray]] = {
     "Neg": lambda x, n: np.negative(x),
@@ -281,14 +280,15 @@ for _op, _fn in (
     (OpType.DET, _det),
     (OpType.REDUCE, _reduce),
     (OpType.ARG_REDUCE, _arg_reduce),
-    (OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS, _negative_log_likelihood_loss),
+    (OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS, negative_log_likelihood_loss.evaluate),
+    (OpType.SOFTMAX_CROSS_ENTROPY_LOSS, softmax_cross_entropy_loss.evaluate),
     (OpType.GATHER, _gather),
     (OpType.GATHER_ELEMENTS, _gather_elements),
     (OpType.GATHER_ND, _gather_nd),
     (OpType.SCATTER_ND, _scatter_nd),
     (OpType.SCATTER_ELEMENTS, _scatter_elements),
     (OpType.REVERSE_SEQUENCE, _reverse_sequence),
-    (OpType.TENSOR_SCATTER, _tensor_scatter),
+    (OpType.TENSOR_SCATTER, tensor_scatter.evaluate),
     (OpType.MAXUNPOOL, _max_unpool),
     (OpType.SLICE, _slice),
     (OpType.EXPAND, _expand),

@@ -114,6 +114,7 @@ class OpType(enum.StrEnum):
     REDUCE = "Reduce"  # fn: ReduceSum, ...; axes (non-negative), keepdims
     ARG_REDUCE = "ArgReduce"  # fn: ArgMax / ArgMin; axis, keepdims, select_last_index
     NEGATIVE_LOG_LIKELIHOOD_LOSS = "NegativeLogLikelihoodLoss"  # reduction; ignore_index if set
+    SOFTMAX_CROSS_ENTROPY_LOSS = "SoftmaxCrossEntropyLoss"  # reduction; ignore_index if set
     CUMSUM = "CumSum"
     TOPK = "TopK"
     GATHER = "Gather"

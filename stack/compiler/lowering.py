@@ -118,6 +118,10 @@ register(
     OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS,
     Lowering(ExecOp.NEGATIVE_LOG_LIKELIHOOD_LOSS, ("reduction", "ignore_index")),
 )
+register(
+    OpType.SOFTMAX_CROSS_ENTROPY_LOSS,
+    Lowering(ExecOp.SOFTMAX_CROSS_ENTROPY_LOSS, ("reduction", "ignore_index")),
+)
 register(OpType.CUMSUM, Lowering(ExecOp.CUMSUM, ("axis", "exclusive", "reverse", "prod")))
 register(OpType.TOPK, Lowering(ExecOp.TOPK, ("axis", "largest", "sorted")))
 register(OpType.GATHER, Lowering(ExecOp.GATHER, ("axis",)))

@@ -80,6 +80,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.REDUCE: Arity(1, 1),
     OpType.ARG_REDUCE: Arity(1, 1),
     OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS: Arity(2, 3),  # input, target, weight
+    OpType.SOFTMAX_CROSS_ENTROPY_LOSS: Arity(2, 3, 2, 2),  # scores, labels, weights
     OpType.CUMSUM: Arity(1, 1),
     OpType.TOPK: Arity(1, 1, 2, 2),
     OpType.GATHER: Arity(2, 2),

@@ -75,6 +75,7 @@ class ExecOp(enum.IntEnum):
     BITCAST = 55
     DET = 56
     NEGATIVE_LOG_LIKELIHOOD_LOSS = 57
+    SOFTMAX_CROSS_ENTROPY_LOSS = 58
 
 
 class ExecDType(enum.IntEnum):
@@ -180,6 +181,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.BITCAST: OpKind.BITCAST,
     ExecOp.DET: OpKind.DET,
     ExecOp.NEGATIVE_LOG_LIKELIHOOD_LOSS: OpKind.NEGATIVE_LOG_LIKELIHOOD_LOSS,
+    ExecOp.SOFTMAX_CROSS_ENTROPY_LOSS: OpKind.SOFTMAX_CROSS_ENTROPY_LOSS,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -80,6 +80,7 @@ class OpKind(enum.IntEnum):
     BITCAST = 55
     DET = 56
     NEGATIVE_LOG_LIKELIHOOD_LOSS = 57
+    SOFTMAX_CROSS_ENTROPY_LOSS = 58
     # END GENERATED
 
 

@@ -114,6 +114,7 @@
 #define REFSTACK_KERNEL_BITCAST        55
 #define REFSTACK_KERNEL_DET            56
 #define REFSTACK_KERNEL_NEGATIVE_LOG_LIKELIHOOD_LOSS 57
+#define REFSTACK_KERNEL_SOFTMAX_CROSS_ENTROPY_LOSS 58
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

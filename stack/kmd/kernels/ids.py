@@ -73,4 +73,5 @@ class KernelId(enum.IntEnum):
     BITCAST = 55
     DET = 56
     NEGATIVE_LOG_LIKELIHOOD_LOSS = 57
+    SOFTMAX_CROSS_ENTROPY_LOSS = 58
     # END GENERATED

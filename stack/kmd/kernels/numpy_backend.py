@@ -46,6 +46,7 @@ from stack.kmd.kernels import (
     quant,
     reduce,
     registry,
+    softmax_cross_entropy_loss,
     tensor_scatter,
     unary,
 )
@@ -71,6 +72,7 @@ GENERIC = (
     reduce,
     index,
     negative_log_likelihood_loss,
+    softmax_cross_entropy_loss,
     bitcast,
     center_crop_pad,
     grid_sample,

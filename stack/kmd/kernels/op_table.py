@@ -79,4 +79,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(55, "BITCAST", "BITCAST"),
     KernelRow(56, "DET", "DET"),
     KernelRow(57, "NEGATIVE_LOG_LIKELIHOOD_LOSS", "NEGATIVE_LOG_LIKELIHOOD_LOSS"),
+    KernelRow(58, "SOFTMAX_CROSS_ENTROPY_LOSS", "SOFTMAX_CROSS_ENTROPY_LOSS"),
 )

@@ -22,6 +22,7 @@ from stack.umd.translators.pointwise import PointwiseTranslator
 from stack.umd.translators.qlinear_conv import QLinearConvTranslator
 from stack.umd.translators.quant import QuantTranslator
 from stack.umd.translators.reduce import ReduceTranslator
+from stack.umd.translators.softmax_cross_entropy_loss import SoftmaxCrossEntropyLossTranslator
 from stack.umd.translators.unpool import MaxUnpoolTranslator
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "QLinearConvTranslator",
     "QuantTranslator",
     "ReduceTranslator",
+    "SoftmaxCrossEntropyLossTranslator",
     "default_translators",
 ]
 
@@ -72,6 +74,7 @@ def default_translators() -> TranslatorRegistry:
         BitCastTranslator(),
         ReduceTranslator(),
         NegativeLogLikelihoodLossTranslator(),
+        SoftmaxCrossEntropyLossTranslator(),
         IndexTranslator(),
     ):
         reg.register(t)

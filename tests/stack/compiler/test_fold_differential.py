@@ -49,6 +49,8 @@ class Spec:
     make: Callable[[np.random.Generator, tuple[int, ...], np.dtype, int], np.ndarray] | None = None
     #: per-input dtype overrides (None: the case's dtype)
     input_dtypes: tuple[str | None, ...] = ()
+    #: how many outputs the op has (every one compared)
+    n_out: int = 1
 
 
 SIGNED = ("int8", "int32", "int64")
@@ -155,6 +157,27 @@ SPECS: dict[str, Spec] = {
         FLOATS,
         make=classes(3),
         input_dtypes=(None, "int64"),
+    ),
+    **{  # every reduction; weighted or not; ignore_index a class or none; output and log_prob
+        f"SoftmaxCrossEntropyLoss.{r}.{tag}": Spec(
+            OpType.SOFTMAX_CROSS_ENTROPY_LOSS,
+            ((3, 5, 2, 2), (3, 2, 2), (5,))[:n_in],
+            FLOATS,
+            {"reduction": r, **({} if ii is None else {"ignore_index": ii})},
+            make=classes(5, ii),
+            input_dtypes=(None, tdtype, None),
+            n_out=2,
+        )
+        for r in ("none", "sum", "mean")
+        for tag, n_in, ii, tdtype in (("weight", 3, None, "int64"), ("ii", 2, 1, "int32"))
+    },
+    "SoftmaxCrossEntropyLoss.k0": Spec(
+        OpType.SOFTMAX_CROSS_ENTROPY_LOSS,
+        ((4, 3), (4,)),
+        FLOATS,
+        make=classes(3),
+        input_dtypes=(None, "int64"),
+        n_out=2,
     ),
     "GatherND": Spec(
         OpType.GATHER_ND, ((2, 4, 3), (2, 5, 1)), ALL, {"batch_dims": 1}, make=in_range(4)
@@ -303,20 +326,23 @@ def test_folder_and_device_agree(label: str, dtype: str) -> None:
     ]
     arrays = [make(rng, shape, kinds[i], i) for i, shape in enumerate(spec.shapes)]
     names = [f"x{i}" for i in range(len(arrays))]
-    node = Node.make("n", op, names, ["y"], **spec.attrs)
+    outs = ["y", *(f"y{j}" for j in range(1, spec.n_out))]
+    node = Node.make("n", op, names, outs, **spec.attrs)
     with np.errstate(all="ignore"):
         result = evaluate.evaluator_for(op)(node, [a.copy() for a in arrays])  # type: ignore[misc]
     assert result is not None, f"the evaluator declined {label}"
-    (folded,) = result
+    assert len(result) == len(outs)
     types = {
         n: TensorType(ElemType.from_numpy(a.dtype), a.shape)
         for n, a in zip(names, arrays, strict=True)
     }
-    graph = Graph("diff", (node,), tuple(names), ("y",), types)
+    graph = Graph("diff", (node,), tuple(names), tuple(outs), types)
     model = CompiledModel(graph, runtime=shared_runtime())
     try:
-        device = model.run(dict(zip(names, arrays, strict=True)))["y"]
+        ran = model.run(dict(zip(names, arrays, strict=True)))
     finally:
         model.close()
-    assert device.dtype == folded.dtype and device.shape == folded.shape
-    np.testing.assert_array_equal(device, folded)
+    for name, folded in zip(outs, result, strict=True):
+        device = ran[name]
+        assert device.dtype == folded.dtype and device.shape == folded.shape
+        np.testing.assert_array_equal(device, folded)

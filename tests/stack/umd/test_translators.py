@@ -110,6 +110,8 @@ CASES = [
     (OpRequest.make(OpKind.NEGATIVE_LOG_LIKELIHOOD_LOSS, [T((3, 5)), T((3,), I64)], [T(())]), KernelId.NEGATIVE_LOG_LIKELIHOOD_LOSS, (2, 0, 0), ()),
     (OpRequest.make(OpKind.NEGATIVE_LOG_LIKELIHOOD_LOSS, [T((3, 5, 2, 2)), T((3, 2, 2), I32), T((5,))], [T((3, 2, 2))], reduction="none", ignore_index=-1), KernelId.NEGATIVE_LOG_LIKELIHOOD_LOSS, (0, 1, -1), ()),
     (OpRequest.make(OpKind.NEGATIVE_LOG_LIKELIHOOD_LOSS, [T((2, 4, 3), DType.F64), T((2, 3), I64)], [T((), DType.F64)], reduction="sum", ignore_index=7), KernelId.NEGATIVE_LOG_LIKELIHOOD_LOSS, (1, 1, 7), ()),
+    (OpRequest.make(OpKind.SOFTMAX_CROSS_ENTROPY_LOSS, [T((3, 5)), T((3,), I64)], [T(()), T((3, 5))]), KernelId.SOFTMAX_CROSS_ENTROPY_LOSS, (2, 0, 0), ()),
+    (OpRequest.make(OpKind.SOFTMAX_CROSS_ENTROPY_LOSS, [T((3, 5, 2, 2)), T((3, 2, 2), I32), T((5,))], [T((3, 2, 2)), T((3, 5, 2, 2))], reduction="none", ignore_index=-1), KernelId.SOFTMAX_CROSS_ENTROPY_LOSS, (0, 1, -1), ()),
     (OpRequest.make(OpKind.CUMSUM, [T((2, 3))], [T((2, 3))], axis=1, reverse=1), KernelId.CUMSUM, (1, 0, 1, 0), ()),
     (OpRequest.make(OpKind.TOPK, [T((2, 5))], [T((2, 3)), T((2, 3), I64)], axis=1), KernelId.TOPK, (1, 1, 1), ()),
     (OpRequest.make(OpKind.GATHER, [T((5, 3)), T((2,), I64)], [T((2, 3))], axis=0), KernelId.GATHER, (0,), ()),
