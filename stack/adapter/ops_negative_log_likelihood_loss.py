@@ -16,6 +16,9 @@ a LogSoftmax.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import onnx
 
 from stack.adapter.context import ImportContext, attributes, present_inputs
@@ -41,18 +44,39 @@ def negative_log_likelihood_loss(ctx: ImportContext, proto: onnx.NodeProto, name
     if ctx.opset < 12 or not 2 <= len(ins) <= 3 or not all(ins) or len(outs) != 1 or not outs[0]:
         raise bad(f"(opset 12+, model opset {ctx.opset}) takes input, target and an optional "
                   f"weight, and one output, got {list(proto.input)} -> {outs}")  # fmt: skip
+    attrs = loss_attributes(ctx, proto, ins, bad, ("input", "target", "weight"))
+    ctx.emit(name, OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS, ins, outs, **attrs)
+
+
+def loss_attributes(
+    ctx: ImportContext,
+    proto: onnx.NodeProto,
+    ins: list[str],
+    bad: Callable[[str], ModelFormatError],
+    names: tuple[str, str, str],
+    plural: bool = False,
+) -> dict[str, Any]:
+    """The checks a loss of class scores makes of its operands, named ``names`` (the scores,
+    the classes, the weights; ``plural`` when the op names them so: SoftmaxCrossEntropyLoss's
+    scores, labels, weights), and its attributes for the IR op: ``reduction`` and, when the
+    node sets it, ``ignore_index``. ``bad(why)`` is raised for scores that are not a float
+    [N, C, d1..dk], classes that are not an int32 or int64 [N, d1..dk], weights that are not
+    the scores' [C], an unknown reduction, or constant classes holding a value that is neither
+    a class nor the ignore_index."""
+    xn, tn, wn = names
+    one, an = ("", "") if plural else ("a ", "an ")
     x, target = ctx.type_of(ins[0]), ctx.type_of(ins[1])
     if not x.dtype.is_float or len(x.shape) < 2:
-        raise bad(f"takes a float16, float32 or float64 input [N, C, d1..dk], got "
+        raise bad(f"takes {one}float16, float32 or float64 {xn} [N, C, d1..dk], got "
                   f"{x.dtype.value}{list(x.shape)}")  # fmt: skip
     places = [x.shape[0], *x.shape[2:]]
     if target.dtype not in (ElemType.I32, ElemType.I64) or list(target.shape) != places:
-        raise bad(f"takes an int32 or int64 target {places} for input {list(x.shape)}, got "
+        raise bad(f"takes {an}int32 or int64 {tn} {places} for {xn} {list(x.shape)}, got "
                   f"{target.dtype.value}{list(target.shape)}")  # fmt: skip
     if len(ins) > 2:
         w = ctx.type_of(ins[2])
         if w.dtype != x.dtype or list(w.shape) != [x.shape[1]]:
-            raise bad(f"takes a {x.dtype.value} weight [{x.shape[1]}], got "
+            raise bad(f"takes {one}{x.dtype.value} {wn} [{x.shape[1]}], got "
                       f"{w.dtype.value}{list(w.shape)}")  # fmt: skip
     a = attributes(proto)
     reduction = a.get("reduction", "mean")
@@ -65,6 +89,7 @@ def negative_log_likelihood_loss(ctx: ImportContext, proto: onnx.NodeProto, name
         if "ignore_index" in a:
             out &= classes != ignore["ignore_index"]
         if out.any():
-            raise bad(f"constant target holds {int(classes[out].flat[0])}, not a class in "
-                      f"[0, {x.shape[1]}) nor the ignore_index")  # fmt: skip
-    ctx.emit(name, OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS, ins, outs, reduction=reduction, **ignore)
+            raise bad(f"constant {tn} {'hold' if plural else 'holds'} "
+                      f"{int(classes[out].flat[0])}, not a class in [0, {x.shape[1]}) nor the "
+                      "ignore_index")  # fmt: skip
+    return {"reduction": reduction, **ignore}

@@ -11,21 +11,22 @@ forbids is a ModelFormatError naming the node: an older opset, a missing or extr
 output, scores, labels or weights of another type or shape, an unknown reduction, a constant
 labels holding a value that is neither a class nor the ignore_index (a bfloat16 scores, which
 opset 22 allows, has no IR type and is refused at the graph input, an UnsupportedTypeError
-naming the tensor). Constant operands fold at import.
+naming the tensor). Constant operands fold at import. The operands and attributes are checked
+as NegativeLogLikelihoodLoss's are (:func:`~stack.adapter.ops_negative_log_likelihood_loss.
+loss_attributes`), under this op's names for them.
 """
 
 from __future__ import annotations
 
 import onnx
 
-from stack.adapter.context import ImportContext, attributes, present_inputs
+from stack.adapter.context import ImportContext, present_inputs
 from stack.adapter.errors import ModelFormatError
+from stack.adapter.ops_negative_log_likelihood_loss import loss_attributes
 from stack.adapter.registry import register
-from stack.compiler import ElemType, OpType
+from stack.compiler import OpType
 
 _OP = "SoftmaxCrossEntropyLoss"
-#: ONNX's reduction names.
-REDUCTIONS = ("none", "sum", "mean")
 
 
 @register(_OP)
@@ -46,32 +47,7 @@ def softmax_cross_entropy_loss(ctx: ImportContext, proto: onnx.NodeProto, name: 
         raise bad(f"(opset 12+, model opset {ctx.opset}) takes scores, labels and optional "
                   f"weights, and output and an optional log_prob, got {list(proto.input)} -> "
                   f"{list(proto.output)}")  # fmt: skip
-    x, labels = ctx.type_of(ins[0]), ctx.type_of(ins[1])
-    if not x.dtype.is_float or len(x.shape) < 2:
-        raise bad(f"takes float16, float32 or float64 scores [N, C, d1..dk], got "
-                  f"{x.dtype.value}{list(x.shape)}")  # fmt: skip
-    places = [x.shape[0], *x.shape[2:]]
-    if labels.dtype not in (ElemType.I32, ElemType.I64) or list(labels.shape) != places:
-        raise bad(f"takes int32 or int64 labels {places} for scores {list(x.shape)}, got "
-                  f"{labels.dtype.value}{list(labels.shape)}")  # fmt: skip
-    if len(ins) > 2:
-        w = ctx.type_of(ins[2])
-        if w.dtype != x.dtype or list(w.shape) != [x.shape[1]]:
-            raise bad(f"takes {x.dtype.value} weights [{x.shape[1]}], got "
-                      f"{w.dtype.value}{list(w.shape)}")  # fmt: skip
-    a = attributes(proto)
-    reduction = a.get("reduction", "mean")
-    if reduction not in REDUCTIONS:
-        raise bad(f"reduction {reduction!r} is not one of {', '.join(REDUCTIONS)}")
-    ignore = {"ignore_index": int(a["ignore_index"])} if "ignore_index" in a else {}
-    classes = ctx.const(ins[1])
-    if classes is not None:
-        out = (classes < 0) | (classes >= x.shape[1])
-        if "ignore_index" in a:
-            out &= classes != ignore["ignore_index"]
-        if out.any():
-            raise bad(f"constant labels hold {int(classes[out].flat[0])}, not a class in "
-                      f"[0, {x.shape[1]}) nor the ignore_index")  # fmt: skip
+    attrs = loss_attributes(ctx, proto, ins, bad, ("scores", "labels", "weights"), plural=True)
     if len(outs) < 2:
         outs.append(ctx.fresh(f"{name}.log_prob"))
-    ctx.emit(name, OpType.SOFTMAX_CROSS_ENTROPY_LOSS, ins, outs, reduction=reduction, **ignore)
+    ctx.emit(name, OpType.SOFTMAX_CROSS_ENTROPY_LOSS, ins, outs, **attrs)
