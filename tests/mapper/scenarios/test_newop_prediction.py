@@ -32,7 +32,10 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
   along axis 1; the predictor's own choice, scatterelements, was a weak match);
 - ``fixtures/new_op_softmaxcrossentropyloss.json``: SoftmaxCrossEntropyLoss like
   negativeloglikelihoodloss (its loss of the log-softmax; the predictor's own choice was
-  softmax).
+  softmax);
+- ``fixtures/new_op_rotaryembedding.json``: RotaryEmbedding like layernorm (``LayerNorm`` /
+  ``LAYERNORM``: X with per-position tensors beside it, Y shaped as X, computed along the last
+  axis; the predictor's own choice, globalavgpool, was a weak match).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -91,6 +94,7 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
         "negativeloglikelihoodloss",
         "softmax_\\?cross_\\?entropy_\\?loss",
     ),
+    "new_op_rotaryembedding.json": ("RotaryEmbedding", "layernorm", "rotary_\\?embedding"),
 }
 
 
