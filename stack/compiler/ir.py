@@ -115,6 +115,7 @@ class OpType(enum.StrEnum):
     ARG_REDUCE = "ArgReduce"  # fn: ArgMax / ArgMin; axis, keepdims, select_last_index
     NEGATIVE_LOG_LIKELIHOOD_LOSS = "NegativeLogLikelihoodLoss"  # reduction; ignore_index if set
     SOFTMAX_CROSS_ENTROPY_LOSS = "SoftmaxCrossEntropyLoss"  # reduction; ignore_index if set
+    ROTARY_EMBEDDING = "RotaryEmbedding"  # interleaved, num_heads, rotary_embedding_dim
     CUMSUM = "CumSum"
     TOPK = "TopK"
     GATHER = "Gather"

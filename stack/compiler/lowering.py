@@ -122,6 +122,10 @@ register(
     OpType.SOFTMAX_CROSS_ENTROPY_LOSS,
     Lowering(ExecOp.SOFTMAX_CROSS_ENTROPY_LOSS, ("reduction", "ignore_index")),
 )
+register(
+    OpType.ROTARY_EMBEDDING,
+    Lowering(ExecOp.ROTARY_EMBEDDING, ("interleaved", "num_heads", "rotary_embedding_dim")),
+)
 register(OpType.CUMSUM, Lowering(ExecOp.CUMSUM, ("axis", "exclusive", "reverse", "prod")))
 register(OpType.TOPK, Lowering(ExecOp.TOPK, ("axis", "largest", "sorted")))
 register(OpType.GATHER, Lowering(ExecOp.GATHER, ("axis",)))

@@ -272,6 +272,7 @@ from stack.compiler import (  # noqa: E402,F401  (the rest)
     det,
     negative_log_likelihood_loss,
     op_rules,
+    rotary_embedding,
     softmax_cross_entropy_loss,
     spatial_rules,
     tensor_scatter,

@@ -76,6 +76,7 @@ class ExecOp(enum.IntEnum):
     DET = 56
     NEGATIVE_LOG_LIKELIHOOD_LOSS = 57
     SOFTMAX_CROSS_ENTROPY_LOSS = 58
+    ROTARY_EMBEDDING = 59
 
 
 class ExecDType(enum.IntEnum):
@@ -182,6 +183,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.DET: OpKind.DET,
     ExecOp.NEGATIVE_LOG_LIKELIHOOD_LOSS: OpKind.NEGATIVE_LOG_LIKELIHOOD_LOSS,
     ExecOp.SOFTMAX_CROSS_ENTROPY_LOSS: OpKind.SOFTMAX_CROSS_ENTROPY_LOSS,
+    ExecOp.ROTARY_EMBEDDING: OpKind.ROTARY_EMBEDDING,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

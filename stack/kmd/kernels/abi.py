@@ -294,5 +294,6 @@ from stack.kmd.kernels import (  # noqa: E402,F401
     abi_grid,
     abi_negative_log_likelihood_loss,
     abi_pool,
+    abi_rotary_embedding,
     abi_softmax_cross_entropy_loss,
 )

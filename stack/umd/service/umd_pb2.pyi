@@ -80,6 +80,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_DET: _ClassVar[OpType]
     OP_NEGATIVE_LOG_LIKELIHOOD_LOSS: _ClassVar[OpType]
     OP_SOFTMAX_CROSS_ENTROPY_LOSS: _ClassVar[OpType]
+    OP_ROTARY_EMBEDDING: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -154,6 +155,7 @@ OP_BITCAST: OpType
 OP_DET: OpType
 OP_NEGATIVE_LOG_LIKELIHOOD_LOSS: OpType
 OP_SOFTMAX_CROSS_ENTROPY_LOSS: OpType
+OP_ROTARY_EMBEDDING: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -22,6 +22,7 @@ from stack.umd.translators.pointwise import PointwiseTranslator
 from stack.umd.translators.qlinear_conv import QLinearConvTranslator
 from stack.umd.translators.quant import QuantTranslator
 from stack.umd.translators.reduce import ReduceTranslator
+from stack.umd.translators.rotary_embedding import RotaryEmbeddingTranslator
 from stack.umd.translators.softmax_cross_entropy_loss import SoftmaxCrossEntropyLossTranslator
 from stack.umd.translators.unpool import MaxUnpoolTranslator
 
@@ -46,6 +47,7 @@ __all__ = [
     "QLinearConvTranslator",
     "QuantTranslator",
     "ReduceTranslator",
+    "RotaryEmbeddingTranslator",
     "SoftmaxCrossEntropyLossTranslator",
     "default_translators",
 ]
@@ -75,6 +77,7 @@ def default_translators() -> TranslatorRegistry:
         ReduceTranslator(),
         NegativeLogLikelihoodLossTranslator(),
         SoftmaxCrossEntropyLossTranslator(),
+        RotaryEmbeddingTranslator(),
         IndexTranslator(),
     ):
         reg.register(t)

@@ -1,8 +1,8 @@
 """Input generators of the fold differential test (:mod:`test_fold_differential`): random
 values of a dtype with its extremes (or, for floats, without them), and the inputs some ops need
 in range (divisors, exponents, shift amounts, indices, MaxUnpool places, ReverseSequence
-lengths, TensorScatter write indices, NegativeLogLikelihoodLoss classes). Each is
-``(rng, shape, dtype, position) -> array``."""
+lengths, TensorScatter write indices, NegativeLogLikelihoodLoss classes, RotaryEmbedding
+position ids). Each is ``(rng, shape, dtype, position) -> array``."""
 
 from __future__ import annotations
 
@@ -131,6 +131,18 @@ def classes(c: int, ignore: int | None = None) -> Make:
             if ignore is not None:
                 t = np.where(rng.random(shape) < 1 / 3, ignore, t)
             return t.astype(dtype)
+        return values(rng, shape, dtype, i)
+
+    return make
+
+
+def positions(rows: int) -> Make:
+    """X and the caches as :func:`values`; RotaryEmbedding position_ids (input 3): rows of the
+    caches in [0, rows)."""
+
+    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+        if i == 3:
+            return rng.integers(0, rows, shape).astype(np.int64)
         return values(rng, shape, dtype, i)
 
     return make

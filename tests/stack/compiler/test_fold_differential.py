@@ -25,6 +25,7 @@ from tests.stack.compiler.fold_inputs import (
     in_range,
     lengths_within,
     nonzero_divisor,
+    positions,
     shift_amounts,
     small_exponent,
     unpool_places,
@@ -179,6 +180,22 @@ SPECS: dict[str, Spec] = {
         input_dtypes=(None, "int64"),
         n_out=2,
     ),
+    **{  # 4-D and 3-D X, halves and interleaved, whole and partial heads, with and without ids
+        f"RotaryEmbedding.{tag}": Spec(
+            OpType.ROTARY_EMBEDDING,
+            shapes,
+            FLOATS,
+            {"interleaved": il, "num_heads": heads, "rotary_embedding_dim": rot},
+            make=positions(6),
+            input_dtypes=(None, None, None, "int64"),
+        )
+        for tag, shapes, il, heads, rot in (
+            ("4d", ((2, 3, 4, 8), (2, 4, 4), (2, 4, 4)), 0, 0, 0),
+            ("4d.ids.interleaved.partial", ((2, 3, 4, 8), (6, 2), (6, 2), (2, 4)), 1, 0, 4),
+            ("3d.ids", ((2, 4, 12), (6, 3), (6, 3), (2, 4)), 0, 2, 0),
+            ("3d.interleaved.partial", ((2, 4, 12), (2, 4, 1), (2, 4, 1)), 1, 3, 2),
+        )
+    },
     "GatherND": Spec(
         OpType.GATHER_ND, ((2, 4, 3), (2, 5, 1)), ALL, {"batch_dims": 1}, make=in_range(4)
     ),
