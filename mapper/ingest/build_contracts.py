@@ -1,11 +1,9 @@
 """Contracts on the map: one interface node per contract entry, with who provides, consumes
 and implements it.
 
-An entry's ``symbol`` is looked up as :meth:`~mapper.ingest.resolve.Resolver.any_symbol` names
-it, then through the re-exports of a Python package (``stack.umd.DType`` imported into
-``stack/umd/__init__.py``), then as :func:`~mapper.ingest.definitions.definition` finds
-it (an inherited member, an instance attribute: its class implements it; a star import; a
-Python module: a format defined by a whole module is implemented by its file). The
+An entry's ``symbol`` is implemented by the node :meth:`~mapper.ingest.resolve.Resolver.named`
+finds (a re-exported name, an inherited member, an instance attribute: its class implements it;
+a Python module: a format defined by a whole module is implemented by its file). The
 implementing symbol's component provides the interface; every
 other component calling it consumes it, with one evidence item per call site.
 """
@@ -16,7 +14,6 @@ from collections.abc import Mapping
 
 from mapper.graph import MapGraph
 from mapper.ingest.contracts import ContractFile
-from mapper.ingest.definitions import definition
 from mapper.ingest.resolve import Resolver
 from mapper.model import EdgeAttrs, EdgeKind, EvidenceKind, NodeKind, Provenance
 
@@ -117,11 +114,5 @@ def build_contracts(
 
 def _implementer(graph: MapGraph, resolver: Resolver, name: str) -> str | None:
     """The node implementing a contract entry's ``symbol`` (see the module doc), if on the map."""
-    sym = resolver.any_symbol(name) or resolver.reexported(name)
-    if sym is not None:
-        return sym.node_id if sym.node_id in graph else None
-    found = definition(resolver, name)
-    if found is not None and found.symbol is not None:
-        return found.symbol.node_id if found.symbol.node_id in graph else None
-    path = found.path if found is not None else None
-    return f"file:{path}" if path is not None and f"file:{path}" in graph else None
+    node = resolver.named(name)
+    return node if node is not None and node in graph else None

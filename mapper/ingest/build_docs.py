@@ -136,10 +136,10 @@ def _front_matter_edges(
         graph.add_edge(
             page_id, f"interface:{iface}", EdgeAttrs(EdgeKind.DESCRIBES, doc, location=where)
         )
-    for name in _names(fm.get("symbols")):
-        sym = resolver.any_symbol(name)
-        if sym is not None:
-            graph.add_edge(page_id, sym.node_id, EdgeAttrs(EdgeKind.DESCRIBES, doc, location=where))
+    for name in _names(fm.get("symbols")):  # looked up as contract entries are
+        node = resolver.named(name)
+        if node is not None and node in graph:
+            graph.add_edge(page_id, node, EdgeAttrs(EdgeKind.DESCRIBES, doc, location=where))
     if owned is None:
         return
     me = f"component:{owned}"

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from mapper.ingest.code import ParsedFile
+from mapper.ingest.definitions import definition
 from mapper.ingest.relpath import name as _name
 from mapper.ingest.relpath import normalise as _normalise
 from mapper.ingest.relpath import parent as _parent
@@ -126,6 +127,21 @@ class Resolver(PythonNames):
             candidates, key=lambda s: (s.location.path.endswith(_HEADERS), s.location.path)
         )
         return ranked[0], 1.0 if len(candidates) == 1 else 0.8
+
+    def named(self, name: str) -> str | None:
+        """The node a contract entry's ``symbol`` or a page's front-matter ``symbols`` names:
+        the symbol :meth:`any_symbol` finds, else one a Python package re-exports
+        (``stack.umd.DType`` imported into ``stack/umd/__init__.py``), else what
+        :func:`~mapper.ingest.definitions.definition` finds (an inherited member, an instance
+        attribute: its class; a star import; a Python module: its file). None for none; the
+        check asks the same question of the same resolver."""
+        sym = self.any_symbol(name) or self.reexported(name)
+        if sym is not None:
+            return sym.node_id
+        found = definition(self, name)
+        if found is None:
+            return None
+        return found.symbol.node_id if found.symbol is not None else f"file:{found.path}"
 
     def any_symbol(self, name: str) -> Symbol | None:
         """A symbol named as in contracts and front matter: Python qualname, C name
