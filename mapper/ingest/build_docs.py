@@ -6,16 +6,20 @@ gives ``describes`` edges (layer, component, interfaces, symbols, scenario) and 
 ``upstream``/``downstream`` lists become component → component ``calls`` edges (provenance
 doc). Backticked mentions, and the calls of code samples, that name an existing file, interface,
 component, layer or symbol (:class:`~mapper.ingest.mentions.MentionNames`) give ``describes``
-edges from their section (confidence 0.9).
+edges from their section (confidence 0.9); so does a bare file name (```det.py```) on a page
+whose front-matter ``paths`` hold exactly one file of that name: a page about
+``stack/umd/translators/*.py`` that writes ``det.py`` means ``stack/umd/translators/det.py``.
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
+import posixpath
 from collections.abc import Mapping
 
 from mapper.config import StackmapConfig
+from mapper.globs import glob_regex
 from mapper.graph import MapGraph
 from mapper.ingest.build import Inputs
 from mapper.ingest.components import declared_components
@@ -54,6 +58,10 @@ def build_docs(
     layer_ids = {layer.id for layer in config.layers}
     owners = {c.page: c.id for c in declared_components(config, inputs.docs).values()}
     names = MentionNames(resolver)
+    basenames: dict[str, list[str]] = {}  # a file's name → the paths of the files so named
+    for node_id, _ in graph.nodes(NodeKind.FILE):
+        file = node_id.removeprefix("file:")
+        basenames.setdefault(posixpath.basename(file), []).append(file)
     for path in sorted(inputs.docs):
         page = inputs.docs[path]
         fm = page.front_matter
@@ -111,7 +119,7 @@ def build_docs(
             )
             graph.add_edge(page_id, section.node_id, EdgeAttrs(EdgeKind.CONTAINS, doc))
         _front_matter_edges(graph, resolver, page, page_id, owners.get(path))
-        _mentions(graph, names, page)
+        _mentions(graph, names, page, basenames)
         if isinstance(fm.get("scenario"), str) and fm["scenario"]:
             _scenario(graph, page, page_id)
 
@@ -149,7 +157,20 @@ def _front_matter_edges(
         graph.add_edge(me, f"component:{down}", EdgeAttrs(EdgeKind.CALLS, doc, location=where))
 
 
-def _mentions(graph: MapGraph, names: MentionNames, page: DocPage) -> None:
+def _own_file(page: DocPage, name: str, basenames: Mapping[str, list[str]]) -> str:
+    """``file:PATH`` of the one file named ``name`` among the page's front-matter ``paths``
+    (``""`` for none or several)."""
+    globs = _names(page.front_matter.get("paths"))
+    if "/" in name or not globs:
+        return ""
+    patterns = [glob_regex(g) for g in globs]
+    found = [p for p in basenames.get(name, ()) if any(r.match(p) for r in patterns)]
+    return f"file:{found[0]}" if len(found) == 1 else ""
+
+
+def _mentions(
+    graph: MapGraph, names: MentionNames, page: DocPage, basenames: Mapping[str, list[str]]
+) -> None:
     lines = [s.location.line or 0 for s in page.sections]
     ids = [s.node_id for s in page.sections]
     ordered = all(a <= b for a, b in itertools.pairwise(lines))
@@ -166,7 +187,7 @@ def _mentions(graph: MapGraph, names: MentionNames, page: DocPage) -> None:
                     if line <= where.line:
                         source = node_id
         named = [f"{kind}:{name}" for kind in ("file", "interface", "component", "layer")]
-        target = next((n for n in named if n in graph), "")
+        target = next((n for n in named if n in graph), "") or _own_file(page, name, basenames)
         if not target:
             sym = names.resolve(name)
             if sym is None:

@@ -175,3 +175,24 @@ def test_inherited_and_super_calls_resolve_to_the_base_method(
     calls = _edges(g, EdgeKind.CALLS)
     # FusePass.run calls super().run(...): Pass.run, found through the class's bases
     assert ("symbol:compiler.passes.FusePass.run", "symbol:compiler.passes.Pass.run") in calls
+
+
+def test_a_bare_file_name_describes_the_one_file_so_named_among_the_pages_paths(
+    minirepo: Path,
+) -> None:
+    """``runtime.h`` on a page about ``runtime/**`` is ``runtime/runtime.h``; ``mini_drv.c``
+    lies outside the page's paths and ``util.h`` names two files there: neither is an edge."""
+    (minirepo / "runtime" / "extra").mkdir()
+    for folder in ("runtime", "runtime/extra"):
+        (minirepo / folder / "util.h").write_text("int util(void);\n", encoding="utf-8")
+    page = minirepo / "docs" / "runtime" / "core.md"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text + "\nDeclared in `runtime.h`, beside `util.h`; see `mini_drv.c`.\n")
+    ingest(minirepo, embed=False, progress=False)
+    g = load_map(minirepo)
+    described = {
+        (d, data["line"], data["evidence"][0][0])
+        for s, d, data in g.edges(EdgeKind.DESCRIBES)
+        if s == "doc:docs/runtime/core.md#memory" and d.startswith("file:")
+    }
+    assert described == {("file:runtime/runtime.h", 17, "doc_mention")}
