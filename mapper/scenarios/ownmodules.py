@@ -10,7 +10,8 @@ module of the pattern that module's name fits (``abi.py`` → ``abi_{}.py``,
 ``ops_math.py`` → ``ops_{}.py``, else ``{}.py``), as a module without room does
 (:mod:`.capacity`). Each module listing at least :data:`~.newop_places.SIBLINGS` of the
 convention's modules (a package's translators, a backend's kernel modules, ``abi.py``'s
-imports of the ABI modules) lists the new one too, beside them.
+imports of the ABI modules) lists the new one too, beside them, and names the new module's
+definition wherever it names theirs (an ``__all__``, a factory building each translator).
 
 Where the ONNX schemas can be read (:func:`~.similar.onnx_schemas`), a module counts towards a
 convention only when its op is an ONNX operator: ``binary.py``, ``unary.py`` and ``reduce.py``
@@ -203,8 +204,13 @@ def _listings(
     spelt: set[str],
 ) -> list[ChangePoint]:
     """The import of ``target`` in each module importing at least ``SIBLINGS`` of the
-    convention's ``modules``, at the line of the last of them (the list it joins)."""
+    convention's ``modules``, at the line of the last of them (the list it joins), and the
+    lists there naming the similar op's ``likes`` or the definitions of those modules (an
+    ``__all__``, a factory building each module's class: :func:`~.importers.listings`)."""
     ids = {m.id for m in modules.values()}
+    siblings = {  # what the convention's modules define
+        e.target for m in ids for e in view.neighbours(m, {EdgeKind.DEFINES}, "out")
+    }
     importers_of: dict[str, list[Edge]] = {}
     for module in ids:
         for edge in view.neighbours(module, {EdgeKind.IMPORTS}, "in"):
@@ -218,5 +224,5 @@ def _listings(
         enclosing = footprint.enclosing(view, ev.path, ev.line, spelt)
         why = f"it lists {len(edges)} of the modules of {posixpath.dirname(target)} named after ops"
         out.append(importers.beside(view, edge, target, layer, enclosing, why))
-        out.extend(importers.listings(view, source, likes, target))
+        out.extend(importers.listings(view, source, likes | siblings, target))
     return out

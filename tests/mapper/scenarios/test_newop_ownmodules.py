@@ -144,3 +144,25 @@ def test_a_module_of_the_similar_ops_defining_nothing_named_after_it_gets_a_sibl
     assert [(h.source, h.target, h.line) for h in made.why] == [
         ("file:toy/down/abi_maxpool.py", "symbol:toy.down.kernels.KernelId.MAXPOOL", 4)
     ]
+
+
+def test_the_new_module_joins_the_lists_naming_the_folders_op_modules(tmp_path: Path) -> None:
+    """backend.py imports a function from each op module, re-exports them in ``__all__`` and
+    calls each in ``kernels()``: maxpool's own code (in windows.py) is named in neither, yet
+    lp_pool.py's function joins both, beside the import."""
+    files = _files(_OWN)
+    files["toy/down/backend.py"] = (
+        "".join(f"from toy.down.{op.lower()} import {op.lower()}\n" for op in _OWN)
+        + '\n__all__ = ["abs", "ceil", "pad", "tile"]\n\n\n'
+        + "def kernels(x):\n    return [abs(x), ceil(x), pad(x), tile(x)]\n"
+    )
+    view = build_view(tmp_path, files, up_down_config("own"))
+    walk = walk_new_op(view, "LpPool", like="maxpool")
+    plan = next(p for p in walk.layers if p.layer == "down")
+    assert [(p.kind.value, p.path, p.line, p.predicted) for p in plan.points] == [
+        ("implementation", "toy/down/lp_pool.py", 1, "toy.down.lp_pool.lppool"),
+        ("registration", "toy/down/backend.py", 4, ""),
+        ("use", "toy/down/backend.py", 6, "toy.down.backend.__all__"),
+        ("use", "toy/down/backend.py", 10, "toy.down.backend.kernels"),
+        ("vocabulary", "toy/down/kernels.py", 5, "toy.down.kernels.KernelId.LPPOOL"),
+    ]
