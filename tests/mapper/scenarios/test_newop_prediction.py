@@ -35,7 +35,10 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
   softmax);
 - ``fixtures/new_op_rotaryembedding.json``: RotaryEmbedding like layernorm (``LayerNorm`` /
   ``LAYERNORM``: X with per-position tensors beside it, Y shaped as X, computed along the last
-  axis; the predictor's own choice, globalavgpool, was a weak match).
+  axis; the predictor's own choice, globalavgpool, was a weak match);
+- ``fixtures/new_op_einsum.json``: Einsum like matmul (``MatMul`` / ``MATMUL``: a contraction
+  over the operands' axes, of which MatMul is one case; the predictor's own choice, expand, was
+  a weak match).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -95,6 +98,8 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
         "softmax_\\?cross_\\?entropy_\\?loss",
     ),
     "new_op_rotaryembedding.json": ("RotaryEmbedding", "layernorm", "rotary_\\?embedding"),
+    # NumPy's einsum (np.einsum) is called before the op exists: only where no dot precedes it
+    "new_op_einsum.json": ("Einsum", "matmul", "\\(^\\|[^.a-z]\\)einsum"),
 }
 
 
