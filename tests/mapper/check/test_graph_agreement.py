@@ -72,6 +72,21 @@ def test_the_graph_and_the_check_agree_on_every_fixture_interface(
         assert [f.rule for f in m.findings(interface) if f.rule == "SM101"] == ["SM101"]
 
 
+def _inherit_and_reexport(clean_copy: Path, exported: str) -> None:
+    """The fixture's Device inherits ``close`` from a new fx.kmd.base.Base, and the package
+    fx.kmd imports ``exported`` (``*`` or a name) from fx.kmd.device."""
+    (clean_copy / "fx/kmd/base.py").write_text(
+        "class Base:\n    def close(self) -> None:\n        return None\n", encoding="utf-8"
+    )
+    device = clean_copy / "fx/kmd/device.py"
+    text = device.read_text(encoding="utf-8")
+    device.write_text(
+        text.replace("class Device:", "from fx.kmd.base import Base\n\n\nclass Device(Base):"),
+        encoding="utf-8",
+    )
+    (clean_copy / "fx/kmd/__init__.py").write_text(f"from fx.kmd.device import {exported}\n")
+
+
 @pytest.mark.parametrize(
     ("symbol", "implementer"),
     [
@@ -84,16 +99,7 @@ def test_the_graph_and_the_check_agree_on_every_fixture_interface(
 def test_names_the_check_accepts_are_implemented_on_the_graph(
     clean_copy: Path, symbol: str, implementer: str
 ) -> None:
-    (clean_copy / "fx/kmd/base.py").write_text(
-        "class Base:\n    def close(self) -> None:\n        return None\n", encoding="utf-8"
-    )
-    device = clean_copy / "fx/kmd/device.py"
-    text = device.read_text(encoding="utf-8")
-    device.write_text(
-        text.replace("class Device:", "from fx.kmd.base import Base\n\n\nclass Device(Base):"),
-        encoding="utf-8",
-    )
-    (clean_copy / "fx/kmd/__init__.py").write_text("from fx.kmd.device import *\n")
+    _inherit_and_reexport(clean_copy, "*")
     contract = clean_copy / "contracts/umd_kmd.yaml"
     text = contract.read_text(encoding="utf-8")
     assert text.count("symbol: fx.kmd.device.Device.alloc\n") == 1
@@ -119,16 +125,7 @@ def test_names_the_check_accepts_are_implemented_on_the_graph(
 def test_a_front_matter_symbol_the_check_accepts_is_described_on_the_graph(
     clean_copy: Path, named: str, described: str | None
 ) -> None:
-    (clean_copy / "fx/kmd/base.py").write_text(
-        "class Base:\n    def close(self) -> None:\n        return None\n", encoding="utf-8"
-    )
-    device = clean_copy / "fx/kmd/device.py"
-    text = device.read_text(encoding="utf-8")
-    device.write_text(
-        text.replace("class Device:", "from fx.kmd.base import Base\n\n\nclass Device(Base):"),
-        encoding="utf-8",
-    )
-    (clean_copy / "fx/kmd/__init__.py").write_text("from fx.kmd.device import Device\n")
+    _inherit_and_reexport(clean_copy, "Device")
     page = clean_copy / "knowledge_base/kmd/device.md"
     text = page.read_text(encoding="utf-8")
     assert text.count("symbols: [fx.kmd.device.Device]\n") == 1
