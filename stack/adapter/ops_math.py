@@ -1,5 +1,5 @@
-"""Importers of the arithmetic family: Gemm, MatMul, Det, Add/Sub/Mul/Div, Sum, Relu, Softmax,
-LayerNormalization."""
+"""Importers of the arithmetic family: Gemm, MatMul, Einsum, Det, Add/Sub/Mul/Div, Sum, Relu,
+Softmax, LayerNormalization."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from stack.adapter.context import ImportContext, attributes, present_inputs
 from stack.adapter.errors import ModelFormatError
 from stack.adapter.registry import register
 from stack.compiler import OpType, ShapeInferenceError
+from stack.compiler.einsum import problem as einsum_problem
 
 _BINARY = {"Add": OpType.ADD, "Sub": OpType.SUB, "Mul": OpType.MUL, "Div": OpType.DIV}
 
@@ -34,6 +35,31 @@ def gemm(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
 @register("MatMul")
 def matmul(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     ctx.emit(name, OpType.MATMUL, list(proto.input[:2]), [proto.output[0]])
+
+
+@register("Einsum")
+def einsum(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """Y = the Einstein sum of the inputs by ``equation`` (opset 12+): the IR ``Einsum`` with
+    the equation as ONNX gives it. An older opset, no input or a missing one, not one output, no
+    equation, inputs of mixed types or of a type other than float16, float32, float64, int32 or
+    int64, or an equation that is not one term of letters (at most one '...') per input, whose
+    terms do not fit the inputs' ranks, whose letters' sizes clash or whose output repeats a
+    letter or names one no input has, is a ModelFormatError naming the node."""
+    ins, outs = list(proto.input), list(proto.output)
+
+    def bad(why: str) -> ModelFormatError:
+        return ModelFormatError(f"Einsum {why}", op="Einsum", node=name)
+
+    if ctx.opset < 12 or not ins or not all(ins) or len(outs) != 1 or not outs[0]:
+        raise bad(f"(opset 12+, model opset {ctx.opset}) takes one or more inputs and one "
+                  f"output, got {ins} -> {outs}")  # fmt: skip
+    equation = attributes(proto).get("equation")
+    if equation is None:
+        raise bad("needs its equation attribute")
+    why = einsum_problem(equation, [ctx.type_of(i) for i in ins])
+    if why is not None:
+        raise bad(why)
+    ctx.emit(name, OpType.EINSUM, ins, outs, equation=equation)
 
 
 @register("Det")

@@ -116,6 +116,7 @@ class OpType(enum.StrEnum):
     NEGATIVE_LOG_LIKELIHOOD_LOSS = "NegativeLogLikelihoodLoss"  # reduction; ignore_index if set
     SOFTMAX_CROSS_ENTROPY_LOSS = "SoftmaxCrossEntropyLoss"  # reduction; ignore_index if set
     ROTARY_EMBEDDING = "RotaryEmbedding"  # interleaved, num_heads, rotary_embedding_dim
+    EINSUM = "Einsum"  # equation (ONNX's string)
     CUMSUM = "CumSum"
     TOPK = "TopK"
     GATHER = "Gather"

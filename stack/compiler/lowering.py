@@ -71,6 +71,7 @@ register(
 register(OpType.GEMM, Lowering(ExecOp.GEMM, ("trans_a", "trans_b", "alpha", "beta", "relu")))
 register(OpType.MATMUL, Lowering(ExecOp.MATMUL))
 register(OpType.DET, Lowering(ExecOp.DET))
+register(OpType.EINSUM, Lowering(ExecOp.EINSUM, ("equation",)))
 register(OpType.ADD, Lowering(ExecOp.ADD, ("relu",)))
 register(OpType.SUB, Lowering(ExecOp.SUB))
 register(OpType.MUL, Lowering(ExecOp.MUL))

@@ -82,6 +82,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.NEGATIVE_LOG_LIKELIHOOD_LOSS: Arity(2, 3),  # input, target, weight
     OpType.SOFTMAX_CROSS_ENTROPY_LOSS: Arity(2, 3, 2, 2),  # scores, labels, weights
     OpType.ROTARY_EMBEDDING: Arity(3, 4),  # X, cos_cache, sin_cache, position_ids
+    OpType.EINSUM: Arity(1, -1),  # Inputs, one term of the equation each
     OpType.CUMSUM: Arity(1, 1),
     OpType.TOPK: Arity(1, 1, 2, 2),
     OpType.GATHER: Arity(2, 2),

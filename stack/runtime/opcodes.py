@@ -77,6 +77,7 @@ class ExecOp(enum.IntEnum):
     NEGATIVE_LOG_LIKELIHOOD_LOSS = 57
     SOFTMAX_CROSS_ENTROPY_LOSS = 58
     ROTARY_EMBEDDING = 59
+    EINSUM = 60
 
 
 class ExecDType(enum.IntEnum):
@@ -184,6 +185,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.NEGATIVE_LOG_LIKELIHOOD_LOSS: OpKind.NEGATIVE_LOG_LIKELIHOOD_LOSS,
     ExecOp.SOFTMAX_CROSS_ENTROPY_LOSS: OpKind.SOFTMAX_CROSS_ENTROPY_LOSS,
     ExecOp.ROTARY_EMBEDDING: OpKind.ROTARY_EMBEDDING,
+    ExecOp.EINSUM: OpKind.EINSUM,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

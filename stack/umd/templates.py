@@ -169,6 +169,7 @@ def default_templates() -> TemplateRegistry:
         (k.GEMM, FLOATS, launch_tiled, _two_d),
         (k.MATMUL, FLOATS, launch_tiled, None),
         (k.DET, FLOATS, launch_elementwise, None),
+        (k.EINSUM, FLOATS | {DType.I32, DType.I64}, launch_elementwise, None),
         (k.GEMM_I8, QUANT, launch_tiled, None),
         (k.QLINEARMATMUL, QUANT, launch_tiled, None),
         (k.CONV2D, FLOATS, launch_tiled, _four_d),

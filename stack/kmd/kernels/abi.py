@@ -291,6 +291,7 @@ from stack.kmd.kernels import (  # noqa: E402,F401
     abi_deform_conv,
     abi_det,
     abi_dynamic_quantize,
+    abi_einsum,
     abi_grid,
     abi_negative_log_likelihood_loss,
     abi_pool,

@@ -31,6 +31,7 @@ from stack.kmd.kernels import (
     data,
     deform_conv,
     det,
+    einsum,
     elementwise,
     grid_sample,
     ids,
@@ -58,6 +59,7 @@ DEFAULT_LIMIT = 16 << 30
 GENERIC = (
     linalg,
     det,
+    einsum,
     conv,
     conv_integer,
     conv_transpose,

@@ -81,6 +81,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_NEGATIVE_LOG_LIKELIHOOD_LOSS: _ClassVar[OpType]
     OP_SOFTMAX_CROSS_ENTROPY_LOSS: _ClassVar[OpType]
     OP_ROTARY_EMBEDDING: _ClassVar[OpType]
+    OP_EINSUM: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -156,6 +157,7 @@ OP_DET: OpType
 OP_NEGATIVE_LOG_LIKELIHOOD_LOSS: OpType
 OP_SOFTMAX_CROSS_ENTROPY_LOSS: OpType
 OP_ROTARY_EMBEDDING: OpType
+OP_EINSUM: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -12,6 +12,7 @@ from stack.umd.translators.conv_transpose import ConvTransposeTranslator
 from stack.umd.translators.data import DataTranslator
 from stack.umd.translators.deform_conv import DeformConvTranslator
 from stack.umd.translators.det import DetTranslator
+from stack.umd.translators.einsum import EinsumTranslator
 from stack.umd.translators.elementwise import ElementwiseTranslator
 from stack.umd.translators.grid_sample import GridSampleTranslator
 from stack.umd.translators.index import IndexTranslator
@@ -36,6 +37,7 @@ __all__ = [
     "DataTranslator",
     "DeformConvTranslator",
     "DetTranslator",
+    "EinsumTranslator",
     "ElementwiseTranslator",
     "GridSampleTranslator",
     "IndexTranslator",
@@ -59,6 +61,7 @@ def default_translators() -> TranslatorRegistry:
     for t in (
         LinearTranslator(),
         DetTranslator(),
+        EinsumTranslator(),
         ConvPoolTranslator(),
         ConvTransposeTranslator(),
         Col2ImTranslator(),

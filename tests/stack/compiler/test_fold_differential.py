@@ -89,6 +89,18 @@ SPECS: dict[str, Spec] = {
     "Det": Spec(OpType.DET, ((3, 4, 4),), FLOATS),  # the first matrix holds NaN and infinities
     "Det.2d": Spec(OpType.DET, ((5, 5),), FLOATS, make=finite),
     "Det.empty": Spec(OpType.DET, ((2, 0, 0),), FLOATS),
+    **{  # products, a diagonal, a sum, ellipsis broadcasting, implicit outputs, three operands
+        f"Einsum.{tag}": Spec(OpType.EINSUM, shapes, (*FLOATS, "int32", "int64"), {"equation": eq})
+        for tag, eq, shapes in (
+            ("matmul", "ij,jk->ik", ((3, 4), (4, 5))),
+            ("batched", "bij,bjk->bik", ((2, 3, 4), (2, 4, 5))),
+            ("diagonal", "ii->i", ((4, 4),)),
+            ("trace", "ii", ((4, 4),)),
+            ("sum", "ij->j", ((3, 5),)),
+            ("ellipsis", "...ij,...jk", ((2, 1, 3, 4), (5, 4, 2))),
+            ("three", "ij,jk,kl", ((2, 3), (3, 4), (4, 2))),
+        )
+    },
     "Identity": Spec(OpType.IDENTITY, ((3, 4),), ALL),
     "Copy": Spec(OpType.COPY, ((3, 4),), ALL),
     "Reshape": Spec(OpType.RESHAPE, ((3, 4),), ALL, {"shape": (2, 6)}),

@@ -22,6 +22,7 @@ def test_every_op_kind_is_routed() -> None:
     assert set(fam) == {
         "linear",
         "det",
+        "einsum",
         "conv_pool",
         "conv_transpose",
         "col2im",

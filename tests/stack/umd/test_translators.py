@@ -26,6 +26,8 @@ CASES = [
     (OpRequest.make(OpKind.DET, [T((3, 3), DType.F64)], [T((), DType.F64)]), KernelId.DET, (), ()),
     (OpRequest.make(OpKind.DET, [T((2, 3, 5, 5), DType.F16)], [T((2, 3), DType.F16)]), KernelId.DET, (), ()),
     (OpRequest.make(OpKind.DET, [T((0, 2, 2))], [T((0,))]), KernelId.DET, (), ()),
+    (OpRequest.make(OpKind.EINSUM, [T((2, 3)), T((3, 4))], [T((2, 4))], equation="ij,jk->ik"), KernelId.EINSUM, (8, 9, 9, 10, 8, 10), ()),
+    (OpRequest.make(OpKind.EINSUM, [T((5, 5), I64)], [T((), I64)], equation="ii"), KernelId.EINSUM, (8, 8), ()),
     (OpRequest.make(OpKind.MATMUL_INTEGER, [T((4, 8), U8), T((8, 3), I8), T((), U8)], [T((4, 3), I32)]),
      KernelId.GEMM_I8, (-1, -1), ()),
     (OpRequest.make(OpKind.QLINEARMATMUL, [T((4, 8), U8), T(()), T((), U8), T((8, 2), I8), T(()), T((), I8), T(()), T((), U8)], [T((4, 2), U8)]),
