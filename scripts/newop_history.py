@@ -29,7 +29,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 _MERGE = re.compile(r"^Merge the (\w+) op \(like (\w+)[,)]")
-_KINDS = ("files", "existing_files", "symbols")
+_KINDS = ("files", "existing_files", "symbols", "code_symbols")
 
 
 def merges(root: Path) -> list[tuple[str, str, str]]:

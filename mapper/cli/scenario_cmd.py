@@ -143,7 +143,7 @@ def eval_new_op(
     if as_json:
         emit_json(result)
         return
-    for what in ("files", "existing_files", "symbols", "new_symbols"):
+    for what in ("files", "existing_files", "symbols", "code_symbols", "new_symbols"):
         s = result[what]
         typer.echo(f"{what}: recall {s['recall']:.2f} precision {s['precision']:.2f}")
         typer.echo(f"  missed: {', '.join(s['missed']) or '-'}")

@@ -7,12 +7,15 @@ the op (or its first words) and the attribute: ``PadMode``, ``ScatterReduction``
 ``RoiAlignMode``. The layer above decodes the names into its members with a table in the
 module that references them. Where the map holds :data:`CONVENTION` or more such enums (read
 from the ONNX schemas, offline: an attribute of type STRING of an op the map knows), each
-string attribute of the new op gets, unless an enum named after the start of the new op's
-name codes it already (``ScatterReduction`` serves ScatterElements too):
+string attribute of the new op choosing among named values (one with a default:
+:func:`~.similar.choices`; Einsum's ``equation`` is free text, coded by no enum) gets,
+unless an enum named after the start of the new op's name codes it already
+(``ScatterReduction`` serves ScatterElements too):
 
 - its enum, ``<NewOp><Attr>``, in the module where the new op's kernel is written;
 - its table, ``<NEW_OP>_<ATTR>S``, in the layer that decodes the existing enums, in the module
-  of the new op's mapping row there (its family translator).
+  of the new op's mapping row there (its family translator, or the new op's own module where
+  the row moved into one).
 """
 
 from __future__ import annotations
@@ -41,13 +44,14 @@ def attribute_codes(
     enums = [node for node, _, _ in found]
     own = similar.attributes({vocab.compact(name)}) or {}
     shared = {attr for _, head, attr in found if vocab.compact(name).startswith(head)}
-    fresh = sorted(a for a, kind in own.items() if kind == "STRING" and a not in shared)
+    named = similar.choices(vocab.compact(name))  # not free text
+    fresh = sorted(a for a in named if own.get(a) == "STRING" and a not in shared)
     if len(enums) < CONVENTION or not fresh:
         return []
     layers = {_layer(view, e) for e in enums}
     kernel = _place(points, PointKind.IMPLEMENTATION, layers)
     decoders = {_layer(view, n) for e in enums for n in _decoders(view, e)} - layers
-    table = _place(rows, PointKind.USE, decoders)
+    table = _followed(points, _place(rows, PointKind.USE, decoders))
     model = enums[0]
     words = vocab.words(name)
     camel = "".join(w.title() for w in words)
@@ -61,6 +65,7 @@ def attribute_codes(
             if place is None or not place.path:
                 continue
             module = python_module(place.path, view.config.python_roots)
+            beside = place.predicted or f"{name}'s mapping row"
             out.append(
                 ChangePoint(
                     PointKind.IMPLEMENTATION,
@@ -69,8 +74,7 @@ def attribute_codes(
                     place.line,
                     model.id,
                     f"{module}.{new}",
-                    f"write {new}, {what} {name}'s {attr} values, beside {place.predicted}: "
-                    f"{detail}",
+                    f"write {new}, {what} {name}'s {attr} values, beside {beside}: {detail}",
                     (_hop(model, detail),),
                 )
             )
@@ -112,6 +116,18 @@ def _decoders(view: MapView, enum: Node) -> list[Node]:
             if user is not None and user.path != enum.path:
                 out.append(user)
     return out
+
+
+def _followed(points: list[ChangePoint], row: ChangePoint | None) -> ChangePoint | None:
+    """``row``, or where it went when it moved into the new op's own module (a point of
+    ``points`` with its model whose action extends ``row``'s: :func:`~.capacity.rehome`)."""
+    if row is None:
+        return None
+    for point in points:
+        moved = point.path != row.path and point.action.startswith(row.action)
+        if moved and point.like == row.like:
+            return point
+    return row
 
 
 def _layer(view: MapView, node: Node) -> str | None:

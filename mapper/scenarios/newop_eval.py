@@ -12,9 +12,9 @@ configuration ignores is scored only in ``files_with_ignored``, as the truth's a
 file outside the stack the map describes (in no layer, doc folder, contract folder or test
 glob: the tool's own code naming the op in a range since a saved prediction) is listed as
 ``unmapped_files`` and left out of both. Lines naming a file the map ignores whose
-name spells the op (the saved prediction itself) are bookkeeping, not the op's change
-(:func:`~mapper.scenarios.newop_truth.bookkeeping`); those files are listed as
-``bookkeeping``.
+name spells the op (the saved prediction itself), and the lines changed with them, are
+bookkeeping, not the op's change (:func:`~mapper.scenarios.newop_truth.bookkeeping`); those
+files are listed as ``bookkeeping``.
 
 Per symbol (:mod:`.newop_truth`), ``symbols`` scores every definition the change touched for
 the op (added, or extended by a line spelling it) against the prediction's new definitions
@@ -22,6 +22,10 @@ and the enclosing definitions of its use and registration points; ``new_symbols`
 only the added ones against the new definitions. Names match when their last two components
 agree, spelt compact (``...ids.KernelId.GELU`` matches a ``GELU`` member of ``KernelId``
 wherever it was put; ``conv_transpose`` matches ``ConvTranspose``); a bare name by itself.
+``code_symbols`` scores as ``symbols`` does, leaving out the definitions of test modules: a
+test's name is whatever its author chose (``test_the_graph_compiles_to_one_x_op``), where a
+table, an enum value or a translator class has the one place and name the stack's layers
+require; the test modules themselves are scored per file.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ from mapper.check.errors import RevisionError
 from mapper.config import StackmapConfig, load_config
 from mapper.errors import ConfigError
 from mapper.impact.changes import changed_files, parse_range
-from mapper.impact.mining import diff_by_file
+from mapper.impact.mining import changed_lines, diff_text
+from mapper.ingest.code import python_module
 from mapper.scenarios import newop_truth, vocab
 
 
@@ -76,14 +81,18 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
     spec = parse_range(root, revisions)
     files = changed_files(root, spec)
     spelt = {vocab.compact(prediction["op"])}
-    lines = diff_by_file(root, spec.old, spec.new or "HEAD")
+    changed = changed_lines(diff_text(root, spec.old, spec.new or "HEAD"))
     config = _config(root)
 
     def ignored(path: str) -> bool:
         return config is not None and config.is_ignored(path)
 
     skip = newop_truth.bookkeeping(root, spec.new or "HEAD", ignored, spelt)
-    spelling = {f.path for f in files if newop_truth.spells(lines.get(f.path, ""), spelt, skip)}
+    spelling = {
+        f.path
+        for f in files
+        if newop_truth.spells(newop_truth.kept_text(changed.get(f.path, ()), skip), spelt)
+    }
 
     def mapped(path: str) -> bool:  # in a layer, a doc, a contract or a test of the map
         if config is None:
@@ -113,6 +122,8 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
         if s and not s.startswith("doc:") and vocab.runs(_last(s)) & spelt
     }
     predicted_files = set(prediction["files"])
+    predicted_symbols = named | _extended(prediction, spelt)
+    tests = _test_modules(config, predicted_files | real_files)
     created = {f.path for f in files if f.status == "added"} & real_files
     return {
         "op": prediction["op"],
@@ -127,7 +138,11 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
         "existing_files": _files(
             {p for p in predicted_files if not ignored(p)}, real_files - created
         ),
-        "symbols": _score(named | _extended(prediction, spelt), added | extended),
+        "symbols": _score(predicted_symbols, added | extended),
+        "code_symbols": _score(
+            {s for s in predicted_symbols if not _in(s, tests)},
+            {s for s in added | extended if not _in(s, tests)},
+        ),
         "new_symbols": _score(named, added),
         "docs_predicted": sorted(
             {p["path"] for p in _points(prediction) if p["kind"] == "doc" and p["path"]}
@@ -146,6 +161,19 @@ def _extended(prediction: dict[str, Any], spelt: set[str]) -> set[str]:
         and "/" not in p["predicted"]
         and not vocab.runs(_last(p["predicted"])) & spelt
     }
+
+
+def _test_modules(config: StackmapConfig | None, paths: set[str]) -> set[str]:
+    """The Python modules of the test files among ``paths`` (none without a configuration)."""
+    if config is None:
+        return set()
+    roots = config.python_roots
+    return {python_module(p, roots) for p in paths if p.endswith(".py") and config.is_test(p)}
+
+
+def _in(symbol: str, modules: set[str]) -> bool:
+    """Whether ``symbol`` (a qualified name) is defined in one of ``modules``."""
+    return any(symbol.startswith(f"{m}.") for m in modules)
 
 
 def _config(root: Path) -> StackmapConfig | None:

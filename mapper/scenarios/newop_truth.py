@@ -9,9 +9,10 @@ every definition (a module-level call) touches the file only.
 
 *Bookkeeping* is left out: a changed line naming a file the map configuration ignores
 whose name spells the op (the saved prediction itself, ``new_op_x.json``) is about that file,
-not about the op. A list of saved predictions gaining ``"new_op_x.json": ("X", ...)`` records the
-evaluation, it is no place the op's change had to reach; the prediction is not asked to
-foresee its own entry.
+not about the op, and so are the lines changed with it in one run of consecutive lines (a
+comment above the entry, its continuation lines; a blank line ends a run). A list of saved
+predictions gaining ``"new_op_x.json": ("X", ...)`` records the evaluation, it is no place
+the op's change had to reach; the prediction is not asked to foresee its own entry.
 """
 
 from __future__ import annotations
@@ -67,6 +68,36 @@ def bookkeeping(root: Path, rev: str, ignored: Callable[[str], bool], spelt: set
     )
     names = (posixpath.basename(p) for p in proc.stdout.splitlines() if ignored(p))
     return {n for n in names if spells(n.partition(".")[0], spelt)}
+
+
+def bookkept(numbered: dict[int, str], skip: Iterable[str]) -> set[int]:
+    """The numbers of the changed lines ``numbered`` (number → text, one side of a diff) in a
+    run of consecutive non-blank lines where a line names one of the ``skip`` files."""
+    out: set[int] = set()
+    run: list[int] = []
+    for n in sorted(numbered):
+        if not numbered[n].strip():
+            run = []
+            continue
+        if run and n != run[-1] + 1:
+            run = []
+        run.append(n)
+        if any(name in numbered[n] for name in skip) or (out and run[0] in out):
+            out.update(run)
+    return out
+
+
+def kept_text(changed: Iterable[tuple[str, int, str]], skip: Iterable[str]) -> str:
+    """The changed lines of one file (``(side, number, text)``, as
+    :func:`~mapper.impact.mining.changed_lines` gives them) outside the bookkeeping runs."""
+    changed = list(changed)
+    skip = list(skip)
+    dropped = {
+        (side, n)
+        for side in "+-"
+        for n in bookkept({n: t for s, n, t in changed if s == side}, skip)
+    }
+    return "\n".join(t for s, n, t in changed if (s, n) not in dropped)
 
 
 def _show(root: Path, rev: str, path: str) -> bytes | None:
@@ -141,6 +172,7 @@ def touched(
     extended: set[str] = set()
     new_rev = spec.new or "HEAD"
     numbers = added_lines(root, spec)
+    skip = list(skip)
     with tempfile.TemporaryDirectory(prefix="stackmap-touched-") as tmp:
         for change in files:
             path = change.path
@@ -154,8 +186,10 @@ def touched(
             fresh = {d.qualname for d in new} - old
             added |= {q for q in fresh if vocab.runs(last(q)) & spelt}
             lines = (data or b"").decode("utf-8", "replace").splitlines()
-            for n in sorted(numbers.get(path, ())):
-                if n > len(lines) or not spells(lines[n - 1], spelt, skip):
+            here = {n: lines[n - 1] for n in numbers.get(path, ()) if n <= len(lines)}
+            dropped = bookkept(here, skip)
+            for n in sorted(here):
+                if n in dropped or not spells(here[n], spelt):
                     continue
                 inside = [d for d in new if d.start <= n <= d.end]
                 if not inside:

@@ -12,6 +12,8 @@ module of the pattern that module's name fits (``abi.py`` → ``abi_{}.py``,
 convention's modules (a package's translators, a backend's kernel modules, ``abi.py``'s
 imports of the ABI modules) lists the new one too, beside them, and names the new module's
 definition wherever it names theirs (an ``__all__``, a factory building each translator).
+The new module defines what the convention's modules each define under the op's name
+(``{Camel}Translator``: :mod:`.ownnames`).
 
 Where the ONNX schemas can be read (:func:`~.similar.onnx_schemas`), a module counts towards a
 convention only when its op is an ONNX operator: ``binary.py``, ``unary.py`` and ``reduce.py``
@@ -38,7 +40,16 @@ from mapper.impact.mapview import Edge, MapView, Node
 from mapper.impact.records import hop_of
 from mapper.ingest.code import python_module
 from mapper.model import EdgeKind, NodeKind
-from mapper.scenarios import capacity, footprint, importers, namestyle, newop_places, similar, vocab
+from mapper.scenarios import (
+    capacity,
+    footprint,
+    importers,
+    namestyle,
+    newop_places,
+    ownnames,
+    similar,
+    vocab,
+)
 from mapper.scenarios.records import ChangePoint, PointKind
 
 OWN = 4  # ops with a module of their own under one pattern in a code folder: its convention
@@ -161,7 +172,7 @@ def into_own_modules(
     for point in points:
         if point.kind in capacity.MOVED and point.path and point.path.endswith(".py"):
             by_path.setdefault(point.path, []).append(point)
-    moved: dict[str, tuple[str, dict[str, Node], str]] = {}
+    moved: dict[str, tuple[str, dict[str, Node], str, str]] = {}
     for path, here in by_path.items():
         if path not in family and not any(p.kind is PointKind.IMPLEMENTATION for p in here):
             continue
@@ -175,7 +186,7 @@ def into_own_modules(
             if len(modules) >= OWN:
                 target = posixpath.join(folder, pattern.format(newop_places.module_name(name)))
                 why = f"{len(modules)} ops have a module {pattern} in {folder}"
-                moved[path] = (target, modules, why)
+                moved[path] = (target, modules, why, pattern)
                 break
     if not moved:
         return points
@@ -186,12 +197,17 @@ def into_own_modules(
         if into is None:
             out.append(point)
             continue
-        target, _, why = into
+        target, _, why, _ = into
         old, new = python_module(point.path or "", roots), python_module(target, roots)
         out.append(capacity.rehome(point, old, new, target, spelt | {vocab.compact(name)}, why))
-    for path, (target, modules, _) in sorted(moved.items()):
+    made: set[str] = set()
+    for path, (target, modules, _, pattern) in sorted(moved.items()):
         likes = {p.like for p in by_path[path] if p.kind is PointKind.IMPLEMENTATION}
         out.extend(_listings(view, target, modules, view.config.layer_of(path), likes, spelt))
+        if target not in made:
+            made.add(target)
+            have = {p.predicted for p in out if p.path == target}
+            out.extend(ownnames.new_definitions(view, pattern, target, modules, name, have))
     return out
 
 

@@ -86,6 +86,27 @@ def _attributes() -> dict[str, dict[str, str]]:
     }
 
 
+@cache
+def _choices() -> dict[str, frozenset[str]]:
+    """Compact ONNX operator name → its string attributes that have a default value."""
+    return {
+        vocab.compact(schema.name): frozenset(
+            a
+            for a, v in schema.attributes.items()
+            if str(v.type).endswith(".STRING") and v.default_value.s
+        )
+        for schema in onnx_schemas()
+    }
+
+
+def choices(name: str) -> frozenset[str]:
+    """The string attributes of the ONNX operator ``name`` (compact) that choose among named
+    values: those with a default (Pad's ``mode``, ``constant`` unless set). One without a
+    default holds free text (Einsum's ``equation``, RegexFullMatch's ``pattern``). Empty for
+    a name that is no ONNX operator."""
+    return _choices().get(name, frozenset())
+
+
 def attributes(names: set[str]) -> dict[str, str] | None:
     """The ONNX attributes (name → type) of the first of the compact ``names`` that is an
     ONNX operator; None when none is (or without the ``onnx`` package)."""

@@ -94,3 +94,13 @@ def test_an_enum_named_after_the_start_of_the_new_ops_name_codes_it_already(
 ) -> None:
     """ScatterReduction (Scatter…) codes ScatterElements' reduction too: nothing new."""
     assert _coded(view, "ScatterElements", "scatternd") == set()
+
+
+def test_a_string_attribute_holding_free_text_gets_no_enum(view: MapView) -> None:
+    """Einsum's equation has no default: free text, not a choice among named values, so
+    neither an enum nor a decoding table; Gelu's approximate (``none`` unless set) gets both."""
+    assert _coded(view, "Einsum", "pad") == set()
+    assert _coded(view, "Gelu", "pad") == {
+        ("toy/down/index.py", "toy.down.index.GeluApproximate"),
+        ("toy/up/translate.py", "toy.up.translate.GELU_APPROXIMATES"),
+    }

@@ -106,6 +106,13 @@ def test_prediction_scored_against_the_real_change(
         "missed": ["toy.back.kernels.launch"],
         "extra": [],
     }
+    assert result["code_symbols"] == {  # the test's name is its author's choice: left out
+        "recall": 0.8,
+        "precision": 1.0,
+        "hits": [s for s in added if not s.startswith("tests.")],
+        "missed": ["toy.back.kernels.launch"],
+        "extra": [],
+    }
     cli = subprocess.run(
         [
             str(STACKMAP),
@@ -188,8 +195,9 @@ def test_the_evaluations_own_bookkeeping_is_no_change_for_the_op(
     toy: Path, toy_view: MapView, tmp_path: Path
 ) -> None:
     """A list of saved predictions gaining the new one's entry names the saved file, which the
-    map ignores and is named after the op: bookkeeping, not a place the op reached. A line
-    spelling the op beside it, naming no such file, still counts."""
+    map ignores and is named after the op: bookkeeping, not a place the op reached, and so is
+    the comment above the entry, in the same run of lines. A line spelling the op in another
+    file, naming no such file, still counts, as does one after a blank line."""
     prediction = walk_new_op(toy_view, "gelu").to_json()
     repo = _one_commit(toy, tmp_path)
     config = repo / "stackmap.toml"
@@ -205,7 +213,9 @@ def test_the_evaluations_own_bookkeeping_is_no_change_for_the_op(
         '{"op": "gelu"}\n', encoding="utf-8"
     )
     (repo / "tests" / "test_saved.py").write_text(
-        'SAVED = {\n    "new_op_gelu.json": ("gelu", "relu"),\n}\n', encoding="utf-8"
+        "SAVED = {\n    # gelu like relu, saved blind\n"
+        '    "new_op_gelu.json": ("gelu", "relu"),\n}\n',
+        encoding="utf-8",
     )
     ops = repo / "toy" / "front" / "ops.py"
     text = ops.read_text(encoding="utf-8")
@@ -219,3 +229,8 @@ def test_the_evaluations_own_bookkeeping_is_no_change_for_the_op(
     assert result["files"]["missed"] == []
     assert result["symbols"]["hits"] == ["toy.front.ops.OpType.GELU"]
     assert result["symbols"]["missed"] == []
+    saved = repo / "tests" / "test_saved.py"
+    saved.write_text(saved.read_text(encoding="utf-8") + "\n# gelu is scored\n", encoding="utf-8")
+    _git(repo, "commit", "-qam", "a note on gelu")
+    later = compare_prediction(prediction, repo, "HEAD~2..HEAD")
+    assert later["files"]["missed"] == ["tests/test_saved.py"]  # after the blank line

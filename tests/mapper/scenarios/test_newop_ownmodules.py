@@ -166,3 +166,29 @@ def test_the_new_module_joins_the_lists_naming_the_folders_op_modules(tmp_path: 
         ("use", "toy/down/backend.py", 10, "toy.down.backend.kernels"),
         ("vocabulary", "toy/down/kernels.py", 5, "toy.down.kernels.KernelId.LPPOOL"),
     ]
+
+
+@pytest.mark.parametrize(("classes", "made"), [(3, ["toy.down.lp_pool.LpPoolKernel"]), (1, [])])
+def test_the_new_module_defines_what_half_the_folders_op_modules_define_after_their_op(
+    tmp_path: Path, classes: int, made: list[str]
+) -> None:
+    """A class named after its op (``PadKernel`` in pad.py) in three of the four op modules is
+    the folder's template ``{Camel}Kernel``: lp_pool.py gets LpPoolKernel, modelled on the
+    first module defining one. In one module of four it is no template; nor is the function
+    each module defines after its op (``pad``), which lppool's counterpart of maxpool is."""
+    files = _files(_OWN)
+    for op in _OWN[:classes]:
+        camel = op.capitalize()
+        files[f"toy/down/{op.lower()}.py"] += f"\n\nclass {camel}Kernel:\n    arity = 1\n"
+    view = build_view(tmp_path, files, up_down_config("own"))
+    walk = walk_new_op(view, "LpPool", like="maxpool")
+    new = [p for p in walk.points if p.path == "toy/down/lp_pool.py" and "Kernel" in p.predicted]
+    assert [p.predicted for p in new] == made
+    for point in new:
+        (hop,) = point.why
+        assert (hop.source, hop.path, hop.line) == (
+            "symbol:toy.down.abs.AbsKernel",
+            "toy/down/abs.py",
+            11,
+        )
+        assert hop.detail == "3 of the 4 modules {}.py define {Camel}Kernel"
