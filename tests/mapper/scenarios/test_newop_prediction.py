@@ -38,7 +38,10 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
   axis; the predictor's own choice, globalavgpool, was a weak match);
 - ``fixtures/new_op_einsum.json``: Einsum like matmul (``MatMul`` / ``MATMUL``: a contraction
   over the operands' axes, of which MatMul is one case; the predictor's own choice, expand, was
-  a weak match).
+  a weak match);
+- ``fixtures/new_op_swiglu.json``: SwiGLU like mul (``Mul`` / ``MUL``: an elementwise product
+  of two inputs of one shape, the gate passed through Swish first; the predictor's own choice,
+  matmul, shares Mul's inputs and types but is a contraction).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -100,6 +103,7 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     "new_op_rotaryembedding.json": ("RotaryEmbedding", "layernorm", "rotary_\\?embedding"),
     # NumPy's einsum (np.einsum) is called before the op exists: only where no dot precedes it
     "new_op_einsum.json": ("Einsum", "matmul", "\\(^\\|[^.a-z]\\)einsum"),
+    "new_op_swiglu.json": ("SwiGLU", "mul", "swi_\\?glu"),
 }
 
 
