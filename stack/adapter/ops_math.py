@@ -1,5 +1,5 @@
-"""Importers of the arithmetic family: Gemm, MatMul, Einsum, Det, Add/Sub/Mul/Div, Sum, Relu,
-Softmax, LayerNormalization."""
+"""Importers of the arithmetic family: Gemm, MatMul, Einsum, Det, Add/Sub/Mul/Div, SwiGLU, Sum,
+Relu, Softmax, LayerNormalization."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from stack.adapter.errors import ModelFormatError
 from stack.adapter.registry import register
 from stack.compiler import OpType, ShapeInferenceError
 from stack.compiler.einsum import problem as einsum_problem
+from stack.compiler.swiglu import problem as swiglu_problem
 
 _BINARY = {"Add": OpType.ADD, "Sub": OpType.SUB, "Mul": OpType.MUL, "Div": OpType.DIV}
 
@@ -87,6 +88,28 @@ def det(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
 @register(*_BINARY)
 def binary(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     ctx.emit(name, _BINARY[proto.op_type], list(proto.input[:2]), [proto.output[0]])
+
+
+@register("SwiGLU")
+def swiglu(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
+    """Y = A * sigmoid(alpha * A) * B, the Swish of the gate A times the linear value B (opset
+    28+): the IR ``SwiGLU`` of A and B with ``alpha`` (default 1.0) always set. An older opset,
+    a missing or extra input or output, an A that is not float16, float32 or float64 (bfloat16
+    has no IR type and is refused at the graph input) or a B of another type or shape (SwiGLU
+    does not broadcast) is a ModelFormatError naming the node."""
+    ins, outs = list(proto.input), list(proto.output)
+
+    def bad(why: str) -> ModelFormatError:
+        return ModelFormatError(f"SwiGLU {why}", op="SwiGLU", node=name)
+
+    if ctx.opset < 28 or len(ins) != 2 or not all(ins) or len(outs) != 1 or not outs[0]:
+        raise bad(f"(opset 28+, model opset {ctx.opset}) takes A and B, and one output Y, "
+                  f"got {ins} -> {outs}")  # fmt: skip
+    why = swiglu_problem(ctx.type_of(ins[0]), ctx.type_of(ins[1]))
+    if why is not None:
+        raise bad(why)
+    alpha = float(attributes(proto).get("alpha", 1.0))
+    ctx.emit(name, OpType.SWIGLU, ins, outs, alpha=alpha)
 
 
 @register("Sum")

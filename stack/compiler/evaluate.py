@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from stack.compiler import einsum, rotary_embedding
+from stack.compiler import einsum, rotary_embedding, swiglu
 from stack.compiler.ir import ElemType, Node, OpType
 from stack.compiler.shape_rules import reshape_target
 
@@ -109,5 +109,6 @@ register(OpType.CONSTANT_OF_SHAPE, _const_of_shape)
 register(OpType.MATMUL, _matmul)
 register(OpType.ROTARY_EMBEDDING, rotary_embedding.evaluate)  # evaluate_ops is at its 300 lines
 register(OpType.EINSUM, einsum.evaluate)  # evaluate_ops is at its 300 lines
+register(OpType.SWIGLU, swiglu.evaluate)  # evaluate_ops is at its 300 lines
 
 from stack.compiler import evaluate_ops  # noqa: E402,F401  (registers the remaining evaluators)

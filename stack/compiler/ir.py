@@ -78,6 +78,7 @@ class OpType(enum.StrEnum):
     ADD = "Add"
     SUB = "Sub"
     MUL = "Mul"
+    SWIGLU = "SwiGLU"  # alpha: Y = A * sigmoid(alpha * A) * B, A and B of one shape
     DIV = "Div"
     RELU = "Relu"
     BATCHNORM = "BatchNormalization"

@@ -276,5 +276,6 @@ from stack.compiler import (  # noqa: E402,F401  (the rest)
     rotary_embedding,
     softmax_cross_entropy_loss,
     spatial_rules,
+    swiglu,
     tensor_scatter,
 )

@@ -44,6 +44,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.ADD: Arity(2, 2),
     OpType.SUB: Arity(2, 2),
     OpType.MUL: Arity(2, 2),
+    OpType.SWIGLU: Arity(2, 2),  # A (the gate), B (the linear value)
     OpType.DIV: Arity(2, 2),
     OpType.RELU: Arity(1, 1),
     OpType.BATCHNORM: Arity(5, 5),

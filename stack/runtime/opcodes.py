@@ -78,6 +78,7 @@ class ExecOp(enum.IntEnum):
     SOFTMAX_CROSS_ENTROPY_LOSS = 58
     ROTARY_EMBEDDING = 59
     EINSUM = 60
+    SWIGLU = 61
 
 
 class ExecDType(enum.IntEnum):
@@ -186,6 +187,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.SOFTMAX_CROSS_ENTROPY_LOSS: OpKind.SOFTMAX_CROSS_ENTROPY_LOSS,
     ExecOp.ROTARY_EMBEDDING: OpKind.ROTARY_EMBEDDING,
     ExecOp.EINSUM: OpKind.EINSUM,
+    ExecOp.SWIGLU: OpKind.SWIGLU,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

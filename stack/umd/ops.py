@@ -83,6 +83,7 @@ class OpKind(enum.IntEnum):
     SOFTMAX_CROSS_ENTROPY_LOSS = 58
     ROTARY_EMBEDDING = 59
     EINSUM = 60
+    SWIGLU = 61
     # END GENERATED
 
 

@@ -195,6 +195,7 @@ def default_templates() -> TemplateRegistry:
         (k.MUL, FLOATS | INTS, launch_elementwise, None),
         (k.DIV, FLOATS | INTS, launch_elementwise, None),
         (k.RELU, FLOATS | INTS, launch_elementwise, None),
+        (k.SWIGLU, FLOATS, launch_elementwise, None),
         (k.QUANTIZE, FLOATS, launch_elementwise, None),
         (k.DEQUANTIZE, QUANT | {DType.I32}, launch_elementwise, None),
         (k.DYNAMIC_QUANTIZE_LINEAR, frozenset({DType.F32}), launch_elementwise, None),

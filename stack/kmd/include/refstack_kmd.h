@@ -117,6 +117,7 @@
 #define REFSTACK_KERNEL_SOFTMAX_CROSS_ENTROPY_LOSS 58
 #define REFSTACK_KERNEL_ROTARY_EMBEDDING 59
 #define REFSTACK_KERNEL_EINSUM         60
+#define REFSTACK_KERNEL_SWIGLU         61
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

@@ -284,8 +284,7 @@ for _abi in (
 ):  # fmt: skip
     register(_abi)
 
-# The ABIs kept in modules of their own register into ABIS on import.
-from stack.kmd.kernels import (  # noqa: E402,F401
+from stack.kmd.kernels import (  # noqa: E402,F401  (the ABIs of their own modules register)
     abi_center_crop_pad,
     abi_conv_integer,
     abi_deform_conv,
@@ -297,4 +296,5 @@ from stack.kmd.kernels import (  # noqa: E402,F401
     abi_pool,
     abi_rotary_embedding,
     abi_softmax_cross_entropy_loss,
+    abi_swiglu,
 )

@@ -76,4 +76,5 @@ class KernelId(enum.IntEnum):
     SOFTMAX_CROSS_ENTROPY_LOSS = 58
     ROTARY_EMBEDDING = 59
     EINSUM = 60
+    SWIGLU = 61
     # END GENERATED

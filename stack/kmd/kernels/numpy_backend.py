@@ -49,6 +49,7 @@ from stack.kmd.kernels import (
     registry,
     rotary_embedding,
     softmax_cross_entropy_loss,
+    swiglu,
     tensor_scatter,
     unary,
 )
@@ -77,6 +78,7 @@ GENERIC = (
     negative_log_likelihood_loss,
     softmax_cross_entropy_loss,
     rotary_embedding,
+    swiglu,
     bitcast,
     center_crop_pad,
     grid_sample,

@@ -82,4 +82,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(58, "SOFTMAX_CROSS_ENTROPY_LOSS", "SOFTMAX_CROSS_ENTROPY_LOSS"),
     KernelRow(59, "ROTARY_EMBEDDING", "ROTARY_EMBEDDING"),
     KernelRow(60, "EINSUM", "EINSUM"),
+    KernelRow(61, "SWIGLU", "SWIGLU"),
 )

@@ -82,6 +82,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_SOFTMAX_CROSS_ENTROPY_LOSS: _ClassVar[OpType]
     OP_ROTARY_EMBEDDING: _ClassVar[OpType]
     OP_EINSUM: _ClassVar[OpType]
+    OP_SWIGLU: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -158,6 +159,7 @@ OP_NEGATIVE_LOG_LIKELIHOOD_LOSS: OpType
 OP_SOFTMAX_CROSS_ENTROPY_LOSS: OpType
 OP_ROTARY_EMBEDDING: OpType
 OP_EINSUM: OpType
+OP_SWIGLU: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -25,6 +25,7 @@ from stack.umd.translators.quant import QuantTranslator
 from stack.umd.translators.reduce import ReduceTranslator
 from stack.umd.translators.rotary_embedding import RotaryEmbeddingTranslator
 from stack.umd.translators.softmax_cross_entropy_loss import SoftmaxCrossEntropyLossTranslator
+from stack.umd.translators.swiglu import SwiGLUTranslator
 from stack.umd.translators.unpool import MaxUnpoolTranslator
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "ReduceTranslator",
     "RotaryEmbeddingTranslator",
     "SoftmaxCrossEntropyLossTranslator",
+    "SwiGLUTranslator",
     "default_translators",
 ]
 
@@ -73,6 +75,7 @@ def default_translators() -> TranslatorRegistry:
         AffineGridTranslator(),
         NormTranslator(),
         ElementwiseTranslator(),
+        SwiGLUTranslator(),
         QuantTranslator(),
         DataTranslator(),
         PointwiseTranslator(),

@@ -83,6 +83,15 @@ SPECS: dict[str, Spec] = {
     "Sub": Spec(OpType.SUB, ((3, 4), (3, 1)), FLOATS + INTS),
     "Mul": Spec(OpType.MUL, ((2, 3, 4), (4,)), FLOATS + INTS),
     "Div": Spec(OpType.DIV, ((3, 5), (3, 5)), FLOATS + INTS, make=nonzero_divisor),
+    **{  # NaN, infinities and signed zeros among the gates and values; alpha 1, fractional, < 0
+        f"SwiGLU.{tag}": Spec(OpType.SWIGLU, (shape, shape), FLOATS, {"alpha": alpha})
+        for tag, shape, alpha in (
+            ("default", (3, 4), 1.0),
+            ("alpha", (2, 3, 8), 1.702),
+            ("negative", (5,), -0.5),
+            ("empty", (0, 3), 1.0),
+        )
+    },
     "Sum": Spec(OpType.SUM, ((3, 4), (4,), (3, 1)), FLOATS + INTS),
     "Relu": Spec(OpType.RELU, ((4, 5),), FLOATS + INTS),
     "MatMul": Spec(OpType.MATMUL, ((2, 3, 4), (4, 5)), FLOATS),

@@ -34,6 +34,7 @@ def test_every_op_kind_is_routed() -> None:
         "affine_grid",
         "norm",
         "elementwise",
+        "swiglu",
         "quant",
         "data",
         "pointwise",

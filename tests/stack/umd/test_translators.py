@@ -86,6 +86,8 @@ CASES = [
     (OpRequest.make(OpKind.MUL, [T((3,), I32), T((3,), I32)], [T((3,), I32)]), KernelId.MUL, (), ()),
     (OpRequest.make(OpKind.DIV, [T((3,)), T(())], [T((3,))]), KernelId.DIV, (), ()),
     (OpRequest.make(OpKind.RELU, [T((2, 2))], [T((2, 2))]), KernelId.RELU, (), ()),
+    (OpRequest.make(OpKind.SWIGLU, [T((4, 10)), T((4, 10))], [T((4, 10))]), KernelId.SWIGLU, (), (1.0,)),
+    (OpRequest.make(OpKind.SWIGLU, [T((2, 3, 8), DType.F16), T((2, 3, 8), DType.F16)], [T((2, 3, 8), DType.F16)], alpha=1.702), KernelId.SWIGLU, (), (1.702,)),
     (OpRequest.make(OpKind.QUANTIZE, [T((2, 4)), T((4,)), T((4,), I8)], [T((2, 4), I8)], axis=1),
      KernelId.QUANTIZE, (1,), ()),
     (OpRequest.make(OpKind.DEQUANTIZE, [T((2, 4), U8), T(())], [T((2, 4))]), KernelId.DEQUANTIZE, (1,), ()),
