@@ -41,7 +41,10 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
   a weak match);
 - ``fixtures/new_op_swiglu.json``: SwiGLU like mul (``Mul`` / ``MUL``: an elementwise product
   of two inputs of one shape, the gate passed through Swish first; the predictor's own choice,
-  matmul, shares Mul's inputs and types but is a contraction).
+  matmul, shares Mul's inputs and types but is a contraction);
+- ``fixtures/new_op_causalconvwithstate.json``: CausalConvWithState like conv2d (``Conv`` /
+  ``CONV2D``: a convolution, here depthwise over one axis with the state of earlier steps
+  before the input; the predictor's own choice, bitcast (0.20), is no convolution).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -104,6 +107,11 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     # NumPy's einsum (np.einsum) is called before the op exists: only where no dot precedes it
     "new_op_einsum.json": ("Einsum", "matmul", "\\(^\\|[^.a-z]\\)einsum"),
     "new_op_swiglu.json": ("SwiGLU", "mul", "swi_\\?glu"),
+    "new_op_causalconvwithstate.json": (
+        "CausalConvWithState",
+        "conv2d",
+        "causal_\\?conv_\\?with_\\?state",
+    ),
 }
 
 
