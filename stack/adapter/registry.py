@@ -49,6 +49,7 @@ def _load() -> None:
         return
     from stack.adapter import (  # noqa: F401
         ops_bitcast,
+        ops_causal_conv_with_state,
         ops_center_crop_pad,
         ops_composite,
         ops_deform_conv,

@@ -70,6 +70,7 @@ class OpType(enum.StrEnum):
     CONV_TRANSPOSE = "ConvTranspose"  # strides, pads (may be < 0: zero extension), dilations, group
     COL2IM = "Col2Im"  # image_shape, block_shape (constants), dilations, pads, strides
     DEFORM_CONV = "DeformConv"  # strides, pads, dilations, group, offset_group (2-D)
+    CAUSAL_CONV_WITH_STATE = "CausalConvWithState"  # activation: none, silu, swish
     CONV_INTEGER = "ConvInteger"  # strides, pads, dilations, group (2-D); zero points as inputs
     QLINEARCONV = "QLinearConv"  # ConvInteger's attributes; scales, zero points and B as inputs
     GEMM = "Gemm"

@@ -60,6 +60,7 @@ register(
     OpType.DEFORM_CONV,
     Lowering(ExecOp.DEFORM_CONV, ("strides", "pads", "dilations", "group", "offset_group")),
 )
+register(OpType.CAUSAL_CONV_WITH_STATE, Lowering(ExecOp.CAUSAL_CONV_WITH_STATE, ("activation",)))
 register(
     OpType.CONV_INTEGER,
     Lowering(ExecOp.CONV_INTEGER, ("strides", "pads", "dilations", "group")),

@@ -267,6 +267,7 @@ def _const_of_shape(
 
 from stack.compiler import (  # noqa: E402,F401  (the rest)
     bitcast,
+    causal_conv_with_state,
     center_crop_pad,
     conv_integer,
     det,

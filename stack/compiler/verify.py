@@ -36,6 +36,8 @@ ARITY: dict[OpType, Arity] = {
     OpType.CONV_TRANSPOSE: Arity(2, 3),  # X, W, bias
     OpType.COL2IM: Arity(1, 1),  # input (image_shape and block_shape are attributes)
     OpType.DEFORM_CONV: Arity(3, 5),  # X, W, offset, bias, mask (a mask needs the bias)
+    # input, weight, bias, past_state (a past_state needs the bias) -> output, present_state
+    OpType.CAUSAL_CONV_WITH_STATE: Arity(2, 4, 2, 2),
     OpType.CONV_INTEGER: Arity(2, 4),  # x, w, x_zero_point, w_zero_point (w's needs x's)
     OpType.QLINEARCONV: Arity(8, 9),  # x, its scale and zero point, w's, y's, then B
     OpType.GEMM: Arity(2, 3),

@@ -79,6 +79,7 @@ class ExecOp(enum.IntEnum):
     ROTARY_EMBEDDING = 59
     EINSUM = 60
     SWIGLU = 61
+    CAUSAL_CONV_WITH_STATE = 62
 
 
 class ExecDType(enum.IntEnum):
@@ -188,6 +189,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.ROTARY_EMBEDDING: OpKind.ROTARY_EMBEDDING,
     ExecOp.EINSUM: OpKind.EINSUM,
     ExecOp.SWIGLU: OpKind.SWIGLU,
+    ExecOp.CAUSAL_CONV_WITH_STATE: OpKind.CAUSAL_CONV_WITH_STATE,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

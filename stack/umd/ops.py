@@ -84,6 +84,7 @@ class OpKind(enum.IntEnum):
     ROTARY_EMBEDDING = 59
     EINSUM = 60
     SWIGLU = 61
+    CAUSAL_CONV_WITH_STATE = 62
     # END GENERATED
 
 

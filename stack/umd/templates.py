@@ -212,6 +212,7 @@ def default_templates() -> TemplateRegistry:
         (k.NEGATIVE_LOG_LIKELIHOOD_LOSS, FLOATS, launch_elementwise, None),
         (k.SOFTMAX_CROSS_ENTROPY_LOSS, FLOATS, launch_elementwise, None),
         (k.ROTARY_EMBEDDING, FLOATS, launch_elementwise, None),
+        (k.CAUSAL_CONV_WITH_STATE, FLOATS, launch_elementwise, None),
         (k.ARG_REDUCE, FLOATS | INTS, launch_rows, None),
         (k.CUMSUM, FLOATS | INTS, launch_rows, None),
         (k.TOPK, FLOATS | INTS, launch_rows, None),

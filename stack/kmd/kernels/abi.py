@@ -189,8 +189,7 @@ for _abi in (
         doc="Byte copy (reshape materialisation): X and Y must have the same byte size.",
     ),
     KernelAbi(
-        KernelId.FILL, (), ("Y",), floats=(Imm("value", 0.0),),
-        doc="Y[...] = value (cast to Y's dtype).",
+        KernelId.FILL, (), ("Y",), floats=(Imm("value", 0.0),), doc="Y[...] = value (in Y's dtype)."
     ),
     KernelAbi(
         KernelId.UNARY, ("X",), ("Y",),
@@ -285,6 +284,7 @@ for _abi in (
     register(_abi)
 
 from stack.kmd.kernels import (  # noqa: E402,F401  (the ABIs of their own modules register)
+    abi_causal_conv_with_state,
     abi_center_crop_pad,
     abi_conv_integer,
     abi_deform_conv,

@@ -77,4 +77,5 @@ class KernelId(enum.IntEnum):
     ROTARY_EMBEDDING = 59
     EINSUM = 60
     SWIGLU = 61
+    CAUSAL_CONV_WITH_STATE = 62
     # END GENERATED

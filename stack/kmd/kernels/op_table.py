@@ -83,4 +83,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(59, "ROTARY_EMBEDDING", "ROTARY_EMBEDDING"),
     KernelRow(60, "EINSUM", "EINSUM"),
     KernelRow(61, "SWIGLU", "SWIGLU"),
+    KernelRow(62, "CAUSAL_CONV_WITH_STATE", "CAUSAL_CONV_WITH_STATE"),
 )

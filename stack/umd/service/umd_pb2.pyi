@@ -83,6 +83,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_ROTARY_EMBEDDING: _ClassVar[OpType]
     OP_EINSUM: _ClassVar[OpType]
     OP_SWIGLU: _ClassVar[OpType]
+    OP_CAUSAL_CONV_WITH_STATE: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -160,6 +161,7 @@ OP_SOFTMAX_CROSS_ENTROPY_LOSS: OpType
 OP_ROTARY_EMBEDDING: OpType
 OP_EINSUM: OpType
 OP_SWIGLU: OpType
+OP_CAUSAL_CONV_WITH_STATE: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -5,6 +5,7 @@ from __future__ import annotations
 from stack.umd.registry import TranslatorRegistry
 from stack.umd.translators.affine_grid import AffineGridTranslator
 from stack.umd.translators.bitcast import BitCastTranslator
+from stack.umd.translators.causal_conv_with_state import CausalConvWithStateTranslator
 from stack.umd.translators.col2im import Col2ImTranslator
 from stack.umd.translators.conv_integer import ConvIntegerTranslator
 from stack.umd.translators.conv_pool import ConvPoolTranslator
@@ -31,6 +32,7 @@ from stack.umd.translators.unpool import MaxUnpoolTranslator
 __all__ = [
     "AffineGridTranslator",
     "BitCastTranslator",
+    "CausalConvWithStateTranslator",
     "Col2ImTranslator",
     "ConvIntegerTranslator",
     "ConvPoolTranslator",
@@ -68,6 +70,7 @@ def default_translators() -> TranslatorRegistry:
         ConvTransposeTranslator(),
         Col2ImTranslator(),
         DeformConvTranslator(),
+        CausalConvWithStateTranslator(),
         ConvIntegerTranslator(),
         QLinearConvTranslator(),
         MaxUnpoolTranslator(),

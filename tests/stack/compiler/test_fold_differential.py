@@ -92,6 +92,17 @@ SPECS: dict[str, Spec] = {
             ("empty", (0, 3), 1.0),
         )
     },
+    **{  # NaN, infinities and signed zeros among the operands; bias and past_state or not
+        f"CausalConvWithState.{tag}.{act}": Spec(
+            OpType.CAUSAL_CONV_WITH_STATE,
+            ((2, 3, 5), (3, 1, k), (3,), (2, 3, k - 1))[:n_in],
+            FLOATS,
+            {"activation": act},
+            n_out=2,
+        )
+        for tag, n_in, k in (("plain", 2, 4), ("bias", 3, 3), ("bias_past", 4, 4), ("k1", 4, 1))
+        for act in ("none", "silu")
+    },
     "Sum": Spec(OpType.SUM, ((3, 4), (4,), (3, 1)), FLOATS + INTS),
     "Relu": Spec(OpType.RELU, ((4, 5),), FLOATS + INTS),
     "MatMul": Spec(OpType.MATMUL, ((2, 3, 4), (4, 5)), FLOATS),

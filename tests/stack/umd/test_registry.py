@@ -27,6 +27,7 @@ def test_every_op_kind_is_routed() -> None:
         "conv_transpose",
         "col2im",
         "deform_conv",
+        "causal_conv_with_state",
         "conv_integer",
         "qlinear_conv",
         "unpool",

@@ -116,6 +116,8 @@ CASES = [
     (OpRequest.make(OpKind.NEGATIVE_LOG_LIKELIHOOD_LOSS, [T((2, 4, 3), DType.F64), T((2, 3), I64)], [T((), DType.F64)], reduction="sum", ignore_index=7), KernelId.NEGATIVE_LOG_LIKELIHOOD_LOSS, (1, 1, 7), ()),
     (OpRequest.make(OpKind.SOFTMAX_CROSS_ENTROPY_LOSS, [T((3, 5)), T((3,), I64)], [T(()), T((3, 5))]), KernelId.SOFTMAX_CROSS_ENTROPY_LOSS, (2, 0, 0), ()),
     (OpRequest.make(OpKind.SOFTMAX_CROSS_ENTROPY_LOSS, [T((3, 5, 2, 2)), T((3, 2, 2), I32), T((5,))], [T((3, 2, 2)), T((3, 5, 2, 2))], reduction="none", ignore_index=-1), KernelId.SOFTMAX_CROSS_ENTROPY_LOSS, (0, 1, -1), ()),
+    (OpRequest.make(OpKind.CAUSAL_CONV_WITH_STATE, [T((2, 3, 7)), T((3, 1, 4))], [T((2, 3, 7)), T((2, 3, 3))]), KernelId.CAUSAL_CONV_WITH_STATE, (0,), ()),
+    (OpRequest.make(OpKind.CAUSAL_CONV_WITH_STATE, [T((1, 4, 1), DType.F16), T((4, 1, 3), DType.F16), T((4,), DType.F16), T((1, 4, 2), DType.F16)], [T((1, 4, 1), DType.F16), T((1, 4, 2), DType.F16)], activation="swish"), KernelId.CAUSAL_CONV_WITH_STATE, (1,), ()),
     (OpRequest.make(OpKind.ROTARY_EMBEDDING, [T((2, 3, 5, 8)), T((2, 5, 4)), T((2, 5, 4))], [T((2, 3, 5, 8))]), KernelId.ROTARY_EMBEDDING, (0, 0, 0), ()),
     (OpRequest.make(OpKind.ROTARY_EMBEDDING, [T((2, 5, 12), DType.F16), T((9, 1), DType.F16), T((9, 1), DType.F16), T((2, 5), I64)], [T((2, 5, 12), DType.F16)], interleaved=1, num_heads=3, rotary_embedding_dim=2), KernelId.ROTARY_EMBEDDING, (1, 3, 2), ()),
     (OpRequest.make(OpKind.CUMSUM, [T((2, 3))], [T((2, 3))], axis=1, reverse=1), KernelId.CUMSUM, (1, 0, 1, 0), ()),
