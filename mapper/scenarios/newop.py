@@ -24,6 +24,7 @@ from mapper.scenarios import (
     footprint,
     handlers,
     namestyle,
+    newest,
     newop_places,
     opfamily,
     ownmodules,
@@ -45,10 +46,8 @@ def _definition_hop(view: MapView, node: Node) -> tuple[Hop, ...]:
 
 
 def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
-    """Change points for a new op ``name``, modelled on ``like`` (or the most similar op).
-
-    Raises UnknownNameError listing the known ops when ``like`` is not one of them.
-    """
+    """Change points for a new op ``name``, modelled on ``like`` (or the most similar op);
+    UnknownNameError listing the known ops when ``like`` is not one of them."""
     known = opfamily.ops(view)
     ranked = similar.similar_ops(name, known)
     if like is not None:
@@ -150,6 +149,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     new_modules = newop_places.new_modules(view, written)
     points.extend(catalogues.rows(view, written, new_modules, spelt, name))  # module tables
     points.extend(newop_places.op_lists(view, known, token, name))
+    points.extend(newest.sections(view, known, name, points))  # pages following the ops
     points.extend(conventions.test_modules(view, known, name, token))
     points = conventions.into_own_modules(view, known, token, name, points)
     points.extend(conventions.attribute_contracts(view, known, token, name))

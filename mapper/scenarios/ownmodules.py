@@ -188,7 +188,8 @@ def into_own_modules(
                 why = f"{len(modules)} ops have a module {pattern} in {folder}"
                 moved[path] = (target, modules, why, pattern)
                 break
-    if not moved:
+    made_elsewhere = _made_elsewhere(view, found, name, points, {t for t, *_ in moved.values()})
+    if not moved and not made_elsewhere:
         return points
     roots = view.config.python_roots
     out: list[ChangePoint] = []
@@ -208,7 +209,47 @@ def into_own_modules(
             made.add(target)
             have = {p.predicted for p in out if p.path == target}
             out.extend(ownnames.new_definitions(view, pattern, target, modules, name, have))
+    for target, (modules, pattern) in sorted(made_elsewhere.items()):
+        likes = {p.like for p in out if p.path == target and p.kind is PointKind.IMPLEMENTATION}
+        out.extend(_listings(view, target, modules, view.config.layer_of(target), likes, spelt))
+        have = {p.predicted for p in out if p.path == target}
+        out.extend(ownnames.new_definitions(view, pattern, target, modules, name, have))
     return out
+
+
+def _made_elsewhere(
+    view: MapView,
+    found: dict[tuple[str, str], dict[str, Node]],
+    name: str,
+    points: list[ChangePoint],
+    moved: set[str],
+) -> dict[str, tuple[dict[str, Node], str]]:
+    """The new op's modules that other rules made (a module without room: :mod:`.capacity`)
+    in a folder with a module-per-op convention, under its pattern: new module → (the
+    convention's modules, its pattern). They join the convention's lists as moved ones do."""
+    stem = newop_places.module_name(name)
+    paths = {p.path for p in points if p.path and view.node(f"file:{p.path}") is None} - moved
+    out = {}
+    for (folder, pattern), modules in sorted(found.items()):
+        target = posixpath.join(folder, pattern.format(stem))
+        if len(modules) >= OWN and target in paths:
+            out[target] = (modules, pattern)
+    return out
+
+
+def _with_room(view: MapView, listing: dict[str, list[Edge]]) -> dict[str, list[Edge]]:
+    """``listing`` (module → its imports of the convention's modules) without the modules at
+    the configured ``module_lines``, where another one has room for the new import: the team
+    registers the new module where a line fits (``evaluate.py`` beside ``evaluate_ops.py``)."""
+    limit = view.config.module_lines
+    if not limit:
+        return listing
+    room = {
+        source: edges
+        for source, edges in listing.items()
+        if (node := view.node(source)) is None or int(node.get("loc") or 0) < limit
+    }
+    return room or listing
 
 
 def _listings(
@@ -220,9 +261,10 @@ def _listings(
     spelt: set[str],
 ) -> list[ChangePoint]:
     """The import of ``target`` in each module importing at least ``SIBLINGS`` of the
-    convention's ``modules``, at the line of the last of them (the list it joins), and the
-    lists there naming the similar op's ``likes`` or the definitions of those modules (an
-    ``__all__``, a factory building each module's class: :func:`~.importers.listings`)."""
+    convention's ``modules`` (those with room: :func:`_with_room`), at the line of the last of
+    them (the list it joins), and the lists there naming the similar op's ``likes`` or the
+    definitions of those modules (an ``__all__``, a factory building each module's class:
+    :func:`~.importers.listings`)."""
     ids = {m.id for m in modules.values()}
     siblings = {  # what the convention's modules define
         e.target for m in ids for e in view.neighbours(m, {EdgeKind.DEFINES}, "out")
@@ -231,10 +273,13 @@ def _listings(
     for module in ids:
         for edge in view.neighbours(module, {EdgeKind.IMPORTS}, "in"):
             importers_of.setdefault(edge.source, []).append(edge)
+    listing = {
+        source: edges
+        for source, edges in importers_of.items()
+        if len(edges) >= newop_places.SIBLINGS and source != f"file:{target}"
+    }
     out = []
-    for source, edges in sorted(importers_of.items()):
-        if len(edges) < newop_places.SIBLINGS or source == f"file:{target}":
-            continue
+    for source, edges in sorted(_with_room(view, listing).items()):
         edge = max(edges, key=lambda e: view.citation(e).line or 0)
         ev = view.citation(edge)
         enclosing = footprint.enclosing(view, ev.path, ev.line, spelt)

@@ -71,6 +71,9 @@ def test_lists_of_every_op_are_predicted_and_code_about_a_few_ops_is_not(
         "knowledge_base/umd/translators.md",
         "knowledge_base/adapter/op_importers.md",
         "knowledge_base/compiler/passes.md",  # its pass table names 13 ops: over-predicted
+        # it names four of the five newest ops; the change updated its conformance figures
+        # without naming ConvTranspose: over-predicted
+        "knowledge_base/adapter/onnx_backend.md",
         "contracts/runtime_umd.yaml",
     }
     predicted = set(blind["prediction"]["files"])

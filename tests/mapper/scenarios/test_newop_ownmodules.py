@@ -192,3 +192,25 @@ def test_the_new_module_defines_what_half_the_folders_op_modules_define_after_th
             11,
         )
         assert hop.detail == "3 of the 4 modules {}.py define {Camel}Kernel"
+
+
+def test_a_module_made_for_want_of_room_joins_the_lists_with_room(tmp_path: Path) -> None:
+    """windows.py has no room (module_lines = 30), so lp_pool.py is made before the folder's
+    convention is looked at: it still joins backend.py's import of the op modules. full.py,
+    which imports them too but is at its 30 lines, is left alone while backend.py has room."""
+    files = _files(_OWN)
+    names = ", ".join(op.lower() for op in _OWN)
+    files["toy/down/full.py"] = f"from toy.down import {names}\n" + "\n" * 28 + "X = 1\n"
+    view = build_view(tmp_path, files, up_down_config("own", "module_lines = 30"))
+    walk = walk_new_op(view, "LpPool", like="maxpool")
+    plan = next(p for p in walk.layers if p.layer == "down")
+    points = [(p.kind.value, p.path, p.line, p.predicted) for p in plan.points]
+    assert ("registration", "toy/down/backend.py", 1, "") in points
+    assert [p for p in points if p[1] == "toy/down/full.py"] == []
+    files["toy/down/full.py"] = f"from toy.down import {names}\n\nX = 1\n"  # room again
+    (tmp_path / "room").mkdir()
+    view = build_view(tmp_path / "room", files, up_down_config("own", "module_lines = 30"))
+    walk = walk_new_op(view, "LpPool", like="maxpool")
+    assert ("registration", "toy/down/full.py", 1, "") in [
+        (p.kind.value, p.path, p.line, p.predicted) for p in walk.points
+    ]
