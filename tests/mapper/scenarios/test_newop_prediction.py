@@ -44,7 +44,10 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
   matmul, shares Mul's inputs and types but is a contraction);
 - ``fixtures/new_op_causalconvwithstate.json``: CausalConvWithState like conv2d (``Conv`` /
   ``CONV2D``: a convolution, here depthwise over one axis with the state of earlier steps
-  before the input; the predictor's own choice, bitcast (0.20), is no convolution).
+  before the input; the predictor's own choice, bitcast (0.20), is no convolution);
+- ``fixtures/new_op_dft.json``: DFT like cumsum (``CumSum`` / ``CUMSUM``: a transform along
+  one axis that the model gives as an input, with two integer flags; the predictor's own
+  choice, softmax (0.24), works along an axis too but has it as an attribute).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -112,6 +115,8 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
         "conv2d",
         "causal_\\?conv_\\?with_\\?state",
     ),
+    # the op's name is a short word: only where it stands alone or between underscores
+    "new_op_dft.json": ("DFT", "cumsum", "\\(^\\|[^a-z]\\)dft\\([^a-z]\\|$\\)"),
 }
 
 
