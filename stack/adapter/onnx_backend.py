@@ -42,6 +42,8 @@ SHAPE_INPUTS = {
     ("TopK", 1),
     ("CumSum", 1),
     ("CumProd", 1),
+    ("DFT", 1),
+    ("DFT", 2),
     ("OneHot", 1),
     ("Trilu", 1),
     *(("Resize", i) for i in range(1, 4)),

@@ -53,6 +53,7 @@ def _load() -> None:
         ops_center_crop_pad,
         ops_composite,
         ops_deform_conv,
+        ops_dft,
         ops_index,
         ops_math,
         ops_negative_log_likelihood_loss,

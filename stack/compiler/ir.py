@@ -120,6 +120,7 @@ class OpType(enum.StrEnum):
     ROTARY_EMBEDDING = "RotaryEmbedding"  # interleaved, num_heads, rotary_embedding_dim
     EINSUM = "Einsum"  # equation (ONNX's string)
     CUMSUM = "CumSum"
+    DFT = "DFT"  # axis (non-negative), inverse, onesided, dft_length (the constant ONNX inputs)
     TOPK = "TopK"
     GATHER = "Gather"
     GATHER_ELEMENTS = "GatherElements"

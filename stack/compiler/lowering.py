@@ -130,6 +130,7 @@ register(
     Lowering(ExecOp.ROTARY_EMBEDDING, ("interleaved", "num_heads", "rotary_embedding_dim")),
 )
 register(OpType.CUMSUM, Lowering(ExecOp.CUMSUM, ("axis", "exclusive", "reverse", "prod")))
+register(OpType.DFT, Lowering(ExecOp.DFT, ("axis", "inverse", "onesided", "dft_length")))
 register(OpType.TOPK, Lowering(ExecOp.TOPK, ("axis", "largest", "sorted")))
 register(OpType.GATHER, Lowering(ExecOp.GATHER, ("axis",)))
 register(OpType.GATHER_ELEMENTS, Lowering(ExecOp.GATHER_ELEMENTS, ("axis",)))

@@ -271,6 +271,7 @@ from stack.compiler import (  # noqa: E402,F401  (the rest)
     center_crop_pad,
     conv_integer,
     det,
+    dft,
     einsum,
     negative_log_likelihood_loss,
     op_rules,

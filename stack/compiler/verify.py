@@ -87,6 +87,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.ROTARY_EMBEDDING: Arity(3, 4),  # X, cos_cache, sin_cache, position_ids
     OpType.EINSUM: Arity(1, -1),  # Inputs, one term of the equation each
     OpType.CUMSUM: Arity(1, 1),
+    OpType.DFT: Arity(1, 1),  # input (dft_length and axis are attributes)
     OpType.TOPK: Arity(1, 1, 2, 2),
     OpType.GATHER: Arity(2, 2),
     OpType.GATHER_ELEMENTS: Arity(2, 2),

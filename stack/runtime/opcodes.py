@@ -80,6 +80,7 @@ class ExecOp(enum.IntEnum):
     EINSUM = 60
     SWIGLU = 61
     CAUSAL_CONV_WITH_STATE = 62
+    DFT = 63
 
 
 class ExecDType(enum.IntEnum):
@@ -190,6 +191,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.EINSUM: OpKind.EINSUM,
     ExecOp.SWIGLU: OpKind.SWIGLU,
     ExecOp.CAUSAL_CONV_WITH_STATE: OpKind.CAUSAL_CONV_WITH_STATE,
+    ExecOp.DFT: OpKind.DFT,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

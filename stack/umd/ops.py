@@ -85,6 +85,7 @@ class OpKind(enum.IntEnum):
     EINSUM = 60
     SWIGLU = 61
     CAUSAL_CONV_WITH_STATE = 62
+    DFT = 63
     # END GENERATED
 
 

@@ -211,8 +211,7 @@ for _abi in (
     KernelAbi(
         KernelId.REDUCE, ("X",), ("Y",),
         ints=(Imm("fn", None, "ReduceFn"), Imm("axes_mask", 0, "bit i: reduce axis i")),
-        doc="Y = fn over the masked axes (stack.kmd.kernels.reduce.ReduceFn); Y keeps or drops "
-        "them.",
+        doc="Y = fn over the masked axes (stack.kmd.kernels.reduce.ReduceFn), kept or dropped.",
     ),
     KernelAbi(
         KernelId.ARG_REDUCE, ("X",), ("Y",),
@@ -289,6 +288,7 @@ from stack.kmd.kernels import (  # noqa: E402,F401  (the ABIs of their own modul
     abi_conv_integer,
     abi_deform_conv,
     abi_det,
+    abi_dft,
     abi_dynamic_quantize,
     abi_einsum,
     abi_grid,

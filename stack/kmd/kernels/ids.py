@@ -78,4 +78,5 @@ class KernelId(enum.IntEnum):
     EINSUM = 60
     SWIGLU = 61
     CAUSAL_CONV_WITH_STATE = 62
+    DFT = 63
     # END GENERATED

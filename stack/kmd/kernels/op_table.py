@@ -84,4 +84,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(60, "EINSUM", "EINSUM"),
     KernelRow(61, "SWIGLU", "SWIGLU"),
     KernelRow(62, "CAUSAL_CONV_WITH_STATE", "CAUSAL_CONV_WITH_STATE"),
+    KernelRow(63, "DFT", "DFT"),
 )

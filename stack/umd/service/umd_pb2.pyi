@@ -84,6 +84,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_EINSUM: _ClassVar[OpType]
     OP_SWIGLU: _ClassVar[OpType]
     OP_CAUSAL_CONV_WITH_STATE: _ClassVar[OpType]
+    OP_DFT: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -162,6 +163,7 @@ OP_ROTARY_EMBEDDING: OpType
 OP_EINSUM: OpType
 OP_SWIGLU: OpType
 OP_CAUSAL_CONV_WITH_STATE: OpType
+OP_DFT: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

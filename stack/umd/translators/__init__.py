@@ -13,6 +13,7 @@ from stack.umd.translators.conv_transpose import ConvTransposeTranslator
 from stack.umd.translators.data import DataTranslator
 from stack.umd.translators.deform_conv import DeformConvTranslator
 from stack.umd.translators.det import DetTranslator
+from stack.umd.translators.dft import DFTTranslator
 from stack.umd.translators.einsum import EinsumTranslator
 from stack.umd.translators.elementwise import ElementwiseTranslator
 from stack.umd.translators.grid_sample import GridSampleTranslator
@@ -37,6 +38,7 @@ __all__ = [
     "ConvIntegerTranslator",
     "ConvPoolTranslator",
     "ConvTransposeTranslator",
+    "DFTTranslator",
     "DataTranslator",
     "DeformConvTranslator",
     "DetTranslator",
@@ -84,6 +86,7 @@ def default_translators() -> TranslatorRegistry:
         PointwiseTranslator(),
         BitCastTranslator(),
         ReduceTranslator(),
+        DFTTranslator(),
         NegativeLogLikelihoodLossTranslator(),
         SoftmaxCrossEntropyLossTranslator(),
         RotaryEmbeddingTranslator(),

@@ -103,6 +103,21 @@ SPECS: dict[str, Spec] = {
         for tag, n_in, k in (("plain", 2, 4), ("bias", 3, 3), ("bias_past", 4, 4), ("k1", 4, 1))
         for act in ("none", "silu")
     },
+    **{  # NaN, infinities and signed zeros among the operands; real and complex, every mode
+        f"DFT.{tag}": Spec(
+            OpType.DFT,
+            (shape,),
+            FLOATS,
+            {"axis": axis, "inverse": inverse, "onesided": onesided, "dft_length": length},
+        )
+        for tag, shape, axis, inverse, onesided, length in (
+            ("forward", (2, 5, 1), 1, 0, 0, 5),
+            ("inverse", (3, 4, 2), 0, 1, 0, 6),
+            ("rfft", (2, 3, 7, 1), 2, 0, 1, 7),
+            ("irfft", (2, 4, 2), 1, 1, 1, 6),
+            ("shorter", (2, 6, 2), 1, 0, 0, 4),
+        )
+    },
     "Sum": Spec(OpType.SUM, ((3, 4), (4,), (3, 1)), FLOATS + INTS),
     "Relu": Spec(OpType.RELU, ((4, 5),), FLOATS + INTS),
     "MatMul": Spec(OpType.MATMUL, ((2, 3, 4), (4, 5)), FLOATS),

@@ -41,6 +41,7 @@ def test_every_op_kind_is_routed() -> None:
         "pointwise",
         "bitcast",
         "reduce",
+        "dft",
         "negative_log_likelihood_loss",
         "softmax_cross_entropy_loss",
         "rotary_embedding",

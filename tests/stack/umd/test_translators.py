@@ -121,6 +121,8 @@ CASES = [
     (OpRequest.make(OpKind.ROTARY_EMBEDDING, [T((2, 3, 5, 8)), T((2, 5, 4)), T((2, 5, 4))], [T((2, 3, 5, 8))]), KernelId.ROTARY_EMBEDDING, (0, 0, 0), ()),
     (OpRequest.make(OpKind.ROTARY_EMBEDDING, [T((2, 5, 12), DType.F16), T((9, 1), DType.F16), T((9, 1), DType.F16), T((2, 5), I64)], [T((2, 5, 12), DType.F16)], interleaved=1, num_heads=3, rotary_embedding_dim=2), KernelId.ROTARY_EMBEDDING, (1, 3, 2), ()),
     (OpRequest.make(OpKind.CUMSUM, [T((2, 3))], [T((2, 3))], axis=1, reverse=1), KernelId.CUMSUM, (1, 0, 1, 0), ()),
+    (OpRequest.make(OpKind.DFT, [T((2, 6, 1))], [T((2, 6, 2))], axis=1, dft_length=6), KernelId.DFT, (1, 0, 0, 6), ()),
+    (OpRequest.make(OpKind.DFT, [T((3, 4, 2), DType.F64)], [T((3, 7, 1), DType.F64)], axis=-2, inverse=1, onesided=1, dft_length=7), KernelId.DFT, (1, 1, 1, 7), ()),
     (OpRequest.make(OpKind.TOPK, [T((2, 5))], [T((2, 3)), T((2, 3), I64)], axis=1), KernelId.TOPK, (1, 1, 1), ()),
     (OpRequest.make(OpKind.GATHER, [T((5, 3)), T((2,), I64)], [T((2, 3))], axis=0), KernelId.GATHER, (0,), ()),
     (OpRequest.make(OpKind.GATHER_ELEMENTS, [T((5, 3)), T((2, 3), I32)], [T((2, 3))], axis=0), KernelId.GATHER_ELEMENTS, (0,), ()),
