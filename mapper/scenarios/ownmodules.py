@@ -85,6 +85,14 @@ def conventions(
     return found
 
 
+def _operators(known: dict[str, list[vocab.Value]]) -> list[str]:
+    """The known ops that are ONNX operators where the schemas can be read (all of them
+    where they cannot): ``reduce.py`` holds the generic kernel many operators share, a family
+    module like any other, not a module devoted to one op."""
+    operators = {vocab.compact(s.name) for s in similar.onnx_schemas()}
+    return [op for op in known if not operators or op in operators]
+
+
 def _family_named(path: str, name: str) -> bool:
     """Whether a word of four letters or more of the module's name lies within ``name``."""
     words = posixpath.basename(path)[:-3].split("_")
@@ -167,7 +175,7 @@ def into_own_modules(
     points = _beside_siblings(view, points, spelt)
     points += _devoted_files(view, known[token], name, spelt, points)
     found = conventions(view, known)
-    every = {s for values in known.values() for s in vocab.spellings(values)}
+    every = {s for op in _operators(known) for s in vocab.spellings(known[op])}
     by_path: dict[str, list[ChangePoint]] = {}
     for point in points:
         if point.kind in capacity.MOVED and point.path and point.path.endswith(".py"):

@@ -214,3 +214,19 @@ def test_a_module_made_for_want_of_room_joins_the_lists_with_room(tmp_path: Path
     assert ("registration", "toy/down/full.py", 1, "") in [
         (p.kind.value, p.path, p.line, p.predicted) for p in walk.points
     ]
+
+
+def test_a_module_named_after_a_generic_kernel_is_shared(tmp_path: Path) -> None:
+    """maxpool's code is in binary.py, named after BINARY, a generic kernel many operators
+    share and no ONNX operator: a family module, not one devoted to an op, so lppool's
+    counterpart still goes into a module of its own, as the folder's four op modules are."""
+    ops = ("MAXPOOL", "AVGPOOL", "GATHER", *_OWN, "BINARY")
+    files = _files(_OWN, "binary")
+    files["toy/up/ir.py"] = op_types(ops)
+    files["toy/down/kernels.py"] = kernel_ids(ops)
+    view = build_view(tmp_path, files, up_down_config("own"))
+    walk = walk_new_op(view, "LpPool", like="maxpool")
+    plan = next(p for p in walk.layers if p.layer == "down")
+    assert ("implementation", "toy/down/lp_pool.py", 1, "toy.down.lp_pool.lppool") in [
+        (p.kind.value, p.path, p.line, p.predicted) for p in plan.points
+    ]
