@@ -47,7 +47,9 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
   before the input; the predictor's own choice, bitcast (0.20), is no convolution);
 - ``fixtures/new_op_dft.json``: DFT like cumsum (``CumSum`` / ``CUMSUM``: a transform along
   one axis that the model gives as an input, with two integer flags; the predictor's own
-  choice, softmax (0.24), works along an axis too but has it as an attribute).
+  choice, softmax (0.24), works along an axis too but has it as an attribute);
+- ``fixtures/new_op_stft.json``: STFT like dft (``DFT``: a DFT of each frame of the signal;
+  the predictor's own choice too).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -117,6 +119,7 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     ),
     # the op's name is a short word: only where it stands alone or between underscores
     "new_op_dft.json": ("DFT", "cumsum", "\\(^\\|[^a-z]\\)dft\\([^a-z]\\|$\\)"),
+    "new_op_stft.json": ("STFT", "dft", "\\(^\\|[^a-z]\\)stft\\([^a-z]\\|$\\)"),
 }
 
 
