@@ -44,6 +44,8 @@ SHAPE_INPUTS = {
     ("CumProd", 1),
     ("DFT", 1),
     ("DFT", 2),
+    ("STFT", 1),
+    ("STFT", 3),
     ("OneHot", 1),
     ("Trilu", 1),
     *(("Resize", i) for i in range(1, 4)),

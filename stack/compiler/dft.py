@@ -80,11 +80,15 @@ def _dft(node: Node, t: Sequence[TensorType | None], c: Mapping[str, np.ndarray]
 
 def evaluate(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
     """The DFT of a constant input, as the device kernel computes it."""
-    x = np.asarray(a[0])
-    axis, inverse, onesided, length = _attrs(node)
+    return [transform(np.asarray(a[0]), *_attrs(node))]
+
+
+def transform(x: np.ndarray, axis: int, inverse: int, onesided: int, length: int) -> np.ndarray:
+    """The DFT of ``x`` [..., 1 or 2] as the device kernel computes it, of ``x``'s dtype (the
+    operands already checked; STFT's evaluator transforms its frames with it too)."""
     y = np.zeros(output_shape(x.shape, axis, inverse, onesided, length), x.dtype)
     if y.size == 0:
-        return [y]
+        return y
     real = np.float64 if x.dtype == np.float64 else np.float32
     z = x[..., 0].astype(real)
     if x.shape[-1] == 2:  # set, not added as 1j * imaginary: an infinity stays one
@@ -93,8 +97,8 @@ def evaluate(node: Node, a: Sequence[np.ndarray]) -> list[np.ndarray]:
     with np.errstate(all="ignore"):  # IEEE results (inf - inf) are the answer
         if inverse and onesided:
             y[...] = np.fft.irfft(z, n=length, axis=axis)[..., None]
-            return [y]
+            return y
         f = (np.fft.ifft if inverse else np.fft.fft)(z, n=length, axis=axis)
         f = np.take(f, np.arange(y.shape[axis]), axis=axis)
         y[...] = np.stack([f.real, f.imag], axis=-1)
-    return [y]
+    return y

@@ -121,6 +121,7 @@ class OpType(enum.StrEnum):
     EINSUM = "Einsum"  # equation (ONNX's string)
     CUMSUM = "CumSum"
     DFT = "DFT"  # axis (non-negative), inverse, onesided, dft_length (the constant ONNX inputs)
+    STFT = "STFT"  # frame_step, frame_length (the constant ONNX inputs), onesided
     TOPK = "TopK"
     GATHER = "Gather"
     GATHER_ELEMENTS = "GatherElements"

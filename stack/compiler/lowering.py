@@ -131,6 +131,7 @@ register(
 )
 register(OpType.CUMSUM, Lowering(ExecOp.CUMSUM, ("axis", "exclusive", "reverse", "prod")))
 register(OpType.DFT, Lowering(ExecOp.DFT, ("axis", "inverse", "onesided", "dft_length")))
+register(OpType.STFT, Lowering(ExecOp.STFT, ("frame_step", "frame_length", "onesided")))
 register(OpType.TOPK, Lowering(ExecOp.TOPK, ("axis", "largest", "sorted")))
 register(OpType.GATHER, Lowering(ExecOp.GATHER, ("axis",)))
 register(OpType.GATHER_ELEMENTS, Lowering(ExecOp.GATHER_ELEMENTS, ("axis",)))

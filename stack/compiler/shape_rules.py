@@ -278,6 +278,7 @@ from stack.compiler import (  # noqa: E402,F401  (the rest)
     rotary_embedding,
     softmax_cross_entropy_loss,
     spatial_rules,
+    stft,
     swiglu,
     tensor_scatter,
 )

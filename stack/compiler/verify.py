@@ -88,6 +88,7 @@ ARITY: dict[OpType, Arity] = {
     OpType.EINSUM: Arity(1, -1),  # Inputs, one term of the equation each
     OpType.CUMSUM: Arity(1, 1),
     OpType.DFT: Arity(1, 1),  # input (dft_length and axis are attributes)
+    OpType.STFT: Arity(1, 2),  # signal, window (frame_step and frame_length are attributes)
     OpType.TOPK: Arity(1, 1, 2, 2),
     OpType.GATHER: Arity(2, 2),
     OpType.GATHER_ELEMENTS: Arity(2, 2),

@@ -81,6 +81,7 @@ class ExecOp(enum.IntEnum):
     SWIGLU = 61
     CAUSAL_CONV_WITH_STATE = 62
     DFT = 63
+    STFT = 64
 
 
 class ExecDType(enum.IntEnum):
@@ -192,6 +193,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.SWIGLU: OpKind.SWIGLU,
     ExecOp.CAUSAL_CONV_WITH_STATE: OpKind.CAUSAL_CONV_WITH_STATE,
     ExecOp.DFT: OpKind.DFT,
+    ExecOp.STFT: OpKind.STFT,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

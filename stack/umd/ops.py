@@ -86,6 +86,7 @@ class OpKind(enum.IntEnum):
     SWIGLU = 61
     CAUSAL_CONV_WITH_STATE = 62
     DFT = 63
+    STFT = 64
     # END GENERATED
 
 

@@ -216,6 +216,7 @@ def default_templates() -> TemplateRegistry:
         (k.ARG_REDUCE, FLOATS | INTS, launch_rows, None),
         (k.CUMSUM, FLOATS | INTS, launch_rows, None),
         (k.DFT, FLOATS, launch_rows, None),
+        (k.STFT, FLOATS, launch_rows, None),
         (k.TOPK, FLOATS | INTS, launch_rows, None),
         (k.GATHER, ALL, launch_elementwise, None),
         (k.GATHER_ELEMENTS, ALL, launch_elementwise, None),

@@ -1,5 +1,5 @@
-"""The discrete Fourier transform along one axis (ONNX DFT, opsets 17 and 20) for any ``xp``:
-DFT.
+"""The discrete Fourier transform along one axis (ONNX DFT, opsets 17 and 20) and the
+short-time Fourier transform (ONNX STFT, opset 17) for any ``xp``: DFT and STFT.
 
 input is [..., n, ..., C] of a float dtype: its last axis holds a real signal (C = 1) or a
 complex one as the pair (real, imaginary) (C = 2); the transform runs along ``axis`` (0 to
@@ -25,6 +25,14 @@ imaginary parts of an inverse transform of a Hermitian spectrum, differs from it
 the node tests' absolute tolerance of 1e-7.) A NaN or an infinity reaches the points of its own
 row only, as the transform's sums carry it (which of them, the FFT library decides). Operands
 of another dtype or shape, or immediates out of range, are a kernel fault (a ValueError).
+
+STFT takes signal [B, N, C] (C = 1 real, 2 complex) of a float dtype, the optional window [L] of
+its dtype and the int immediates frame_step (>= 1), frame_length L (1 to N) and onesided. Frame f
+is signal[:, f * frame_step : f * frame_step + L], F = (N - L) // frame_step + 1 of them, each
+multiplied by the window in signal's dtype (as ONNX's reference) and transformed forward over L
+points as DFT's along the frame's axis: output [B, F, M, 2] of signal's dtype, M = L // 2 + 1
+when onesided (the forward transform's first points; for a complex signal too, as the reference
+and onnxruntime crop it), else L (:func:`stft_shape`, which the UMD's translator infers with).
 """
 
 from __future__ import annotations
@@ -101,4 +109,47 @@ def dft(
         xp.copyto(y, transform(xp, ins[0], axis, inverse, onesided, length), casting="unsafe")
 
 
-TABLE = {KernelId.DFT: dft}
+def stft_shape(shape: tuple[int, ...], step: int, length: int, onesided: int) -> tuple[int, ...]:
+    """STFT's output shape for a signal ``shape`` [B, N, C] (the UMD's translator infers with
+    it too): [B, (N - length) // step + 1, length // 2 + 1 or length, 2]."""
+    points = length // 2 + 1 if onesided else length
+    return (shape[0], (shape[1] - length) // step + 1, points, 2)
+
+
+def stft_check(ins: list[Any], outs: list[Any], ints: tuple[int, ...]) -> tuple[int, int, int]:
+    """frame_step, frame_length and onesided, checked against the operands (ValueError naming
+    what does not fit)."""
+    x, y = ins[0], outs[0]
+    step, length, onesided = (int(v) for v in ints[:3])
+    if x.dtype.kind != "f" or x.ndim != 3 or x.shape[-1] not in (1, 2):
+        raise ValueError(f"STFT signal {x.dtype}{x.shape} is not a float [B, N, 1 or 2]")
+    if step < 1 or not 1 <= length <= x.shape[1] or onesided not in (0, 1):
+        n = x.shape[1]
+        raise ValueError(f"STFT frame_step {step} (>= 1), frame_length {length} (1 to {n}) or "
+                         f"onesided {onesided} (0 or 1) is out of range")  # fmt: skip
+    if len(ins) > 1 and (ins[1].dtype != x.dtype or ins[1].shape != (length,)):
+        raise ValueError(f"STFT window {ins[1].dtype}{ins[1].shape} is not {x.dtype}{(length,)}")
+    want = stft_shape(x.shape, step, length, onesided)
+    if y.dtype != x.dtype or y.shape != want:
+        raise ValueError(f"STFT output {y.dtype}{y.shape} is not {x.dtype}{want}")
+    return step, length, onesided
+
+
+def stft(
+    xp: Any, ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
+) -> None:
+    """output = the DFT of each windowed frame of signal; ints: frame_step, frame_length,
+    onesided. Operands that do not fit: ValueError."""
+    step, length, onesided = stft_check(ins, outs, ints)
+    x, y = ins[0], outs[0]
+    if y.size == 0:
+        return
+    starts = xp.arange(y.shape[1]) * step
+    frames = x[:, starts[:, None] + xp.arange(length)[None, :]]  # [B, F, L, C]
+    with np.errstate(all="ignore"):  # IEEE results (inf - inf) are the answer
+        if len(ins) > 1:
+            frames = frames * ins[1][:, None]
+        xp.copyto(y, transform(xp, frames, 2, 0, onesided, length), casting="unsafe")
+
+
+TABLE = {KernelId.DFT: dft, KernelId.STFT: stft}

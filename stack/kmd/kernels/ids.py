@@ -79,4 +79,5 @@ class KernelId(enum.IntEnum):
     SWIGLU = 61
     CAUSAL_CONV_WITH_STATE = 62
     DFT = 63
+    STFT = 64
     # END GENERATED

@@ -85,4 +85,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(61, "SWIGLU", "SWIGLU"),
     KernelRow(62, "CAUSAL_CONV_WITH_STATE", "CAUSAL_CONV_WITH_STATE"),
     KernelRow(63, "DFT", "DFT"),
+    KernelRow(64, "STFT", "STFT"),
 )

@@ -85,6 +85,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_SWIGLU: _ClassVar[OpType]
     OP_CAUSAL_CONV_WITH_STATE: _ClassVar[OpType]
     OP_DFT: _ClassVar[OpType]
+    OP_STFT: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -164,6 +165,7 @@ OP_EINSUM: OpType
 OP_SWIGLU: OpType
 OP_CAUSAL_CONV_WITH_STATE: OpType
 OP_DFT: OpType
+OP_STFT: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -118,6 +118,20 @@ SPECS: dict[str, Spec] = {
             ("shorter", (2, 6, 2), 1, 0, 0, 4),
         )
     },
+    **{  # NaN, infinities and signed zeros among the operands; real and complex, windowed or not
+        f"STFT.{tag}": Spec(
+            OpType.STFT,
+            shapes,
+            FLOATS,
+            {"frame_step": step, "frame_length": length, "onesided": onesided},
+        )
+        for tag, shapes, step, length, onesided in (
+            ("real", ((2, 9, 1),), 2, 4, 0),
+            ("onesided_window", ((2, 9, 1), (5,)), 3, 5, 1),
+            ("complex_window", ((3, 8, 2), (4,)), 4, 4, 0),
+            ("complex_onesided", ((1, 7, 2),), 1, 7, 1),
+        )
+    },
     "Sum": Spec(OpType.SUM, ((3, 4), (4,), (3, 1)), FLOATS + INTS),
     "Relu": Spec(OpType.RELU, ((4, 5),), FLOATS + INTS),
     "MatMul": Spec(OpType.MATMUL, ((2, 3, 4), (4, 5)), FLOATS),

@@ -123,6 +123,8 @@ CASES = [
     (OpRequest.make(OpKind.CUMSUM, [T((2, 3))], [T((2, 3))], axis=1, reverse=1), KernelId.CUMSUM, (1, 0, 1, 0), ()),
     (OpRequest.make(OpKind.DFT, [T((2, 6, 1))], [T((2, 6, 2))], axis=1, dft_length=6), KernelId.DFT, (1, 0, 0, 6), ()),
     (OpRequest.make(OpKind.DFT, [T((3, 4, 2), DType.F64)], [T((3, 7, 1), DType.F64)], axis=-2, inverse=1, onesided=1, dft_length=7), KernelId.DFT, (1, 1, 1, 7), ()),
+    (OpRequest.make(OpKind.STFT, [T((2, 16, 1))], [T((2, 3, 5, 2))], frame_step=4, frame_length=8), KernelId.STFT, (4, 8, 1), ()),
+    (OpRequest.make(OpKind.STFT, [T((1, 10, 2), DType.F16), T((6,), DType.F16)], [T((1, 3, 6, 2), DType.F16)], frame_step=2, frame_length=6, onesided=0), KernelId.STFT, (2, 6, 0), ()),
     (OpRequest.make(OpKind.TOPK, [T((2, 5))], [T((2, 3)), T((2, 3), I64)], axis=1), KernelId.TOPK, (1, 1, 1), ()),
     (OpRequest.make(OpKind.GATHER, [T((5, 3)), T((2,), I64)], [T((2, 3))], axis=0), KernelId.GATHER, (0,), ()),
     (OpRequest.make(OpKind.GATHER_ELEMENTS, [T((5, 3)), T((2, 3), I32)], [T((2, 3))], axis=0), KernelId.GATHER_ELEMENTS, (0,), ()),

@@ -223,7 +223,9 @@ def test_random_structured_requests(served: tuple[UmdServer, grpc.Channel]) -> N
         return pb.AttrValue(floats=pb.FloatList(values=[rng.random()]))
 
     codes: dict[grpc.StatusCode, int] = {}
-    for i in range(1500):
+    # About 1 request in 80 gets past validation: 3000 keep the count well above 20 whichever
+    # op each request draws (every op kind added shifts the draws; 1500 gave 21, then 17).
+    for i in range(3000):
         p = i % 2 == 0
         m = pb.OpRequest(
             session_id=sid, request_id=0, op_type=rng.choice(list(OpKind)).value,
