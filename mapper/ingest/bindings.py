@@ -94,8 +94,11 @@ class _Index:
         self.py_ioctls: dict[str, list[Symbol]] = defaultdict(list)
         self.slots: dict[str, list[Symbol]] = defaultdict(list)  # field name → slot symbols
         self.positional: dict[tuple[str, int], Symbol] = {}
+        self.methods: set[str] = set()  # names of the C++ methods the repository defines
         for pf in files:
             for sym in pf.symbols:
+                if sym.kind is SymbolKind.METHOD and sym.language is not Language.PYTHON:
+                    self.methods.add(sym.qualname.rpartition("::")[2])
                 if sym.kind is SymbolKind.IOCTL:
                     name = sym.qualname.rpartition(".")[2]
                     if sym.language is Language.PYTHON:
@@ -187,8 +190,16 @@ class _Index:
         yield Binding(BindingKind.SLOT_BIND, function.node_id, slot.node_id, ref.location, name)
 
     def _slot_call(self, ref: Reference, prefix: str) -> Iterable[Binding]:
-        member = re.split(r"->|\.", ref.target)[-1]
-        slots = self.slots.get(member, [])
+        """A call through the one function-pointer field of its name. In C every member call
+        is one. In C++ a member of a plain object (``task.get()``) is a method, and so is a
+        member through a pointer whose name a C++ method of the repository has
+        (``server->graph_compute()``); a member reached through another
+        (``backend->iface.graph_compute(…)``, the ops table a struct holds) is a slot."""
+        parts = re.split(r"->|\.", ref.target)
+        method = not ref.target.endswith(f"->{parts[-1]}") or parts[-1] in self.methods
+        if ref.language is not Language.C and len(parts) == 2 and method:  # C++, one deep
+            return
+        slots = self.slots.get(parts[-1], [])
         if len(slots) == 1:
             yield Binding(
                 BindingKind.SLOT_CALL,

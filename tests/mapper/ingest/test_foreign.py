@@ -299,3 +299,45 @@ def test_generated_code_is_indexed_but_never_a_hole(tmp_path: Path) -> None:
     g = load_map(tmp_path)
     assert g.node("file:user/autogen/kfd.py")["generated"] is True
     assert g.node("symbol:autogen.kfd.AMDKFD_IOC_GET_VERSION")["symbol_kind"] == "ioctl"
+
+
+def test_a_cpp_method_call_is_no_call_through_a_slot_of_its_name(tmp_path: Path) -> None:
+    """ggml's ``ggml_backend_i`` has a ``graph_compute`` slot; ggml-rpc's server has a
+    ``graph_compute`` method and waits on a ``std::future`` (``get``, a slot of another table).
+    C++ calls on a plain object are methods, and so is one through a pointer that a method of
+    the repository is named as (``srv->graph_compute``); one through a pointer naming no
+    method (``cbs->get``) or reached through the ops table a struct holds
+    (``backend->iface.graph_compute``) is a slot call, as any member call in C is."""
+    files = {
+        "ggml/impl.h": "struct ggml_backend_i {\n"
+        "    void (*graph_compute)(struct ggml_backend * backend, struct ggml_cgraph * g);\n"
+        "    void * (*get)(struct ggml_backend_reg * reg);\n};\n",
+        "ggml/backend.cpp": "void compute(ggml_backend_t backend, ggml_cgraph * g) {\n"
+        "    backend->iface.graph_compute(backend, g);\n}\n",
+        "ggml/rpc.cpp": "void serve(rpc_server & server, std::future<int> & task) {\n"
+        "    server.graph_compute(input, response);\n    task.get();\n}\n"
+        "class rpc_server {\n  public:\n    bool graph_compute(int input, int response) {\n"
+        "        return true;\n    }\n};\n"
+        "void relay(rpc_server * srv, ggml_backend_i * cbs) {\n"
+        "    srv->graph_compute(1, 2);\n    cbs->get(0);\n}\n",
+        "ggml/plain.c": "void run(struct ggml_backend_i * iface, struct ggml_backend * b) {\n"
+        "    iface->graph_compute(b, 0);\n}\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    config = '[stackmap]\ndocs = []\ntests = []\n\n[[layers]]\nid = "ggml"\npaths = ["ggml/**"]\n'
+    (tmp_path / "stackmap.toml").write_text(config)
+    ingest(tmp_path, embed=False, progress=False)
+    slot = "symbol:c:ggml/impl.h:ggml_backend_i::graph_compute"
+    assert {b for b in _bindings(load_map(tmp_path)) if b[0] == "slot_call"} == {
+        ("slot_call", "symbol:c:ggml/backend.cpp:compute", slot, "ggml/backend.cpp", 2),
+        ("slot_call", "symbol:c:ggml/plain.c:run", slot, "ggml/plain.c", 2),
+        (
+            "slot_call",
+            "symbol:c:ggml/rpc.cpp:relay",
+            "symbol:c:ggml/impl.h:ggml_backend_i::get",
+            "ggml/rpc.cpp",
+            13,
+        ),
+    }
