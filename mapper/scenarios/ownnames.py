@@ -16,8 +16,7 @@ from __future__ import annotations
 import posixpath
 from collections import Counter
 
-from mapper.impact.mapview import EvidenceKind, MapView, Node
-from mapper.impact.records import Hop
+from mapper.impact.mapview import MapView, Node
 from mapper.ingest.code import python_module
 from mapper.model import EdgeKind
 from mapper.scenarios import testnames, vocab
@@ -87,32 +86,10 @@ def new_definitions(
         predicted = f"{module}.{_fill(template, forms)}"
         if _compact(predicted) in had:
             continue
-        model = defs[0]
         detail = f"{len(defs)} of the {len(modules)} modules {pattern} define {template}"
-        out.append(
-            ChangePoint(
-                PointKind.IMPLEMENTATION,
-                view.config.layer_of(target),
-                target,
-                1,
-                model.id,
-                predicted,
-                f"write {predicted.rpartition('.')[2]} in {target} for {name}: {detail}",
-                (
-                    Hop(
-                        model.id,
-                        model.id,
-                        "convention",
-                        EvidenceKind.DEFINITION,
-                        model.path,
-                        model.line,
-                        0.7,
-                        True,
-                        detail,
-                    ),
-                ),
-            )
-        )
+        layer = view.config.layer_of(target)
+        point = testnames.written(PointKind.IMPLEMENTATION, target, defs[0], predicted, layer)
+        out.append(point(f"for {name}: {detail}", detail))
     return out
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
+from collections.abc import Callable
 
 from mapper.impact.mapview import EvidenceKind, MapView, Node
 from mapper.impact.records import Hop
@@ -65,34 +66,27 @@ def new_tests(
     for template, tests in templates(view, pattern, modules).items():
         if lacked & set(template.split("_")):
             continue  # about an attribute of the modules' ops the new op has not
-        test = template.format(spelt)
-        model = tests[0]
         detail = f"{len(tests)} of the {len(modules)} modules {pattern} have a test {template}"
-        out.append(
-            ChangePoint(
-                PointKind.TEST,
-                None,
-                target,
-                None,
-                model.id,
-                f"{module}.{test}",
-                f"write {test} in {target} for {name}: {detail}",
-                (
-                    Hop(
-                        model.id,
-                        model.id,
-                        "convention",
-                        EvidenceKind.DEFINITION,
-                        model.path,
-                        model.line,
-                        0.7,
-                        True,
-                        detail,
-                    ),
-                ),
-            )
-        )
+        point = written(PointKind.TEST, target, tests[0], f"{module}.{template.format(spelt)}")
+        out.append(point(f"for {name}: {detail}", detail))
     return out
+
+
+def written(
+    kind: PointKind, target: str, model: Node, predicted: str, layer: str | None = None
+) -> Callable[[str, str], ChangePoint]:
+    """A point writing ``predicted`` in ``target`` after a folder's convention, which
+    ``model`` follows: given the action's end and the convention's detail."""
+
+    def point(why: str, detail: str) -> ChangePoint:
+        line = 1 if kind is PointKind.IMPLEMENTATION else None
+        hop = Hop(model.id, model.id, "convention", EvidenceKind.DEFINITION, model.path,
+                  model.line, 0.7, True, detail)  # fmt: skip
+        short = predicted.rpartition(".")[2]
+        action = f"write {short} in {target} {why}"
+        return ChangePoint(kind, layer, target, line, model.id, predicted, action, (hop,))
+
+    return point
 
 
 def _lacked_attributes(modules: dict[str, Node], name: str) -> set[str]:
