@@ -1,7 +1,10 @@
 """Models run through onnxruntime and through the whole stack, for the adapter tests that
 compare the two: one-input ones (``x`` → ``y``: :func:`reference`, :func:`ours`), and any
-named inputs (:func:`both`, or each side alone: :func:`ort_run`, :func:`stack_run`);
-:func:`node_model` builds a one-node model, :func:`scatter_model` the scatter ops'."""
+named inputs (:func:`both`, or each side alone: :func:`ort_run`, :func:`stack_run`); every
+output in the model's order, for those with several or another name (:func:`ort_outputs`,
+:func:`stack_outputs`, and ONNX's reference, :func:`reference_outputs`, for ops onnxruntime
+does not run); :func:`node_model` builds a one-node model, :func:`scatter_model` the scatter
+ops'."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 from onnx import helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 
 from stack.adapter import import_model
 from stack.compiler import CompiledModel
@@ -45,6 +49,27 @@ def stack_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarra
     compiled = CompiledModel(import_model(model), runtime=shared_runtime())
     try:
         return compiled.run(feeds)["y"]
+    finally:
+        compiled.close()
+
+
+def ort_outputs(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Every output as onnxruntime computes it on the CPU, in the model's order."""
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return [np.asarray(v) for v in sess.run(None, feeds)]
+
+
+def reference_outputs(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Every output as ONNX's reference implementation computes it, in the model's order."""
+    return [np.asarray(v) for v in ReferenceEvaluator(model).run(None, feeds)]
+
+
+def stack_outputs(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Every output as the stack computes it, in the model's order."""
+    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
+    try:
+        out = compiled.run(feeds)
+        return [out[v.name] for v in model.graph.output]
     finally:
         compiled.close()
 

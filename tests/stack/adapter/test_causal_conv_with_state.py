@@ -15,15 +15,13 @@ from typing import Any
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
 
 from stack.adapter import import_model
 from stack.adapter.errors import ModelFormatError
-from stack.compiler import CompiledModel, OpType
-from stack.compiler.jit import shared_runtime
+from stack.compiler import OpType
+from tests.stack.adapter.both import ort_outputs, reference_outputs, stack_outputs
 
 OP = "CausalConvWithState"
 RNG = np.random.default_rng(62)
@@ -52,20 +50,6 @@ def conv_model(names: tuple[str, ...], arrays: dict[str, np.ndarray], consts: tu
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
-def ort_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return [np.asarray(v) for v in sess.run(None, feeds)]
-
-
-def stack_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        out = compiled.run(feeds)
-        return [out[v.name] for v in model.graph.output]
-    finally:
-        compiled.close()
-
-
 def assert_close(got: list[np.ndarray], ref: list[np.ndarray], dtype: Any) -> None:
     assert len(got) == len(ref) == 2
     for g, r in zip(got, ref, strict=True):
@@ -81,7 +65,7 @@ def assert_close(got: list[np.ndarray], ref: list[np.ndarray], dtype: Any) -> No
 def test_matches_onnxruntime(shape, k, which, activation, dtype) -> None:  # type: ignore[no-untyped-def]
     arrays = operands(shape, k, OPERANDS[which], dtype)
     model = conv_model(OPERANDS[which], arrays, activation=activation)
-    assert_close(stack_run(model, arrays), ort_run(model, arrays), dtype)
+    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=lambda d: d.__name__)
@@ -91,14 +75,13 @@ def test_matches_onnxruntime(shape, k, which, activation, dtype) -> None:  # typ
 def test_matches_the_onnx_reference(shape, k, which, activation, dtype) -> None:  # type: ignore[no-untyped-def]
     arrays = operands(shape, k, OPERANDS[which], dtype)
     model = conv_model(OPERANDS[which], arrays, activation=activation)
-    want = ReferenceEvaluator(model).run(None, {n: a for n, a in arrays.items()})
-    assert_close(stack_run(model, arrays), [np.asarray(w) for w in want], dtype)
+    assert_close(stack_outputs(model, arrays), reference_outputs(model, arrays), dtype)
 
 
 def test_the_activation_defaults_to_none() -> None:
     arrays = operands((2, 3, 5), 3, OPERANDS["bias"])
-    got = stack_run(conv_model(OPERANDS["bias"], arrays), arrays)
-    none = stack_run(conv_model(OPERANDS["bias"], arrays, activation="none"), arrays)
+    got = stack_outputs(conv_model(OPERANDS["bias"], arrays), arrays)
+    none = stack_outputs(conv_model(OPERANDS["bias"], arrays, activation="none"), arrays)
     assert all(g.tobytes() == n.tobytes() for g, n in zip(got, none, strict=True))
 
 
@@ -106,11 +89,11 @@ def test_a_decode_step_carries_the_prefill_s_state() -> None:
     """Prefill 6 positions, then decode the 7th with present_state as past_state: the outputs
     are the 7-position prefill's."""
     arrays = operands((2, 3, 7), 4, OPERANDS["bias"])
-    whole = stack_run(conv_model(OPERANDS["bias"], arrays, activation="silu"), arrays)
+    whole = stack_outputs(conv_model(OPERANDS["bias"], arrays, activation="silu"), arrays)
     first = {**arrays, "x": arrays["x"][:, :, :6].copy()}
-    y0, s0 = stack_run(conv_model(OPERANDS["bias"], first, activation="silu"), first)
+    y0, s0 = stack_outputs(conv_model(OPERANDS["bias"], first, activation="silu"), first)
     step = {**arrays, "x": arrays["x"][:, :, 6:].copy(), "p": s0}
-    y1, s1 = stack_run(conv_model(OPERANDS["bias_past"], step, activation="silu"), step)
+    y1, s1 = stack_outputs(conv_model(OPERANDS["bias_past"], step, activation="silu"), step)
     np.testing.assert_allclose(np.concatenate([y0, y1], axis=2), whole[0], rtol=1e-6, atol=1e-6)
     assert s1.tobytes() == whole[1].tobytes()
 
@@ -148,7 +131,7 @@ def test_a_mamba_style_block_runs_the_convolution_between_other_ops() -> None:
     )  # fmt: skip
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 27)])
     feeds = {"x": x, "past": past}
-    got, want = stack_run(model, feeds), ort_run(model, feeds)
+    got, want = stack_outputs(model, feeds), ort_outputs(model, feeds)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-5)
 
@@ -158,10 +141,10 @@ def test_an_unnamed_present_state_gets_a_fresh_value() -> None:
     model = conv_model(OPERANDS["plain"], arrays, outputs=("y", ""), activation="silu")
     (node,) = import_model(model).nodes
     assert node.outputs[0] == "y" and node.outputs[1].startswith("n0.present_state")
-    (got,) = stack_run(model, arrays)
+    (got,) = stack_outputs(model, arrays)
     np.testing.assert_allclose(
         got,
-        ort_run(conv_model(OPERANDS["plain"], arrays, activation="silu"), arrays)[0],
+        ort_outputs(conv_model(OPERANDS["plain"], arrays, activation="silu"), arrays)[0],
         rtol=1e-5,
         atol=1e-5,
     )
@@ -171,7 +154,7 @@ def test_a_constant_node_folds_at_import_as_onnxruntime() -> None:
     arrays = operands((2, 3, 5), 3, OPERANDS["bias_past"])
     model = conv_model(OPERANDS["bias_past"], arrays, consts=tuple(arrays), activation="swish")
     assert import_model(model).nodes == ()
-    assert_close(stack_run(model, {}), ort_run(model, {}), np.float32)
+    assert_close(stack_outputs(model, {}), ort_outputs(model, {}), np.float32)
 
 
 def test_the_ir_node_takes_a_zero_bias_before_a_past_state() -> None:

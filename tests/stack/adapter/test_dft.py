@@ -15,15 +15,19 @@ from typing import Any
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
 
 from stack.adapter import import_model
 from stack.adapter.errors import DynamicShapeError, ModelFormatError
-from stack.compiler import CompiledModel, OpType
-from stack.compiler.jit import shared_runtime
+from stack.compiler import OpType
+from tests.stack.adapter.both import (
+    ort_outputs,
+    ort_run,
+    reference_outputs,
+    stack_outputs,
+    stack_run,
+)
 
 OP = "DFT"
 RNG = np.random.default_rng(63)
@@ -73,23 +77,6 @@ def dft_model(shape: tuple[int, ...], dtype: Any, length: int | None, axis: int 
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
-def ort_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return np.asarray(sess.run(None, feeds)[0])
-
-
-def ref_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
-    return np.asarray(ReferenceEvaluator(model).run(None, feeds)[0])
-
-
-def stack_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        return compiled.run(feeds)[model.graph.output[0].name]
-    finally:
-        compiled.close()
-
-
 def assert_close(got: np.ndarray, want: np.ndarray, dtype: Any, tol: float | None = None) -> None:
     assert got.dtype == want.dtype == dtype and got.shape == want.shape
     scale = max(1.0, float(np.abs(want.astype(np.float64)).max()))
@@ -124,7 +111,7 @@ def test_matches_the_onnx_reference(
     signal, axis, mode, inverse, onesided, pair, size, dtype
 ) -> None:  # type: ignore[no-untyped-def]
     model, feeds = case(signal, axis, pair, dtype, size, inverse, onesided)
-    assert_close(stack_run(model, feeds), ref_run(model, feeds), dtype)
+    assert_close(stack_run(model, feeds), reference_outputs(model, feeds)[0], dtype)
 
 
 @pytest.mark.parametrize("opset", [17, 19])
@@ -136,7 +123,7 @@ def test_opset_17_takes_axis_as_an_attribute(opset, axis, inverse, onesided) -> 
     model = dft_model(
         x.shape, np.float32, None, axis, opset=opset, inverse=inverse, onesided=onesided
     )
-    assert_close(stack_run(model, {"x": x}), ref_run(model, {"x": x}), np.float32)
+    assert_close(stack_run(model, {"x": x}), reference_outputs(model, {"x": x})[0], np.float32)
 
 
 def test_the_axis_input_defaults_to_the_last_signal_axis() -> None:
@@ -163,17 +150,12 @@ def test_a_dft_follows_a_matmul_and_feeds_its_inverse() -> None:
     graph = helper.make_graph(nodes, "round_trip", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
                               [helper.make_empty_tensor_value_info("spec"), helper.make_empty_tensor_value_info("y")], inits)  # fmt: skip
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        out = compiled.run({"x": x})
-    finally:
-        compiled.close()
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    spec, y = sess.run(None, {"x": x})
-    assert_close(out["spec"], spec, np.float32)
-    assert_close(out["y"], y, np.float32)
-    np.testing.assert_allclose(out["y"][..., 0], x @ w, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(out["y"][..., 1], 0, atol=1e-5)
+    got_spec, got_y = stack_outputs(model, {"x": x})
+    spec, y = ort_outputs(model, {"x": x})
+    assert_close(got_spec, spec, np.float32)
+    assert_close(got_y, y, np.float32)
+    np.testing.assert_allclose(got_y[..., 0], x @ w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got_y[..., 1], 0, atol=1e-5)
 
 
 def test_a_constant_node_folds_at_import_as_onnxruntime() -> None:

@@ -15,15 +15,13 @@ from typing import Any
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
 
 from stack.adapter import import_model
 from stack.adapter.errors import DynamicShapeError, ModelFormatError
-from stack.compiler import CompiledModel, OpType
-from stack.compiler.jit import shared_runtime
+from stack.compiler import OpType
+from tests.stack.adapter.both import ort_run, reference_outputs, stack_run
 
 OP = "STFT"
 RNG = np.random.default_rng(64)
@@ -63,23 +61,6 @@ def stft_model(shape: tuple[int, ...], dtype: Any, step: int, window: int | None
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def ort_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return np.asarray(sess.run(None, feeds)[0])
-
-
-def ref_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
-    return np.asarray(ReferenceEvaluator(model).run(None, feeds)[0])
-
-
-def stack_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        return compiled.run(feeds)[model.graph.output[0].name]
-    finally:
-        compiled.close()
-
-
 def assert_close(got: np.ndarray, want: np.ndarray, dtype: Any) -> None:
     assert got.dtype == want.dtype == dtype and got.shape == want.shape
     scale = max(1.0, float(np.abs(want.astype(np.float64)).max()))
@@ -110,7 +91,7 @@ def test_matches_onnxruntime(geometry, pair, onesided, dtype) -> None:  # type: 
 @pytest.mark.parametrize("geometry", [*GEOMETRIES, (2, 11, 3, None, None)], ids=str)
 def test_matches_the_onnx_reference(geometry, pair, onesided, dtype) -> None:  # type: ignore[no-untyped-def]
     model, feeds = case(geometry, pair, dtype, onesided)
-    assert_close(stack_run(model, feeds), ref_run(model, feeds), dtype)
+    assert_close(stack_run(model, feeds), reference_outputs(model, feeds)[0], dtype)
 
 
 def test_onesided_defaults_to_1_and_frame_length_to_the_signal_s() -> None:
@@ -118,7 +99,7 @@ def test_onesided_defaults_to_1_and_frame_length_to_the_signal_s() -> None:
     model = stft_model(x.shape, np.float32, 3, None, None)
     (node,) = import_model(model).nodes
     assert (node.attr("frame_step"), node.attr("frame_length"), node.attr("onesided")) == (3, 10, 1)
-    assert_close(stack_run(model, {"x": x}), ref_run(model, {"x": x}), np.float32)
+    assert_close(stack_run(model, {"x": x}), reference_outputs(model, {"x": x})[0], np.float32)
 
 
 def test_an_stft_follows_a_matmul_and_a_reshape_and_takes_a_computed_window() -> None:

@@ -18,12 +18,11 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
 
 from stack.adapter import import_model
 from stack.adapter.errors import ModelFormatError
-from stack.compiler import CompiledModel, OpType
-from stack.compiler.jit import shared_runtime
+from stack.compiler import OpType
+from tests.stack.adapter.both import reference_outputs, stack_outputs
 
 OP = "SwiGLU"
 RNG = np.random.default_rng(61)
@@ -41,19 +40,6 @@ def swiglu_model(
     graph = helper.make_graph([node], "g", inputs, [helper.make_empty_tensor_value_info("Y")],
                               [numpy_helper.from_array(arrays[n], n) for n in consts])  # fmt: skip
     return helper.make_model(graph, opset_imports=OPSET)
-
-
-def stack_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    compiled = CompiledModel(import_model(model), runtime=shared_runtime())
-    try:
-        out = compiled.run(feeds)
-        return [out[v.name] for v in model.graph.output]
-    finally:
-        compiled.close()
-
-
-def reference(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    return [np.asarray(v) for v in ReferenceEvaluator(model).run(None, feeds)]
 
 
 def formula(a: np.ndarray, b: np.ndarray, alpha: float = 1.0) -> np.ndarray:
@@ -85,8 +71,8 @@ def test_matches_the_onnx_reference(
 ) -> None:
     arrays = operands(shape, dtype)
     model = swiglu_model(arrays, **({} if alpha is None else {"alpha": alpha}))
-    (got,) = stack_run(model, arrays)
-    (want,) = reference(model, arrays)
+    (got,) = stack_outputs(model, arrays)
+    (want,) = reference_outputs(model, arrays)
     assert_close(got, want, dtype)
     assert_close(got, formula(arrays["A"], arrays["B"], 1.0 if alpha is None else alpha), dtype)
 
@@ -111,8 +97,8 @@ def test_a_swiglu_feed_forward_block_matches_the_reference() -> None:
         [helper.make_empty_tensor_value_info("y")], inits,
     )  # fmt: skip
     model = helper.make_model(graph, opset_imports=OPSET)
-    (got,) = stack_run(model, {"x": x})
-    (want,) = reference(model, {"x": x})
+    (got,) = stack_outputs(model, {"x": x})
+    (want,) = reference_outputs(model, {"x": x})
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
@@ -128,8 +114,8 @@ def test_a_gate_computed_by_another_op_feeds_swiglu() -> None:
         [helper.make_empty_tensor_value_info("y")], [numpy_helper.from_array(scale, "scale")],
     )  # fmt: skip
     model = helper.make_model(graph, opset_imports=OPSET)
-    (got,) = stack_run(model, {"a": a, "b": b})
-    assert_close(got, reference(model, {"a": a, "b": b})[0], np.float32)
+    (got,) = stack_outputs(model, {"a": a, "b": b})
+    assert_close(got, reference_outputs(model, {"a": a, "b": b})[0], np.float32)
     assert_close(got, formula(a * scale, b, 2.0), np.float32)
 
 
@@ -137,8 +123,8 @@ def test_a_constant_swiglu_folds_at_import() -> None:
     arrays = operands((4, 6), np.float32)
     model = swiglu_model(arrays, consts=("A", "B"), alpha=1.5)
     assert import_model(model).nodes == ()
-    (got,) = stack_run(model, {})
-    assert_close(got, reference(model, {})[0], np.float32)
+    (got,) = stack_outputs(model, {})
+    assert_close(got, reference_outputs(model, {})[0], np.float32)
 
 
 def test_the_ir_node_carries_alpha() -> None:
