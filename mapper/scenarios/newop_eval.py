@@ -114,7 +114,7 @@ def compare_prediction(prediction: dict[str, Any], root: Path, revisions: str) -
             "score the prediction against (--at names the commit that added the op)"
         )
     added, extended = newop_truth.touched(
-        root, spec, [f for f in files if f.path in real_files], spelt, skip
+        root, spec, [f for f in files if f.path in real_files], spelt, changed, skip
     )
     named = {  # the new definitions it names
         s

@@ -33,7 +33,6 @@ from mapper.model import Language
 from mapper.scenarios import vocab
 
 _WORD = re.compile(r"\w+")
-_HUNK = re.compile(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,37 +109,6 @@ def _show(root: Path, rev: str, path: str) -> bytes | None:
     return proc.stdout if proc.returncode == 0 else None
 
 
-def added_lines(root: Path, spec: DiffSpec) -> dict[str, set[int]]:
-    """path → the numbers of the lines the range added, on its newer side."""
-    proc = subprocess.run(
-        [
-            "git",
-            "-C",
-            str(root),
-            "diff",
-            "-U0",
-            "--no-color",
-            "--no-renames",
-            "--no-ext-diff",
-            spec.old,
-            spec.new or "HEAD",
-        ],
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    out: dict[str, set[int]] = {}
-    current: set[int] | None = None
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
-        if line.startswith("+++ "):
-            name = line[4:]
-            current = out.setdefault(name[2:], set()) if name.startswith("b/") else None
-        elif (hunk := _HUNK.match(line)) and current is not None:
-            start, count = int(hunk[1]), int(hunk[2] if hunk[2] is not None else 1)
-            current.update(range(start, start + count))
-    return out
-
-
 def _definitions(tree: Path, path: str, data: bytes | None) -> list[_Def]:
     if data is None:
         return []
@@ -163,15 +131,17 @@ def touched(
     spec: DiffSpec,
     files: Iterable[FileChange],
     spelt: set[str],
+    changed: dict[str, list[tuple[str, int, str]]],
     skip: Iterable[str] = (),
 ) -> tuple[set[str], set[str]]:
     """(added, extended) qualified names of the definitions the change touched for the op
-    (``spelt``: its compact spellings), lines naming a ``skip`` file (:func:`bookkeeping`)
-    left out."""
+    (``spelt``: its compact spellings), given the range's ``changed`` lines (as
+    :func:`~mapper.impact.mining.changed_lines` gives them), lines naming a ``skip`` file
+    (:func:`bookkeeping`) left out."""
     added: set[str] = set()
     extended: set[str] = set()
     new_rev = spec.new or "HEAD"
-    numbers = added_lines(root, spec)
+    numbers = {path: {n for side, n, _ in rows if side == "+"} for path, rows in changed.items()}
     skip = list(skip)
     with tempfile.TemporaryDirectory(prefix="stackmap-touched-") as tmp:
         for change in files:
