@@ -49,7 +49,14 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
   one axis that the model gives as an input, with two integer flags; the predictor's own
   choice, softmax (0.24), works along an axis too but has it as an attribute);
 - ``fixtures/new_op_stft.json``: STFT like dft (``DFT``: a DFT of each frame of the signal;
-  the predictor's own choice too).
+  the predictor's own choice too);
+- ``fixtures/new_op_attention.json``: Attention like rotaryembedding (``RotaryEmbedding``: a
+  transformer op of opset 23 over 4-D or 3-D inputs with head counts as attributes, output
+  shaped as its query; the predictor's own choice, layernorm (0.15), was a weak match);
+- ``fixtures/new_op_rnn.json``: RNN like causalconvwithstate (``CausalConvWithState``: a
+  step over a sequence carrying a state, with optional bias and initial state, an activation
+  attribute and the final state as a second output; the predictor's own choice, conv2d, was a
+  weak match).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -120,6 +127,13 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     # the op's name is a short word: only where it stands alone or between underscores
     "new_op_dft.json": ("DFT", "cumsum", "\\(^\\|[^a-z]\\)dft\\([^a-z]\\|$\\)"),
     "new_op_stft.json": ("STFT", "dft", "\\(^\\|[^a-z]\\)stft\\([^a-z]\\|$\\)"),
+    # attention is a word of the transformer docs: only where no letter or space is beside it
+    "new_op_attention.json": (
+        "Attention",
+        "rotaryembedding",
+        "\\(^\\|[^a-z ]\\)attention\\([^a-z ]\\|$\\)",
+    ),
+    "new_op_rnn.json": ("RNN", "causalconvwithstate", "\\(^\\|[^a-z]\\)rnn\\([^a-z]\\|$\\)"),
 }
 
 
