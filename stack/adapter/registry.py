@@ -48,6 +48,7 @@ def _load() -> None:
     if _IMPORTERS:
         return
     from stack.adapter import (  # noqa: F401
+        ops_attention,
         ops_bitcast,
         ops_causal_conv_with_state,
         ops_center_crop_pad,

@@ -122,6 +122,7 @@ class OpType(enum.StrEnum):
     CUMSUM = "CumSum"
     DFT = "DFT"  # axis (non-negative), inverse, onesided, dft_length (the constant ONNX inputs)
     STFT = "STFT"  # frame_step, frame_length (the constant ONNX inputs), onesided
+    ATTENTION = "Attention"  # is_causal, q/kv_num_heads, qk_matmul_output_mode, ..., scale, softcap
     TOPK = "TopK"
     GATHER = "Gather"
     GATHER_ELEMENTS = "GatherElements"

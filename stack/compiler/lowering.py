@@ -132,6 +132,13 @@ register(
 register(OpType.CUMSUM, Lowering(ExecOp.CUMSUM, ("axis", "exclusive", "reverse", "prod")))
 register(OpType.DFT, Lowering(ExecOp.DFT, ("axis", "inverse", "onesided", "dft_length")))
 register(OpType.STFT, Lowering(ExecOp.STFT, ("frame_step", "frame_length", "onesided")))
+register(
+    OpType.ATTENTION,
+    Lowering(ExecOp.ATTENTION, (
+        "is_causal", "q_num_heads", "kv_num_heads", "qk_matmul_output_mode", "softmax_precision",
+        "left_window_size", "right_window_size", "scale", "softcap",
+    )),
+)  # fmt: skip
 register(OpType.TOPK, Lowering(ExecOp.TOPK, ("axis", "largest", "sorted")))
 register(OpType.GATHER, Lowering(ExecOp.GATHER, ("axis",)))
 register(OpType.GATHER_ELEMENTS, Lowering(ExecOp.GATHER_ELEMENTS, ("axis",)))

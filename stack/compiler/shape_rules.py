@@ -266,6 +266,7 @@ def _const_of_shape(
 
 
 from stack.compiler import (  # noqa: E402,F401  (the rest)
+    attention,
     bitcast,
     causal_conv_with_state,
     center_crop_pad,

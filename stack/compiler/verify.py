@@ -89,6 +89,9 @@ ARITY: dict[OpType, Arity] = {
     OpType.CUMSUM: Arity(1, 1),
     OpType.DFT: Arity(1, 1),  # input (dft_length and axis are attributes)
     OpType.STFT: Arity(1, 2),  # signal, window (frame_step and frame_length are attributes)
+    # Q, K, V, attn_mask, past_key, past_value, nonpad_kv_seqlen (a trailing run) -> Y,
+    # present_key, present_value, qk_matmul_output
+    OpType.ATTENTION: Arity(3, 7, 4, 4),
     OpType.TOPK: Arity(1, 1, 2, 2),
     OpType.GATHER: Arity(2, 2),
     OpType.GATHER_ELEMENTS: Arity(2, 2),

@@ -252,10 +252,8 @@ for _abi in (
     ),
     KernelAbi(
         KernelId.SCATTER_ELEMENTS, ("data", "indices", "updates"), ("Y",),
-        ints=(
-            Imm("axis", 0),
-            Imm("reduction", 0, "ScatterReduction: 0 none, 1 add, 2 mul, 3 max, 4 min"),
-        ),
+        ints=(Imm("axis", 0),
+              Imm("reduction", 0, "ScatterReduction: 0 none, 1 add, 2 mul, 3 max, 4 min")),
         doc="ONNX ScatterElements: Y = data with each update at its index on axis; repeated "
         "places take the updates in indices' row-major order (none: the last one wins).",
     ),
@@ -283,6 +281,7 @@ for _abi in (
     register(_abi)
 
 from stack.kmd.kernels import (  # noqa: E402,F401  (the ABIs of their own modules register)
+    abi_attention,
     abi_causal_conv_with_state,
     abi_center_crop_pad,
     abi_conv_integer,

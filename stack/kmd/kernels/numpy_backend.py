@@ -19,6 +19,7 @@ import numpy as np
 
 from stack.kmd.kernels import (
     affine_grid,
+    attention,
     binary,
     bitcast,
     blas,
@@ -70,6 +71,7 @@ GENERIC = (
     deform_conv,
     causal_conv_with_state,
     dft,
+    attention,
     pool,
     norm,
     elementwise,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stack.umd.registry import TranslatorRegistry
 from stack.umd.translators.affine_grid import AffineGridTranslator
+from stack.umd.translators.attention import AttentionTranslator
 from stack.umd.translators.bitcast import BitCastTranslator
 from stack.umd.translators.causal_conv_with_state import CausalConvWithStateTranslator
 from stack.umd.translators.col2im import Col2ImTranslator
@@ -32,6 +33,7 @@ from stack.umd.translators.unpool import MaxUnpoolTranslator
 
 __all__ = [
     "AffineGridTranslator",
+    "AttentionTranslator",
     "BitCastTranslator",
     "CausalConvWithStateTranslator",
     "Col2ImTranslator",
@@ -90,6 +92,7 @@ def default_translators() -> TranslatorRegistry:
         NegativeLogLikelihoodLossTranslator(),
         SoftmaxCrossEntropyLossTranslator(),
         RotaryEmbeddingTranslator(),
+        AttentionTranslator(),
         IndexTranslator(),
     ):
         reg.register(t)

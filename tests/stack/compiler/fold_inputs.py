@@ -2,7 +2,7 @@
 values of a dtype with its extremes (or, for floats, without them), and the inputs some ops need
 in range (divisors, exponents, shift amounts, indices, MaxUnpool places, ReverseSequence
 lengths, TensorScatter write indices, NegativeLogLikelihoodLoss classes, RotaryEmbedding
-position ids). Each is ``(rng, shape, dtype, position) -> array``."""
+position ids, Attention's valid key counts). Each is ``(rng, shape, dtype, position) -> array``."""
 
 from __future__ import annotations
 
@@ -143,6 +143,20 @@ def positions(rows: int) -> Make:
     def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
         if i == 3:
             return rng.integers(0, rows, shape).astype(np.int64)
+        return values(rng, shape, dtype, i)
+
+    return make
+
+
+def kv_lengths(keys: int) -> Make:
+    """Q, K, V and the mask as :func:`values`; Attention's nonpad_kv_seqlen (input 6): valid
+    key counts in [0, keys], both ends included."""
+
+    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+        if i == 6:
+            lens = rng.integers(0, keys, shape, endpoint=True).astype(np.int64)
+            lens.reshape(-1)[:2] = (keys, 0)[: lens.size]
+            return lens
         return values(rng, shape, dtype, i)
 
     return make

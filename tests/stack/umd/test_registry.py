@@ -45,6 +45,7 @@ def test_every_op_kind_is_routed() -> None:
         "negative_log_likelihood_loss",
         "softmax_cross_entropy_loss",
         "rotary_embedding",
+        "attention",
         "index",
     }
 

@@ -121,6 +121,8 @@ CASES = [
     (OpRequest.make(OpKind.ROTARY_EMBEDDING, [T((2, 3, 5, 8)), T((2, 5, 4)), T((2, 5, 4))], [T((2, 3, 5, 8))]), KernelId.ROTARY_EMBEDDING, (0, 0, 0), ()),
     (OpRequest.make(OpKind.ROTARY_EMBEDDING, [T((2, 5, 12), DType.F16), T((9, 1), DType.F16), T((9, 1), DType.F16), T((2, 5), I64)], [T((2, 5, 12), DType.F16)], interleaved=1, num_heads=3, rotary_embedding_dim=2), KernelId.ROTARY_EMBEDDING, (1, 3, 2), ()),
     (OpRequest.make(OpKind.CUMSUM, [T((2, 3))], [T((2, 3))], axis=1, reverse=1), KernelId.CUMSUM, (1, 0, 1, 0), ()),
+    (OpRequest.make(OpKind.ATTENTION, [T((2, 3, 4, 8)), T((2, 3, 6, 8)), T((2, 3, 6, 8))], [T((2, 3, 4, 8)), T((2, 3, 6, 8)), T((2, 3, 6, 8)), T((2, 3, 4, 6))]), KernelId.ATTENTION, (0, 0, 0, 0, 0, -1, -1), (0.0, 0.0)),
+    (OpRequest.make(OpKind.ATTENTION, [T((2, 4, 72), DType.F16), T((2, 6, 24), DType.F16), T((2, 6, 30), DType.F16), T((4, 9), B), T((2, 3, 3, 8), DType.F16), T((2, 3, 3, 10), DType.F16)], [T((2, 4, 90), DType.F16), T((2, 3, 9, 8), DType.F16), T((2, 3, 9, 10), DType.F16), T((2, 9, 4, 9), DType.F16)], is_causal=1, q_num_heads=9, kv_num_heads=3, qk_matmul_output_mode=3, softmax_precision=1, left_window_size=2, scale=0.5, softcap=3.0), KernelId.ATTENTION, (1, 9, 3, 3, 1, 2, -1), (0.5, 3.0)),
     (OpRequest.make(OpKind.DFT, [T((2, 6, 1))], [T((2, 6, 2))], axis=1, dft_length=6), KernelId.DFT, (1, 0, 0, 6), ()),
     (OpRequest.make(OpKind.DFT, [T((3, 4, 2), DType.F64)], [T((3, 7, 1), DType.F64)], axis=-2, inverse=1, onesided=1, dft_length=7), KernelId.DFT, (1, 1, 1, 7), ()),
     (OpRequest.make(OpKind.STFT, [T((2, 16, 1))], [T((2, 3, 5, 2))], frame_step=4, frame_length=8), KernelId.STFT, (4, 8, 1), ()),
