@@ -82,6 +82,7 @@ class ExecOp(enum.IntEnum):
     CAUSAL_CONV_WITH_STATE = 62
     DFT = 63
     STFT = 64
+    RNN = 66
 
 
 class ExecDType(enum.IntEnum):
@@ -194,6 +195,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.CAUSAL_CONV_WITH_STATE: OpKind.CAUSAL_CONV_WITH_STATE,
     ExecOp.DFT: OpKind.DFT,
     ExecOp.STFT: OpKind.STFT,
+    ExecOp.RNN: OpKind.RNN,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -213,6 +213,7 @@ def default_templates() -> TemplateRegistry:
         (k.SOFTMAX_CROSS_ENTROPY_LOSS, FLOATS, launch_elementwise, None),
         (k.ROTARY_EMBEDDING, FLOATS, launch_elementwise, None),
         (k.CAUSAL_CONV_WITH_STATE, FLOATS, launch_elementwise, None),
+        (k.RNN, FLOATS, launch_elementwise, None),
         (k.ARG_REDUCE, FLOATS | INTS, launch_rows, None),
         (k.CUMSUM, FLOATS | INTS, launch_rows, None),
         (k.DFT, FLOATS, launch_rows, None),

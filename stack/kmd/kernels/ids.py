@@ -80,4 +80,5 @@ class KernelId(enum.IntEnum):
     CAUSAL_CONV_WITH_STATE = 62
     DFT = 63
     STFT = 64
+    RNN = 66
     # END GENERATED

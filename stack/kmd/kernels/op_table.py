@@ -86,4 +86,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(62, "CAUSAL_CONV_WITH_STATE", "CAUSAL_CONV_WITH_STATE"),
     KernelRow(63, "DFT", "DFT"),
     KernelRow(64, "STFT", "STFT"),
+    KernelRow(66, "RNN", "RNN"),
 )
