@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from stack.compiler import causal_conv_with_state, dft, einsum, rotary_embedding, stft, swiglu
+from stack.compiler import causal_conv_with_state, dft, einsum, rnn, rotary_embedding, stft, swiglu
 from stack.compiler.ir import ElemType, Node, OpType
 from stack.compiler.shape_rules import reshape_target
 
@@ -113,5 +113,6 @@ register(OpType.SWIGLU, swiglu.evaluate)  # evaluate_ops is at its 300 lines
 register(OpType.CAUSAL_CONV_WITH_STATE, causal_conv_with_state.evaluate)  # evaluate_ops: 300 lines
 register(OpType.DFT, dft.evaluate)  # evaluate_ops is at its 300 lines
 register(OpType.STFT, stft.evaluate)  # evaluate_ops is at its 300 lines
+register(OpType.RNN, rnn.evaluate)  # evaluate_ops is at its 300 lines
 
 from stack.compiler import evaluate_ops  # noqa: E402,F401  (registers the remaining evaluators)
