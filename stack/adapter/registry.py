@@ -65,6 +65,7 @@ def _load() -> None:
         ops_quant,
         ops_rearrange,
         ops_resize,
+        ops_rnn,
         ops_rotary_embedding,
         ops_shape,
         ops_softmax_cross_entropy_loss,

@@ -61,6 +61,8 @@ register(
     Lowering(ExecOp.DEFORM_CONV, ("strides", "pads", "dilations", "group", "offset_group")),
 )
 register(OpType.CAUSAL_CONV_WITH_STATE, Lowering(ExecOp.CAUSAL_CONV_WITH_STATE, ("activation",)))
+_RNN = ("direction", "layout", "activations", "activation_alpha", "activation_beta", "clip")
+register(OpType.RNN, Lowering(ExecOp.RNN, _RNN))
 register(
     OpType.CONV_INTEGER,
     Lowering(ExecOp.CONV_INTEGER, ("strides", "pads", "dilations", "group")),

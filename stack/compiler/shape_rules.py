@@ -276,6 +276,7 @@ from stack.compiler import (  # noqa: E402,F401  (the rest)
     einsum,
     negative_log_likelihood_loss,
     op_rules,
+    rnn,
     rotary_embedding,
     softmax_cross_entropy_loss,
     spatial_rules,

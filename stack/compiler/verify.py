@@ -38,6 +38,8 @@ ARITY: dict[OpType, Arity] = {
     OpType.DEFORM_CONV: Arity(3, 5),  # X, W, offset, bias, mask (a mask needs the bias)
     # input, weight, bias, past_state (a past_state needs the bias) -> output, present_state
     OpType.CAUSAL_CONV_WITH_STATE: Arity(2, 4, 2, 2),
+    # X, W, R, B, sequence_lens, initial_h (a trailing run: the importer fills) -> Y, Y_h
+    OpType.RNN: Arity(3, 6, 2, 2),
     OpType.CONV_INTEGER: Arity(2, 4),  # x, w, x_zero_point, w_zero_point (w's needs x's)
     OpType.QLINEARCONV: Arity(8, 9),  # x, its scale and zero point, w's, y's, then B
     OpType.GEMM: Arity(2, 3),

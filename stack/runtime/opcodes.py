@@ -83,6 +83,7 @@ class ExecOp(enum.IntEnum):
     DFT = 63
     STFT = 64
     ATTENTION = 65
+    RNN = 66
 
 
 class ExecDType(enum.IntEnum):
@@ -196,6 +197,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.DFT: OpKind.DFT,
     ExecOp.STFT: OpKind.STFT,
     ExecOp.ATTENTION: OpKind.ATTENTION,
+    ExecOp.RNN: OpKind.RNN,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

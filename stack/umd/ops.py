@@ -88,6 +88,7 @@ class OpKind(enum.IntEnum):
     DFT = 63
     STFT = 64
     ATTENTION = 65
+    RNN = 66
     # END GENERATED
 
 

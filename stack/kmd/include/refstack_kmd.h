@@ -122,6 +122,7 @@
 #define REFSTACK_KERNEL_DFT            63
 #define REFSTACK_KERNEL_STFT           64
 #define REFSTACK_KERNEL_ATTENTION      65
+#define REFSTACK_KERNEL_RNN            66
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

@@ -293,6 +293,7 @@ from stack.kmd.kernels import (  # noqa: E402,F401  (the ABIs of their own modul
     abi_grid,
     abi_negative_log_likelihood_loss,
     abi_pool,
+    abi_rnn,
     abi_rotary_embedding,
     abi_softmax_cross_entropy_loss,
     abi_swiglu,

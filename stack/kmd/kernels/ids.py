@@ -81,4 +81,5 @@ class KernelId(enum.IntEnum):
     DFT = 63
     STFT = 64
     ATTENTION = 65
+    RNN = 66
     # END GENERATED

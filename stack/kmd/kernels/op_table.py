@@ -87,4 +87,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(63, "DFT", "DFT"),
     KernelRow(64, "STFT", "STFT"),
     KernelRow(65, "ATTENTION", "ATTENTION"),
+    KernelRow(66, "RNN", "RNN"),
 )

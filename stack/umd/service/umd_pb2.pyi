@@ -87,6 +87,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_DFT: _ClassVar[OpType]
     OP_STFT: _ClassVar[OpType]
     OP_ATTENTION: _ClassVar[OpType]
+    OP_RNN: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -168,6 +169,7 @@ OP_CAUSAL_CONV_WITH_STATE: OpType
 OP_DFT: OpType
 OP_STFT: OpType
 OP_ATTENTION: OpType
+OP_RNN: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

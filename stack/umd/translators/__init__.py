@@ -26,6 +26,7 @@ from stack.umd.translators.pointwise import PointwiseTranslator
 from stack.umd.translators.qlinear_conv import QLinearConvTranslator
 from stack.umd.translators.quant import QuantTranslator
 from stack.umd.translators.reduce import ReduceTranslator
+from stack.umd.translators.rnn import RNNTranslator
 from stack.umd.translators.rotary_embedding import RotaryEmbeddingTranslator
 from stack.umd.translators.softmax_cross_entropy_loss import SoftmaxCrossEntropyLossTranslator
 from stack.umd.translators.swiglu import SwiGLUTranslator
@@ -55,6 +56,7 @@ __all__ = [
     "PointwiseTranslator",
     "QLinearConvTranslator",
     "QuantTranslator",
+    "RNNTranslator",
     "ReduceTranslator",
     "RotaryEmbeddingTranslator",
     "SoftmaxCrossEntropyLossTranslator",
@@ -75,6 +77,7 @@ def default_translators() -> TranslatorRegistry:
         Col2ImTranslator(),
         DeformConvTranslator(),
         CausalConvWithStateTranslator(),
+        RNNTranslator(),
         ConvIntegerTranslator(),
         QLinearConvTranslator(),
         MaxUnpoolTranslator(),

@@ -1,7 +1,7 @@
 """Input generators of the fold differential test (:mod:`test_fold_differential`): random
 values of a dtype with its extremes (or, for floats, without them), and the inputs some ops need
 in range (divisors, exponents, shift amounts, indices, MaxUnpool places, ReverseSequence
-lengths, TensorScatter write indices, NegativeLogLikelihoodLoss classes, RotaryEmbedding
+and RNN lengths, TensorScatter write indices, NegativeLogLikelihoodLoss classes, RotaryEmbedding
 position ids, Attention's valid key counts). Each is ``(rng, shape, dtype, position) -> array``."""
 
 from __future__ import annotations
@@ -103,6 +103,24 @@ def lengths_within(steps: int) -> Make:
             lens.reshape(-1)[:2] = (steps, 0)[: lens.size]
             return lens
         return values(rng, shape, dtype, i)
+
+    return make
+
+
+def rnn_lengths(steps: int) -> Make:
+    """RNN operands finite (X's first element NaN, reaching its entry only, when ``nan``) and
+    scaled by 1/4 (so the states are neither all saturated nor overflowing), sequence_lens
+    (input 4) in [0, steps], both ends included."""
+
+    def make(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype, i: int) -> Any:
+        if i == 4:
+            lens = rng.integers(0, steps, shape, endpoint=True).astype(dtype)
+            lens.reshape(-1)[:2] = (steps, 0)[: lens.size]
+            return lens
+        arr = (rng.standard_normal(shape) * (2 if i == 0 else 0.25)).astype(dtype)
+        if i == 0 and arr.size:
+            arr.reshape(-1)[-1] = np.nan
+        return arr
 
     return make
 

@@ -27,6 +27,7 @@ from tests.stack.compiler.fold_inputs import (
     lengths_within,
     nonzero_divisor,
     positions,
+    rnn_lengths,
     shift_amounts,
     small_exponent,
     unpool_places,
@@ -352,6 +353,35 @@ SPECS: dict[str, Spec] = {
             input_dtypes=(None, "int64"),
         )
         for t in (0, 1)
+    },
+    **{  # each direction, both layouts, each operand run, activations with alpha and beta, clip
+        f"RNN.{tag}": Spec(
+            OpType.RNN,
+            (x, (d, 3, 4), (d, 3, 3), (d, 6), (3,), h0)[:n_in],
+            FLOATS,
+            {
+                "direction": direction,
+                "layout": layout,
+                "activations": acts,
+                "activation_alpha": (0.5,) * d,
+                "activation_beta": (0.25,) * d,
+                **extra,
+            },
+            make=rnn_lengths(5),
+            input_dtypes=(None, None, None, None, "int32"),
+            n_out=2,
+        )
+        for tag, direction, layout, d, n_in, acts, extra in (
+            ("forward", "forward", 0, 1, 3, "Tanh", {}),
+            ("reverse.lens", "reverse", 0, 1, 5, "Relu", {"clip": 1.5}),
+            ("bidirectional.h0", "bidirectional", 0, 2, 6, "Sigmoid,Softplus", {}),
+            ("layout1.h0", "bidirectional", 1, 2, 6, "Affine,HardSigmoid", {}),
+            ("layout1.bias", "forward", 1, 1, 4, "ScaledTanh", {"clip": 0.5}),
+            ("elu.lens", "reverse", 1, 1, 5, "Elu", {}),
+            ("leaky", "forward", 0, 1, 6, "LeakyRelu", {}),
+            ("thresholded", "bidirectional", 0, 2, 5, "ThresholdedRelu,Softsign", {}),
+        )
+        for x, h0 in [((5, 3, 4), (d, 3, 3)) if layout == 0 else ((3, 5, 4), (3, d, 3))]
     },
     **{  # two steps into a cache of 5 from 0 to its end (linear) or past it (circular: wraps)
         f"TensorScatter.{mode}": Spec(

@@ -28,6 +28,7 @@ def test_every_op_kind_is_routed() -> None:
         "col2im",
         "deform_conv",
         "causal_conv_with_state",
+        "rnn",
         "conv_integer",
         "qlinear_conv",
         "unpool",

@@ -118,6 +118,8 @@ CASES = [
     (OpRequest.make(OpKind.SOFTMAX_CROSS_ENTROPY_LOSS, [T((3, 5, 2, 2)), T((3, 2, 2), I32), T((5,))], [T((3, 2, 2)), T((3, 5, 2, 2))], reduction="none", ignore_index=-1), KernelId.SOFTMAX_CROSS_ENTROPY_LOSS, (0, 1, -1), ()),
     (OpRequest.make(OpKind.CAUSAL_CONV_WITH_STATE, [T((2, 3, 7)), T((3, 1, 4))], [T((2, 3, 7)), T((2, 3, 3))]), KernelId.CAUSAL_CONV_WITH_STATE, (0,), ()),
     (OpRequest.make(OpKind.CAUSAL_CONV_WITH_STATE, [T((1, 4, 1), DType.F16), T((4, 1, 3), DType.F16), T((4,), DType.F16), T((1, 4, 2), DType.F16)], [T((1, 4, 1), DType.F16), T((1, 4, 2), DType.F16)], activation="swish"), KernelId.CAUSAL_CONV_WITH_STATE, (1,), ()),
+    (OpRequest.make(OpKind.RNN, [T((4, 2, 3)), T((1, 5, 3)), T((1, 5, 5))], [T((4, 1, 2, 5)), T((1, 2, 5))]), KernelId.RNN, (0, 0, 0, 0), (0.0, 0.0, 0.0, 0.0, 0.0)),
+    (OpRequest.make(OpKind.RNN, [T((2, 4, 3), DType.F64), T((2, 5, 3), DType.F64), T((2, 5, 5), DType.F64), T((2, 10), DType.F64), T((2,), I32), T((2, 2, 5), DType.F64)], [T((2, 4, 2, 5), DType.F64), T((2, 2, 5), DType.F64)], direction="bidirectional", layout=1, activations="Relu,HardSigmoid", activation_alpha=(0.0, 0.2), activation_beta=(0.0, 0.5), clip=3.0), KernelId.RNN, (2, 1, 1, 7), (3.0, 0.0, 0.0, 0.2, 0.5)),
     (OpRequest.make(OpKind.ROTARY_EMBEDDING, [T((2, 3, 5, 8)), T((2, 5, 4)), T((2, 5, 4))], [T((2, 3, 5, 8))]), KernelId.ROTARY_EMBEDDING, (0, 0, 0), ()),
     (OpRequest.make(OpKind.ROTARY_EMBEDDING, [T((2, 5, 12), DType.F16), T((9, 1), DType.F16), T((9, 1), DType.F16), T((2, 5), I64)], [T((2, 5, 12), DType.F16)], interleaved=1, num_heads=3, rotary_embedding_dim=2), KernelId.ROTARY_EMBEDDING, (1, 3, 2), ()),
     (OpRequest.make(OpKind.CUMSUM, [T((2, 3))], [T((2, 3))], axis=1, reverse=1), KernelId.CUMSUM, (1, 0, 1, 0), ()),

@@ -1,0 +1,35 @@
+"""RNN's ABI, registered into :data:`stack.kmd.kernels.abi.ABIS` when that module is imported
+(abi.py is at its 300 lines); the conventions are :mod:`stack.kmd.kernels.abi`'s.
+
+ONNX's inputs in ONNX's order and names (X, W and R, then the optional B, sequence_lens and
+initial_h: one left out before a given one takes zero biases, full lengths or a zero state) and
+both of its outputs, Y then Y_h, always written; ONNX's direction and layout and the activation
+of each direction (:class:`~stack.kmd.kernels.rnn.RnnActivation`) as int immediates, clip and
+each activation's alpha and beta as float immediates; no grid axis (the recurrence runs whole)."""
+
+from __future__ import annotations
+
+from stack.kmd.kernels.abi import Imm, KernelAbi, register
+from stack.kmd.kernels.ids import KernelId
+
+register(
+    KernelAbi(
+        KernelId.RNN, ("X", "W", "R"), ("Y", "Y_h"),
+        optional=("B", "sequence_lens", "initial_h"),
+        ints=(
+            Imm("direction", 0, "RnnDirection: 0 forward, 1 reverse, 2 bidirectional"),
+            Imm("layout", 0, "0: X [S,N,I], Y [S,D,N,H]; 1: X [N,S,I], Y [N,S,D,H]"),
+            Imm("activation_0", 0, "RnnActivation of direction 0 (0 Tanh)"),
+            Imm("activation_1", 0, "RnnActivation of direction 1 (bidirectional's reverse)"),
+        ),
+        floats=(
+            Imm("clip", 0.0, "the pre-activation bounded to [-clip, clip] (0: no clip)"),
+            Imm("alpha_0", 0.0), Imm("beta_0", 0.0), Imm("alpha_1", 0.0), Imm("beta_1", 0.0),
+        ),
+        doc="ONNX RNN: X, W[D,H,I], R[D,H,H], B[D,2H], sequence_lens[N] int32, initial_h "
+        "(zeros when absent) -> H_t = act_d(clip(X_t W[d]^T + H_(t-1) R[d]^T + Wb[d] + Rb[d])) "
+        "over each entry's first sequence_lens[b] steps (direction 1, or reverse, from the last "
+        "back); Y the states at their steps (zeros past a length), Y_h the last state (zeros "
+        "for a length 0); float64, rounded once.",
+    )
+)  # fmt: skip
