@@ -21,6 +21,8 @@ class BindingKind(enum.StrEnum):
     SLOT_ROUTE = "slot_route"  # caller through a slot → a function bound to that slot
     IOCTL_ARG = "ioctl_arg"  # ioctl → its argument struct
     INHERIT = "inherit"  # C++ class → its base class
+    ENUM_CASE = "enum_case"  # switching function → the enumerator a ``case`` label names
+    ENUM_USE = "enum_use"  # function → an enumerator it assigns, compares or passes
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,8 @@ EDGES: Mapping[BindingKind, tuple[EdgeKind, float, EvidenceKind]] = {
     BindingKind.SLOT_CALL: (EdgeKind.CALLS, 0.8, EvidenceKind.CODE_REFERENCE),
     BindingKind.OVERRIDE: (EdgeKind.OVERRIDES, 1.0, EvidenceKind.INHERITANCE),
     BindingKind.INHERIT: (EdgeKind.INHERITS, 1.0, EvidenceKind.INHERITANCE),
+    BindingKind.ENUM_CASE: (EdgeKind.REFERENCES, 1.0, EvidenceKind.CODE_REFERENCE),
+    BindingKind.ENUM_USE: (EdgeKind.REFERENCES, 1.0, EvidenceKind.CODE_REFERENCE),
     BindingKind.IOCTL_ROUTE: (EdgeKind.CALLS, 0.9, EvidenceKind.CODE_REFERENCE),
     BindingKind.SLOT_ROUTE: (EdgeKind.CALLS, 0.7, EvidenceKind.CODE_REFERENCE),
 }

@@ -13,6 +13,10 @@ node id → target node id with the location that shows it. Pure and determinist
   built from (``DRM_AMDGPU_CS`` inside ``DRM_IOWR(DRM_COMMAND_BASE + DRM_AMDGPU_CS, …)``, as
   libdrm's ``drmCommandWrite`` calls do). A dispatch is a ``case``
   label or an ioctl-table entry naming it; its source is the switching function or the handler.
+- An **enumerator** of the repository named by a function: a ``case`` label that is no ioctl
+  (the function dispatches on it: ``case GGML_OP_ADD:`` in a backend's compute function, as a
+  Python registry keyed by an enum member does), or a use (assigned, compared, returned or
+  passed: ``result->op = GGML_OP_ADD``, what a Python reference to an enum member is).
 - A **slot** is a function-pointer field ``Struct::field``. A ``bind`` (designated or
   positional initializer) makes the function an implementation of the slot; a call through a
   member (``ops->submit(…)``, ``backend->iface.graph_compute(…)``) calls the slot when exactly
@@ -150,6 +154,8 @@ class _Index:
             if kind == "use" or kind == "dispatch":
                 sym = self.ioctl(ref.target)
                 if sym is None:
+                    if ref.scope in pf_scopes:
+                        yield from self._enumerator(pf, ref, prefix)
                     continue
                 bkind = BindingKind.IOCTL_USE if kind == "use" else BindingKind.IOCTL_DISPATCH
                 src = prefix + ref.scope
@@ -162,6 +168,16 @@ class _Index:
                 yield from self._bind(pf, ref)
             elif kind == "call" and ("->" in ref.target or "." in ref.target):
                 yield from self._slot_call(ref, prefix)
+
+    def _enumerator(self, pf: ParsedFile, ref: Reference, prefix: str) -> Iterable[Binding]:
+        """A function's ``case NAME:`` or use of NAME, NAME an enumerator: the one of that
+        name (this file's where several files define it; none where that leaves several)."""
+        found = [s for s in self.resolver.c.get(ref.target, []) if s.kind is SymbolKind.ENUMERATOR]
+        same = [s for s in found if s.location.path == pf.path]
+        if len(same or found) == 1:
+            kind = BindingKind.ENUM_CASE if ref.kind == "dispatch" else BindingKind.ENUM_USE
+            target = (same or found)[0].node_id
+            yield Binding(kind, prefix + (ref.scope or ""), target, ref.location, ref.target)
 
     def _python_use(self, pf: ParsedFile, ref: Reference, prefix: str) -> Iterable[Binding]:
         found = self.resolver.call(pf, ref)

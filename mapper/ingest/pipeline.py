@@ -34,7 +34,7 @@ from mapper.material import Skip
 from mapper.progress import bar, show_progress, step
 
 #: Bumped when what a parse extracts from a file changes (the parse cache is keyed on it).
-EXTRACTION = 7
+EXTRACTION = 9
 
 
 def _config_key(config: StackmapConfig) -> str:

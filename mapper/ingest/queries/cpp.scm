@@ -57,6 +57,16 @@
   (identifier) @name
   (#match? @name "^[A-Z][A-Z0-9]*_[A-Z0-9_]+$")) @reference.use
 
+; an upper-case name assigned or initialised from (``result->op = GGML_OP_ADD``): a candidate
+; enumerator use, resolved when building
+(assignment_expression
+  right: (identifier) @name
+  (#match? @name "^[A-Z][A-Z0-9]*_[A-Z0-9_]+$")) @reference.use
+
+(init_declarator
+  value: (identifier) @name
+  (#match? @name "^[A-Z][A-Z0-9]*_[A-Z0-9_]+$")) @reference.use
+
 ; switch (cmd) { case NAME: … } — the enclosing function dispatches NAME
 (case_statement
   value: (identifier) @name) @reference.dispatch
