@@ -5,6 +5,12 @@ commit, oldest first, with a one-layer ``stackmap.toml`` mapping the package's c
 
     python scripts/sdist_history.py click 8.0.0 8.0.1 8.0.2 --dest /tmp/click-history
     stackmap eval impact /tmp/click-history --commits 50 --json
+
+``--subdir`` keeps one folder of each sdist (ggml as llama-cpp-python vendors it), and
+``--config`` commits a ``stackmap.toml`` of one's own instead of the one-layer default::
+
+    python scripts/sdist_history.py llama_cpp_python 0.3.33 0.3.34 --dest /tmp/ggml-history \
+        --subdir vendor/llama.cpp/ggml --config scripts/ggml.stackmap.toml
 """
 
 from __future__ import annotations
@@ -69,7 +75,14 @@ def _download(name: str, version: str, into: Path) -> Path:
     return found[-1]
 
 
-def build(name: str, versions: list[str], dest: Path, package: str) -> None:
+def build(
+    name: str,
+    versions: list[str],
+    dest: Path,
+    package: str,
+    subdir: str | None = None,
+    config: str | None = None,
+) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     _git(dest, "init", "-q", "-b", "main")
     for version in versions:
@@ -78,14 +91,22 @@ def build(name: str, versions: list[str], dest: Path, package: str) -> None:
             with tarfile.open(archive) as tar:
                 tar.extractall(tmp, filter="data")
             (top,) = [p for p in Path(tmp).iterdir() if p.is_dir()]
+            if subdir:
+                top = top / subdir
+                if not top.is_dir():
+                    raise SystemExit(f"{name} {version}: no folder {subdir} in its sdist")
             for child in dest.iterdir():
                 if child.name != ".git":
                     shutil.rmtree(child) if child.is_dir() else child.unlink()
             for child in top.iterdir():
                 shutil.move(str(child), dest / child.name)
-        (dest / "stackmap.toml").write_text(CONFIG.format(name=name, package=package))
+        (dest / "stackmap.toml").write_text(config or CONFIG.format(name=name, package=package))
         (dest / ".gitignore").write_text(".stackmap/\n")
         _git(dest, "add", "-A")
+        staged = subprocess.run(["git", "-C", str(dest), "diff", "--cached", "--quiet"], env=ENV)
+        if staged.returncode == 0:  # the folder kept is as the release before left it
+            print(f"{name} {version}: unchanged, no commit", file=sys.stderr)
+            continue
         _git(dest, "commit", "-q", "-m", f"{name} {version}")
         print(f"{name} {version}", file=sys.stderr)
 
@@ -96,8 +117,17 @@ def main() -> None:
     parser.add_argument("versions", nargs="+")
     parser.add_argument("--dest", type=Path, required=True)
     parser.add_argument("--package", help="import name (default: NAME)")
+    parser.add_argument("--subdir", help="keep only this folder of each sdist")
+    parser.add_argument("--config", type=Path, help="the stackmap.toml to commit with each")
     args = parser.parse_args()
-    build(args.name, args.versions, args.dest, args.package or args.name.replace("-", "_"))
+    build(
+        args.name,
+        args.versions,
+        args.dest,
+        args.package or args.name.replace("-", "_"),
+        args.subdir,
+        args.config.read_text(encoding="utf-8") if args.config else None,
+    )
 
 
 if __name__ == "__main__":

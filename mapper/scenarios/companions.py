@@ -78,7 +78,7 @@ def _point(
         path,
         line,
         source.like,
-        vocab.rename(like, forms, vocab.words(name)) if like else "",
+        vocab.rename(like, forms, vocab.op_words(name)) if like else "",
         f"regenerate {path} from {source.path}: it will hold {name}'s value"
         + (f" beside {vocab.short_name_of(like)}" if like else ""),
         (hop,),

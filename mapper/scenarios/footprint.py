@@ -10,8 +10,9 @@ Rules (generic over ops, read from the map's edges):
   fusion, a folding), which a new op does not inherit, unless it is about the family the new
   op joins (:mod:`.branches`);
 - every definition spelt after the op that is *bound* to it (registered, or naming one of its
-  values, or in a module naming or defining one) and does not also spell another op
-  (``fold_batchnorm_into_conv`` is about the pair) — a counterpart to write;
+  values, or in a module naming or defining one, or, in C, called by a function switching on
+  one: :func:`dispatched`) and does not also spell another op (``fold_batchnorm_into_conv``
+  is about the pair) — a counterpart to write;
 - every test spelt after the op and no other op — a test to add;
 - but no counterpart of a fast path (:func:`without_fast_paths`).
 """
@@ -70,6 +71,21 @@ def bound(view: MapView, node: Node, values: set[str]) -> bool:
     module = f"file:{node.path}"
     defined = {e.target for e in view.neighbours(module, {EdgeKind.DEFINES}, "out")}
     return bool(node.path and (cited_values(view, module) | defined) & values)
+
+
+def dispatched(view: MapView, nodes: Iterable[Node], values: set[str]) -> set[str]:
+    """The C definitions among ``nodes`` that a function switching on one of the op's
+    ``values`` calls (``case GGML_OP_ADD: ggml_compute_forward_add(…)``: the case's handler),
+    and the prototypes of the same name (the header declaring the handler)."""
+    c_nodes = [n for n in nodes if n.id.startswith("symbol:c:")]
+    handlers = set()
+    for node in c_nodes:
+        for call in view.neighbours(node.id, {EdgeKind.CALLS}, "in"):
+            cases = view.neighbours(call.source, {EdgeKind.REFERENCES}, "out")
+            if any(e.target in values and e.attrs.get("binding") == "enum_case" for e in cases):
+                handlers.add(str(node.get("qualname") or node.name))
+                break
+    return {n.id for n in c_nodes if str(n.get("qualname") or n.name) in handlers}
 
 
 _ENCLOSING = frozenset({"function", "method", "class", "constant", "struct"})

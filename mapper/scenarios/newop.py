@@ -52,6 +52,11 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     ranked = similar.similar_ops(name, known)
     if like is not None:
         found = opfamily.find(known, like)
+        if found is None:  # an op one vocabulary names so far, when asked for by name
+            lone = opfamily.lone_ops(view)
+            found = opfamily.find(lone, like)
+            if found is not None:
+                known = {**known, found: lone[found]}
         if found is None:
             raise UnknownNameError("op", like, list(known))
         token = found
@@ -81,7 +86,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 node.path,
                 node.line,
                 node.id,
-                vocab.rename(node.name, forms, vocab.words(name)),
+                vocab.rename(node.name, forms, vocab.op_words(name)),
                 f"add a value for {name} to {family} "
                 f"(like {vocab.short_name(node)} = {node.get('value')})",
                 _definition_hop(view, node),
@@ -90,7 +95,9 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
         points.extend(_uses(view, node, name, spelt, vocabs[value.vocabulary]))
         points.extend(_keyed(view, node, name, spelt))
     ids = {v.node.id for v in values}
-    for node in vocab.named_after(view, spelt):
+    named = vocab.named_after(view, spelt)
+    switched = footprint.dispatched(view, named, ids)
+    for node in named:
         short = vocab.short_name(node)
         if node.id in seen or footprint.spells_another(short, spelt, others):
             continue
@@ -99,7 +106,8 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
         if not test and handlers.foreign(view, node, spelt):
             continue  # registered only under other ops' keys: their handler
         own_module = not test and newop_places.devoted(node, spelt)
-        if not test and not own_module and not footprint.bound(view, node, ids):
+        bound = node.id in switched or footprint.bound(view, node, ids)
+        if not test and not own_module and not bound:
             continue  # a helper spelt after the op that nothing ties to it
         if not test and any(footprint.enumerates(view, node, vs) for vs in vocabs.values()):
             continue  # a family handler: its enumerating members are extended above
@@ -109,7 +117,12 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
             points += newop_places.new_module(view, node, name, layer, spelt, forms, spelt_as)
             points += _registrations(view, node, forms, name)  # moved there by ownmodules
             continue
-        if not test and not tabled and not _in_place(view, node, vocabs):
+        if (
+            not test
+            and not tabled
+            and node.id not in switched
+            and not _in_place(view, node, vocabs)
+        ):
             continue  # behaviour peculiar to the op, in a module about a few ops
         kind = PointKind.TEST if test else PointKind.IMPLEMENTATION
         verb = "add a test" if test else f"write the {name} counterpart of"
@@ -120,7 +133,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 node.path,
                 node.line,
                 node.id,
-                vocab.rename(str(node.get("qualname") or node.name), forms, vocab.words(name)),
+                vocab.rename(str(node.get("qualname") or node.name), forms, vocab.op_words(name)),
                 f"{verb} {node.name}",
                 _definition_hop(view, node),
             )
@@ -245,7 +258,7 @@ def _registrations(
                 ev.path or node.path,
                 ev.line or node.line,
                 node.id,
-                vocab.rename(node.name, forms, vocab.words(name)),
+                vocab.rename(node.name, forms, vocab.op_words(name)),
                 f"register the {name} counterpart in {registry} ({ev.detail or cite(ev)})",
                 (hop_of(view, edge, edge.source == node.id),),
             )

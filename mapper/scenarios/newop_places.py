@@ -72,6 +72,8 @@ def new_module(
     stem = namestyle.stem(name, spelt_as.joined_in(written), form)
     if seg and written.endswith("_" + seg):  # ops_maxpool.py → ops_<op>.py: the prefix stays
         stem = written[: -len(seg)] + stem
+    elif seg and "-" in written:  # gated-delta-net-ops.c → <op words>-ops.c: spelt with dashes
+        stem = written.replace(seg, "-".join(vocab.op_words(name)), 1)
     target = posixpath.join(folder, stem + (f".{suffix}" if suffix else ""))
     file = view.node(f"file:{path}")
     module = file.get("module") if file is not None else None
@@ -80,7 +82,7 @@ def new_module(
         package = str(module).rpartition(".")[0]
         own = {vocab.compact(base.partition(".")[0]): vocab.compact(name), **forms}
         predicted = (
-            f"{package}.{stem}.{vocab.rename(vocab.short_name(node), own, vocab.words(name))}"
+            f"{package}.{stem}.{vocab.rename(vocab.short_name(node), own, vocab.op_words(name))}"
         )
     defines = view.neighbours(node.id, {EdgeKind.DEFINES}, "in")
     out = [

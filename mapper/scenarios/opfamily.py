@@ -159,6 +159,20 @@ def ops(view: MapView) -> dict[str, list[Value]]:
     return dict(sorted(out.items()))
 
 
+def lone_ops(view: MapView) -> dict[str, list[Value]]:
+    """Op token → its one value, for the values of op vocabularies that no other vocabulary
+    names but that are implemented (:func:`_implemented`): an op only one layer spells yet
+    (ggml's newest ``GGML_OP_*`` before any backend but the CPU's has its own enum of it)."""
+    vocabs = op_vocabularies(view)
+    named = {v.node.id for vs in ops(view).values() for v in vs}
+    out: dict[str, list[Value]] = {}
+    for values in vocabs.values():
+        for v in values:
+            if v.node.id not in named and v.token not in out and _implemented(view, v):
+                out[v.token] = [v]
+    return dict(sorted(out.items()))
+
+
 def find(known: dict[str, list[Value]], name: str) -> str | None:
     """The op ``name`` spells (its token, a value's token or string value), or None."""
     token = compact(name)

@@ -32,7 +32,18 @@ def words(name: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(name)]
 
 
-def runs(name: str, longest: int = 4) -> set[str]:
+def op_words(name: str) -> list[str]:
+    """The words of a new op's name as its user wrote them: split at underscores where it has
+    them, numbers kept in the part that holds them (``dsv4_hc_comb`` → dsv4, hc, comb, where
+    :func:`words` would give dsv, 4, hc, comb and :func:`glued` dsv4hc, comb); else
+    :func:`words` (``Col2Im`` → col, 2, im)."""
+    parts = [p for p in name.split("_") if p]
+    if len(parts) < 2:
+        return words(name)
+    return ["".join(words(p)) for p in parts]
+
+
+def runs(name: str, longest: int = 6) -> set[str]:
     """Every run of up to ``longest`` consecutive words of ``name``, concatenated."""
     ws = words(name)
     return {
@@ -225,7 +236,7 @@ def glued(ws: Sequence[str]) -> list[str]:
 def snake(name: str) -> str:
     """The words of ``name`` in snake case, numbers glued (``ConvTranspose`` →
     ``conv_transpose``, ``Col2Im`` → ``col2im``); ``name`` lowered when it has none."""
-    return "_".join(glued(words(name))) or name.lower()
+    return "_".join(glued(op_words(name))) or name.lower()
 
 
 def module_stem(name: str) -> str:
