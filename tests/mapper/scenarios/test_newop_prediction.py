@@ -56,7 +56,11 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
 - ``fixtures/new_op_rnn.json``: RNN like causalconvwithstate (``CausalConvWithState``: a
   step over a sequence carrying a state, with optional bias and initial state, an activation
   attribute and the final state as a second output; the predictor's own choice, conv2d, was a
-  weak match).
+  weak match);
+- ``fixtures/new_op_linearattention.json``: LinearAttention like attention (``Attention``: query,
+  key and value with head counts as attributes; the predictor's own choice too);
+- ``fixtures/new_op_gru.json``: GRU like rnn (``RNN``: the same inputs, outputs and attributes
+  with gates; the predictor's own choice too).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -134,6 +138,9 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
         "\\(^\\|[^a-z ]\\)attention\\([^a-z ]\\|$\\)",
     ),
     "new_op_rnn.json": ("RNN", "causalconvwithstate", "\\(^\\|[^a-z]\\)rnn\\([^a-z]\\|$\\)"),
+    "new_op_linearattention.json": ("LinearAttention", "attention", "linear_\\?attention"),
+    # the op's name is a short word: only where it stands alone or between underscores
+    "new_op_gru.json": ("GRU", "rnn", "\\(^\\|[^a-z]\\)gru\\([^a-z]\\|$\\)"),
 }
 
 
