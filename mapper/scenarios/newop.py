@@ -52,11 +52,6 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     ranked = similar.similar_ops(name, known)
     if like is not None:
         found = opfamily.find(known, like)
-        if found is None:  # an op one vocabulary names so far, when asked for by name
-            lone = opfamily.lone_ops(view)
-            found = opfamily.find(lone, like)
-            if found is not None:
-                known = {**known, found: lone[found]}
         if found is None:
             raise UnknownNameError("op", like, list(known))
         token = found

@@ -13,8 +13,12 @@ Derived from the map, not from a list of op names:
   vocabularies in which some value is a registry key (``@register(OpType.X)``): registries
   are keyed by the ops the layers implement, not by data types or fault kinds, which form kin
   groups of their own.
+- A vocabulary C code switches on (``case`` labels of its values in two files or more) with
+  half its values implemented is an op vocabulary on its own, and each of its values an op:
+  ggml's ``enum ggml_op``, which the backends dispatch on, and which no backend's enum repeats.
 - An *op* is a group of values of op vocabularies naming the same thing, across at least two
-  vocabularies; it is known by the token most of its values spell.
+  vocabularies or in one that code dispatches on; it is known by the token most of its values
+  spell.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from mapper.model import EdgeKind, NodeKind
 from mapper.scenarios.vocab import Value, compact, runs, short_name, spellings, vocabularies
 
 _CITING = frozenset({EdgeKind.REFERENCES, EdgeKind.REGISTERS})
+DISPATCHING = 2  # files switching on a lone vocabulary's values, to be a vocabulary of ops
 
 
 class _Union:
@@ -135,11 +140,28 @@ def op_vocabularies(view: MapView) -> dict[str, list[Value]]:
         implemented = sum(1 for voc in group for v in vocabs[voc] if _implemented(view, v))
         if len(group) >= 2 and implemented >= 2:
             out.update({voc: vocabs[voc] for voc in sorted(group)})
+        elif len(group) == 1 and _dispatched(view, vocabs[next(iter(group))]):
+            out.update({voc: vocabs[voc] for voc in group})
     return out
 
 
+def _dispatched(view: MapView, values: list[Value]) -> bool:
+    """A vocabulary that C code dispatches on as ops: ``case`` labels of its values in
+    :data:`DISPATCHING` files at least, and half its values implemented (:func:`_implemented`):
+    ggml's ``enum ggml_op``, which no backend's enum repeats value for value."""
+    files: set[str] = set()
+    for v in values:
+        for edge in view.neighbours(v.node.id, {EdgeKind.REFERENCES}, "in"):
+            if edge.attrs.get("binding") == "enum_case":
+                files.add(view.citation(edge).path or "")
+    if len(files - {""}) < DISPATCHING:
+        return False
+    return 2 * sum(1 for v in values if _implemented(view, v)) >= len(values)
+
+
 def ops(view: MapView) -> dict[str, list[Value]]:
-    """Op token → the values naming that op, for ops named by at least two vocabularies."""
+    """Op token → the values naming that op, for ops named by at least two vocabularies or by
+    one that code dispatches on (:func:`_dispatched`)."""
     vocabs = op_vocabularies(view)
     links, _ = _same_thing(view, vocabs)
     same = _Union()
@@ -149,27 +171,16 @@ def ops(view: MapView) -> dict[str, list[Value]]:
     for values in vocabs.values():
         for v in values:
             groups[same.find(v.node.id)].append(v)
+    dispatched = {voc for voc, values in vocabs.items() if _dispatched(view, values)}
     out: dict[str, list[Value]] = {}
     for values in groups.values():
-        if len({v.vocabulary for v in values}) < 2:
+        named_by = {v.vocabulary for v in values}
+        lone = named_by <= dispatched and all(_implemented(view, v) for v in values)
+        if len(named_by) < 2 and not lone:  # one vocabulary's sentinel (GGML_OP_COUNT) is none
             continue
         counts = Counter(v.token for v in values)
         token = min(counts, key=lambda t: (-counts[t], len(t), t))
         out[token] = sorted(values, key=lambda v: v.node.id)
-    return dict(sorted(out.items()))
-
-
-def lone_ops(view: MapView) -> dict[str, list[Value]]:
-    """Op token → its one value, for the values of op vocabularies that no other vocabulary
-    names but that are implemented (:func:`_implemented`): an op only one layer spells yet
-    (ggml's newest ``GGML_OP_*`` before any backend but the CPU's has its own enum of it)."""
-    vocabs = op_vocabularies(view)
-    named = {v.node.id for vs in ops(view).values() for v in vs}
-    out: dict[str, list[Value]] = {}
-    for values in vocabs.values():
-        for v in values:
-            if v.node.id not in named and v.token not in out and _implemented(view, v):
-                out[v.token] = [v]
     return dict(sorted(out.items()))
 
 

@@ -1,13 +1,14 @@
 """``scenario new-op`` on a stack that wrote no contracts (fixtures/foreign/ggml-ops, an
 extract of ggml 0.3.34): its ops are the values of ``enum ggml_op`` that the Hexagon backend's
 ``enum htp_op_code`` also names, a backend's handler is the function its compute switch calls
-for the op's ``case`` (and the header declaring it), and an op only the core and the CPU
-backend spell so far (``GGML_OP_LIGHTNING_INDEXER``) can still be the model asked for by
-name."""
+for the op's ``case`` (and the header declaring it). ``GGML_OP_LIGHTNING_INDEXER``, which
+only the core and the CPU backend spell so far, is an op as well, two backends switching on
+``enum ggml_op``; its sentinels (``GGML_OP_NONE``, ``GGML_OP_COUNT``) are not."""
 
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from mapper.errors import UnknownNameError
 from mapper.impact import open_view
 from mapper.impact.mapview import MapView
 from mapper.ingest import ingest
+from mapper.scenarios import opfamily
 from mapper.scenarios.newop import walk_new_op
 from tests.mapper.conftest import FIXTURES
 
@@ -67,4 +69,37 @@ def test_modelled_on_an_op_the_hexagon_backend_runs_too(view: MapView) -> None:
 def test_an_unknown_model_op_lists_the_known_ones(view: MapView) -> None:
     with pytest.raises(UnknownNameError) as err:
         walk_new_op(view, "dsv4_hc_comb", "flash_attn_ext")
-    assert "add, gateddeltanet, mul, rmsnorm" in str(err.value)
+    known = "add, gateddeltanet, lightningindexer, mul, rmsnorm, softmax"
+    assert str(err.value) == f"unknown op 'flash_attn_ext'; known: {known}"
+
+
+def test_one_enum_two_backends_switch_on_is_a_vocabulary_of_ops(tmp_path: Path) -> None:
+    """Without the Hexagon backend's own enum (ggml before it had one) no second vocabulary
+    names the ops: ``enum ggml_op`` is still one, the CPU backend's compute function and the
+    Hexagon backend's supports_op switching on its values."""
+    root = tmp_path / "ggml-ops"
+    shutil.copytree(FIXTURES / "foreign" / "ggml-ops", root)
+    shutil.rmtree(root / "src" / "ggml-hexagon" / "htp")
+    ingest(root, embed=False, progress=False)
+    view = open_view(root)
+    assert sorted(opfamily.ops(view)) == [
+        "add",
+        "gateddeltanet",
+        "lightningindexer",
+        "mul",
+        "rmsnorm",
+        "softmax",
+    ]
+    hexagon = [
+        (
+            "implementation",
+            "src/ggml-hexagon/ggml-hexagon.cpp",
+            "ggml_hexagon_supported_dsv4_hc_comb",
+        ),
+        ("use", "src/ggml-hexagon/ggml-hexagon.cpp", "op_remap_to_htp"),
+        ("use", "src/ggml-hexagon/ggml-hexagon.cpp", "ggml_backend_hexagon_device_supports_op"),
+    ]
+    assert _points(view, "gated_delta_net") == CORE_AND_CPU + hexagon
+    (root / "src" / "ggml-hexagon" / "ggml-hexagon.cpp").unlink()
+    ingest(root, embed=False, progress=False)
+    assert opfamily.ops(open_view(root)) == {}  # one file switching on them is one backend's
