@@ -27,6 +27,7 @@ from stack.kmd.errors import (
 )
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
+from stack.kmd.kernels import parallel
 from stack.kmd.kernels.ids import KernelId
 from stack.kmd.kernels.parallel import WorkerPool
 from stack.kmd.kernels.registry import KernelBackend, KernelFn
@@ -132,6 +133,7 @@ class Driver:
         with self._lock:
             self._ctx(a.ctx)
             alloc = self.space.lookup(a.ctx, a.va + a.offset, a.data.nbytes)
+            alloc.writes += 1
         self.backend.upload(alloc.storage, a.va + a.offset - alloc.va, a.data)
 
     def read(self, a: io.ReadArgs) -> Any:
@@ -301,7 +303,12 @@ class Driver:
         with self._lock:
             c = self._ctx(a.ctx)
             handle = next(self._ids)
-            self._cmdbufs[handle] = cmdbuf.record(handle, a.ctx, a.blobs, self.planner, self.space)
+            previous = parallel.bind(self.pool)  # preparers size their launches by it
+            try:
+                buf = cmdbuf.record(handle, a.ctx, a.blobs, self.planner, self.space)
+            finally:
+                parallel.bind(previous)
+            self._cmdbufs[handle] = buf
             c.cmdbufs.add(handle)
             return handle
 
