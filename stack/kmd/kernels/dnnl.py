@@ -13,9 +13,10 @@ this module creates live as long as the process or the Python object owning them
 objects are small; primitives are created once per prepared launch).
 
 Threads: oneDNN sizes its parallel regions by OpenMP's ``nthreads`` of the calling thread (an
-OpenMP setting per thread): :func:`set_threads` sets it before a primitive is created and before
-it runs. Scratchpads are always the caller's (``dnnl_scratchpad_mode_user``): a primitive then
-runs on any thread, never sharing the library's per-thread scratchpad.
+OpenMP setting per thread): :meth:`Library.set_threads` sets it before a primitive is created
+and before it runs; idle OpenMP workers sleep (:data:`WAIT_POLICY`). Scratchpads are always the
+caller's (``dnnl_scratchpad_mode_user``): a primitive then runs on any thread, never sharing
+the library's per-thread scratchpad.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ FORMAT_ANY = 1  # dnnl_format_tag_any
 FORWARD_INFERENCE = 0x60  # dnnl_forward_inference
 CONVOLUTION_DIRECT = 0x1
 ELTWISE_RELU = 0x20
+POOLING_MAX = 0x1FF
 SCRATCHPAD_USER = 1  # dnnl_scratchpad_mode_user
 QUERY_IMPL_INFO = 8  # dnnl_query_impl_info_str
 QUERY_SRC_MD, QUERY_WEIGHTS_MD, QUERY_DST_MD, QUERY_SCRATCHPAD_MD = 129, 131, 133, 136
@@ -113,6 +115,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "dnnl_post_ops_append_eltwise": ([h, i, c, c], i),
         "dnnl_convolution_forward_primitive_desc_create": (
             [hp, h, i, i, h, h, h, h, Dims, Dims, Dims, Dims, h], i),
+        "dnnl_pooling_forward_primitive_desc_create": (
+            [hp, h, i, i, h, h, Dims, Dims, Dims, Dims, Dims, h], i),
         "dnnl_reorder_primitive_desc_create": ([hp, h, h, h, h, h], i),
         "dnnl_primitive_desc_query": ([h, i, i, h], i),
         "dnnl_primitive_desc_query_md": ([h, i, i], h),
@@ -137,10 +141,19 @@ def _candidates() -> list[str]:
     return [str(Path(sys.prefix) / "lib" / NAME), NAME]
 
 
+#: OpenMP's wait policy unless the environment sets one (read once, when libgomp loads): idle
+#: OpenMP workers sleep instead of spinning, so that between convolutions they leave the cores
+#: to the KMD's pool threads and to other processes. ResNet-50 at two threads on a loaded
+#: 2-vCPU VM (load average 4-5): 818 ms per run with libgomp's default spinning, 104 ms
+#: PASSIVE (onnxruntime 61-62 ms in the same runs).
+WAIT_POLICY = "PASSIVE"
+
+
 @functools.cache
 def _load() -> tuple[Library | None, str | None]:
     if not sys.platform.startswith("linux"):
         return None, f"oneDNN is used on Linux only (this is {sys.platform})"
+    os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
     errors = []
     for path in _candidates():
         try:

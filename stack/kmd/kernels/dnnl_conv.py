@@ -4,22 +4,31 @@ a command buffer records them.
 X, Y and R stay NCHW at the kernel's boundary (the ABI's layout); inside the launch oneDNN
 works in NHWC, where its AVX-512 kernels (``brgconv``) run: X is reordered in, R is reordered
 into the NHWC output (the ``sum`` post-op adds it), the product gets B and the ReLU as fused
-post-ops, and the NHWC result is reordered into Y (or into the fused max pool's input, pooled
-as :mod:`stack.kmd.kernels.prepared_conv` does). On ResNet-50's 53 convolutions, one thread,
-a 2-vCPU AVX-512 VM: 50 ms for the convolutions alone, 66 ms with the reorders, against 86 ms
-for the NumPy path in the same run (2 threads: 26 and 36 ms); kept NHWC between layers the
-reorders would go, which needs the layout to cross the layers above.
+post-ops, a fused max pool is oneDNN's pooling on the NHWC result, and the NHWC result is
+reordered into Y. ResNet-50's 53 convolutions, one thread, 2-vCPU AVX-512 VM: 50 ms in oneDNN
+alone, 64 ms with the reorders, 77 ms on the NumPy path (two threads: 26 and 36 ms). Kept
+NHWC between layers the reorders would go; that layout has to be decided above the KMD and
+carried down.
 
-Prepared once per launch: the primitive (created with the device's thread count), W reordered
-into the primitive's blocked layout, B, and memory objects over X, Y, R. W and B are read when
-the command buffer records the launch: a command buffer's weights are constants (the runtime
-uploads its constant segment before it records). The NHWC buffers and the scratchpad are the
-calling thread's (:mod:`stack.kmd.kernels.scratch`), shared by launches of one shape.
+1x1 convolutions with an output plane larger than ``POINTWISE_PLANE`` stay on the NumPy path:
+there a convolution is one GEMM over NCHW X, no im2col to save, and the reorders of X, R and Y
+cost about what oneDNN saves on the product. ResNet-50, one thread, NumPy against oneDNN with
+its reorders: 56x56 planes 1.17 / 1.23 ms (64 -> 256), 1.59 / 1.68 ms (with the residual),
+1.04 / 1.23 ms (256 -> 64); 28x28 0.79 / 0.87 ms (512 -> 128); 14x14 0.82 / 0.92, 0.76 / 0.74,
+1.37 / 1.29 ms; 7x7 1.11 / 0.81 ms (512 -> 2048 with the residual), 1.07 / 0.79 ms; strided to
+7x7 2.09 / 1.64 ms. The whole model's 53 convolutions: 77.1 ms NumPy, 63.7 ms oneDNN.
 
-Covered: one image, group 1, float32, C-contiguous operands, algorithm 0 or 1 (Winograd
-weights are turned back into the 3x3 kernel: ``g = P U P^T`` with ``P`` the left inverse of
-G, exact up to float32 rounding). Everything else, and every launch where oneDNN cannot be
-loaded, takes :func:`stack.kmd.kernels.prepared_conv.conv2d` unchanged.
+Prepared once per launch: the primitives (created with the device's thread count), W reordered
+into the primitive's blocked layout, B copied, and memory objects over X, Y, R. W and B are
+read when the command buffer records the launch (the KMD runs the kernel instead once their
+allocation is written: :attr:`stack.kmd.command.Launch.sources`). The NHWC buffers and the
+scratchpads are the calling thread's (:mod:`stack.kmd.kernels.scratch`), shared by launches of
+one shape.
+
+Covered: one image, group 1, float32, C-contiguous operands, direct (1x1 on small planes only) or
+Winograd (whose weights are turned back into the 3x3 kernel: ``g = P U P^T`` with ``P`` the
+left inverse of G, exact up to float32 rounding). Everything else, and every launch where
+oneDNN cannot be loaded, takes :func:`stack.kmd.kernels.prepared_conv.conv2d` unchanged.
 """
 
 from __future__ import annotations
@@ -34,6 +43,8 @@ from stack.kmd.kernels import conv, dnnl, parallel, prepared_conv, scratch
 from stack.kmd.kernels.dnnl import Handle, Library, check, dims
 
 Run = Callable[[], None]
+#: Largest output plane (oH * oW) of a 1x1 convolution run by oneDNN (see the module docstring).
+POINTWISE_PLANE = 196
 _G = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]], np.float64)
 _P = np.linalg.pinv(_G)  # P @ G = I (G has full column rank)
 
@@ -53,6 +64,10 @@ def conv2d(
 
 def _covered(ins: list[Any], outs: list[Any], ints: tuple[int, ...]) -> bool:
     x, w = ins[0], ins[1]
+    if conv.algorithm(ints) == 0 and w.ndim == 4 and w.shape[2:] == (1, 1):
+        oh, ow = conv.conv_hw(x.shape, w.shape, ints)
+        if oh * ow > POINTWISE_PLANE:
+            return False  # a GEMM on NCHW already: the NumPy path skips the reorders
     if x.ndim != 4 or x.shape[0] != 1 or ints[8] != 1 or conv.algorithm(ints) not in (0, 1):
         return False
     return all(a.dtype == np.float32 and a.flags.c_contiguous for a in (*ins, *outs)) and (
@@ -179,58 +194,97 @@ def _conv_pd(
         lib.lib.dnnl_primitive_attr_destroy(attr)
 
 
+def _pool_pd(
+    lib: Library, src: Handle, conv_hw: tuple[int, int], y_shape: tuple, ints: tuple[int, ...]
+) -> Handle | None:
+    """oneDNN's max pool (MAXPOOL immediates ``ints``; padding never wins) of the NHWC ``src``
+    into an NHWC ``y_shape``; None when Y's size would need a negative right pad."""
+    kh, kw, sh, sw, pt, pl = ints[:6]
+    pb = (y_shape[2] - 1) * sh + kh - conv_hw[0] - pt  # the pads that make Y's size exact
+    pr = (y_shape[3] - 1) * sw + kw - conv_hw[1] - pl
+    if min(pb, pr) < 0:
+        return None
+    attr = Handle()
+    check("dnnl_primitive_attr_create", lib.lib.dnnl_primitive_attr_create(ctypes.byref(attr)))
+    dst = _nhwc(lib, y_shape)
+    try:
+        mode = lib.lib.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl.SCRATCHPAD_USER)
+        check("dnnl_primitive_attr_set_scratchpad_mode", mode)
+        pd = Handle()
+        status = lib.lib.dnnl_pooling_forward_primitive_desc_create(
+            ctypes.byref(pd), lib.engine, dnnl.FORWARD_INFERENCE, dnnl.POOLING_MAX, src, dst,
+            dims((sh, sw)), dims((kh, kw)), dims((0, 0)), dims((pt, pl)), dims((pb, pr)), attr,
+        )  # fmt: skip
+        check("dnnl_pooling_forward_primitive_desc_create", status)
+        return pd
+    finally:
+        lib.lib.dnnl_memory_desc_destroy(dst)
+        lib.lib.dnnl_primitive_attr_destroy(attr)
+
+
 def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...]) -> Run | None:
     x, y = ins[0], outs[0]
     w = weights(ins[1], ints)
     bias = ins[2] if len(ins) > 2 else None
     residual = ins[3] if len(ins) > 3 else None
-    full, pooling = y, list[Run]()
+    conv_hw = conv.conv_hw(x.shape, w.shape, ints)
     pooled = conv.pool_ints(ints)
-    if pooled is not None:
-        full = np.empty((1, w.shape[0], *conv.conv_hw(x.shape, w.shape, ints)), y.dtype)
-        pooling, nbytes = prepared_conv._maxpool(full, y, pooled)
-        if nbytes > prepared_conv.SCRATCH_BYTES:
-            return None
-    elif y.shape[1:] != (w.shape[0], *conv.conv_hw(x.shape, w.shape, ints)):
+    if pooled is None and y.shape[1:] != (w.shape[0], *conv_hw):
         return None  # the NumPy kernel reports the disagreement at run time, as before
+    if pooled is not None and (residual is not None or y.shape[1] != w.shape[0]):
+        return None
     threads = parallel.threads()
     lib.set_threads(threads)
-    pd = _conv_pd(lib, x.shape, w.shape, full.shape, ints, bias is not None, residual is not None)
+    full_shape = (1, w.shape[0], *conv_hw)
+    pd = _conv_pd(lib, x.shape, w.shape, full_shape, ints, bias is not None, residual is not None)
     cv = _Primitive(lib, pd)
     src_md, dst_md = cv.md(dnnl.QUERY_SRC_MD), cv.md(dnnl.QUERY_DST_MD)
-    w_md, pad_md = cv.md(dnnl.QUERY_WEIGHTS_MD), cv.md(dnnl.QUERY_SCRATCHPAD_MD)
+    w_md = cv.md(dnnl.QUERY_WEIGHTS_MD)
+    mds = [src_md, dst_md, cv.md(dnnl.QUERY_SCRATCHPAD_MD)]  # the thread's buffers
+    pool = None
+    if pooled is not None:
+        pool_pd = _pool_pd(lib, dst_md, conv_hw, y.shape, pooled)
+        if pool_pd is None:
+            return None
+        pool = _Primitive(lib, pool_pd)
+        mds += [pool.md(dnnl.QUERY_DST_MD), pool.md(dnnl.QUERY_SCRATCHPAD_MD)]
     size = lib.lib.dnnl_memory_desc_get_size
     packed = np.empty(size(w_md) // 4, np.float32)
-    user_w = _nchw(lib, w.shape)
+    user_w, user_x, user_y = _nchw(lib, w.shape), _nchw(lib, x.shape), _nchw(lib, y.shape)
     pack = _reorder(lib, user_w, w_md)
     run_once(lib, pack, [(dnnl.ARG_SRC, pack.memory(user_w, w)),
                          (dnnl.ARG_DST, pack.memory(w_md, packed))])  # fmt: skip
-    user_x, user_y = _nchw(lib, x.shape), _nchw(lib, full.shape)
-    x_in, y_out = _reorder(lib, user_x, src_md), _reorder(lib, dst_md, user_y)
-    key = ("dnnl-conv", x.shape, full.shape, size(pad_md))
-    nbytes = size(src_md) + size(dst_md) + size(pad_md)
+    key = ("dnnl-conv", x.shape, y.shape, tuple(size(md) for md in mds))
+    nbytes = sum(size(md) for md in mds)
 
     def fresh() -> tuple[Any, ...]:
-        bufs = tuple(np.empty(max(1, size(md) // 4), np.float32) for md in (src_md, dst_md, pad_md))
+        bufs = tuple(np.empty(max(1, size(md) // 4), np.float32) for md in mds)
         return scratch.put(key, bufs, nbytes)
 
     bound = [fresh()]
-    xm, ym, pm = (
-        cv.memory(md, buf) for md, buf in zip((src_md, dst_md, pad_md), bound[0], strict=True)
-    )
+    mems = [(pool if k > 2 and pool is not None else cv).memory(md, buf)
+            for k, (md, buf) in enumerate(zip(mds, bound[0], strict=True))]  # fmt: skip
+    xm, ym = mems[0], mems[1]
     conv_args = [(dnnl.ARG_SRC, xm), (dnnl.ARG_WEIGHTS, cv.memory(w_md, packed)),
-                 (dnnl.ARG_DST, ym), (dnnl.ARG_SCRATCHPAD, pm)]  # fmt: skip
+                 (dnnl.ARG_DST, ym), (dnnl.ARG_SCRATCHPAD, mems[2])]  # fmt: skip
+    b_md = _md_strides(lib, (w.shape[0],), (1,))
     if bias is not None:
-        b_md = _md_strides(lib, (w.shape[0],), (1,))
         conv_args.append((dnnl.ARG_BIAS, cv.memory(b_md, np.array(bias))))
+    x_in = _reorder(lib, user_x, src_md)
     steps = [(x_in, [(dnnl.ARG_SRC, x_in.memory(user_x, x)), (dnnl.ARG_DST, xm)])]
     if residual is not None:  # into the output, where the sum post-op reads it
         r_in = _reorder(lib, user_y, dst_md)
         steps.append((r_in, [(dnnl.ARG_SRC, r_in.memory(user_y, residual)), (dnnl.ARG_DST, ym)]))
     steps.append((cv, conv_args))
-    steps.append((y_out, [(dnnl.ARG_SRC, ym), (dnnl.ARG_DST, y_out.memory(user_y, full))]))
+    out_md, out_mem = dst_md, ym
+    if pool is not None:
+        steps.append((pool, [(dnnl.ARG_SRC, ym), (dnnl.ARG_DST, mems[3]),
+                             (dnnl.ARG_SCRATCHPAD, mems[4])]))  # fmt: skip
+        out_md, out_mem = mds[3], mems[3]
+    y_out = _reorder(lib, out_md, user_y)
+    steps.append((y_out, [(dnnl.ARG_SRC, out_mem), (dnnl.ARG_DST, y_out.memory(user_y, y))]))
     calls = [(p.handle, len(pairs), p.args(pairs)) for p, pairs in steps]
-    for md in (user_w, user_x, user_y, *([b_md] if bias is not None else [])):
+    for md in (user_w, user_x, user_y, b_md):
         lib.lib.dnnl_memory_desc_destroy(md)  # primitives and memory objects keep copies
     execute, stream = lib.lib.dnnl_primitive_execute, lib.stream
     get, set_handle = scratch.get, lib.lib.dnnl_memory_set_data_handle
@@ -238,7 +292,7 @@ def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...
     def run() -> None:
         bufs = get(key) or fresh()
         if bufs is not bound[0]:  # another thread's (or a refreshed) NHWC buffers
-            for mem, buf in zip((xm, ym, pm), bufs, strict=True):
+            for mem, buf in zip(mems, bufs, strict=True):
                 check("dnnl_memory_set_data_handle", set_handle(mem, buf.ctypes.data))
             bound[0] = bufs
         lib.set_threads(threads)
@@ -246,8 +300,6 @@ def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...
             status = execute(prim, stream, n, args)
             if status:
                 check("dnnl_primitive_execute", status)
-        for step in pooling:
-            step()
 
     run.owners = (steps, packed)  # type: ignore[attr-defined]  # alive as long as the closure
     return run

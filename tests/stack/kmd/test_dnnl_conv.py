@@ -32,10 +32,10 @@ GEOMETRIES = [
     (16, 16, 16, 32, 3, 1, 1, 1, None),
     (3, 32, 32, 16, 7, 2, 3, 1, (3, 3, 2, 2, 1, 1, 1, 1)),  # ResNet-50's stem, padded pool
     (3, 32, 32, 16, 3, 1, 1, 1, (2, 2, 2, 2, 0, 0, 0, 0)),  # the CNN's stem
-    (64, 7, 7, 128, 1, 1, 0, 1, None),
-    (32, 14, 14, 64, 1, 2, 0, 1, None),
     (24, 9, 11, 40, 3, 2, 1, 1, None),
     (8, 12, 12, 8, 3, 1, 2, 2, None),  # dilated
+    (64, 7, 7, 128, 1, 1, 0, 1, None),  # 1x1 on small planes
+    (32, 14, 14, 64, 1, 2, 0, 1, None),
 ]
 #: (bias, residual, relu)
 EPILOGUES = [(True, True, True), (True, False, True), (False, True, False), (False, False, False)]
@@ -157,6 +157,21 @@ def test_launches_onednn_does_not_cover_take_the_numpy_path() -> None:
     assert dnnl_conv.conv2d([ins[0], _f(32, 8, 3, 3), ins[2]], [y], grouped, ()) is None
     batch = [np.empty((2, *shape[1:]), np.float32)]
     assert dnnl_conv.conv2d([_f(2, 16, 16, 16), *ins[1:]], batch, ints, ()) is None
+
+
+@needs_dnnl
+@pytest.mark.parametrize("stride", [1, 2])
+def test_pointwise_convolutions_of_large_planes_stay_on_the_numpy_path(stride: int) -> None:
+    """A 1x1 convolution is a GEMM on NCHW X already: on a plane larger than POINTWISE_PLANE
+    oneDNN's three reorders cost about what it saves."""
+    ins, shape, ints = _launch((16, 30 * stride, 30, 32, 1, stride, 0, 1, None), (True, True, True))
+    assert shape[2] * shape[3] > dnnl_conv.POINTWISE_PLANE
+    want, got = np.empty(shape, np.float32), np.empty(shape, np.float32)
+    conv_np.conv2d(ins, [want], ints, ())
+    run = dnnl_conv.conv2d(ins, [got], ints, ())
+    assert run is not None and not hasattr(run, "owners")
+    run()
+    np.testing.assert_array_equal(got, want)
 
 
 @needs_dnnl
