@@ -10,9 +10,10 @@ alone, 64 ms with the reorders, 77 ms on the NumPy path (two threads: 26 and 36 
 NHWC between layers the reorders would go; that layout has to be decided above the KMD and
 carried down.
 
-1x1 convolutions with an output plane larger than ``POINTWISE_PLANE`` stay on the NumPy path:
-there a convolution is one GEMM over NCHW X, no im2col to save, and the reorders of X, R and Y
-cost about what oneDNN saves on the product. ResNet-50, one thread, NumPy against oneDNN with
+1x1 convolutions with an output plane larger than ``POINTWISE_PLANE``, or fewer multiply-adds
+than ``POINTWISE_MACS``, stay on the NumPy path: there a convolution is one GEMM over NCHW X,
+no im2col to save, and the reorders of X, R and Y cost about what oneDNN saves on the product
+(or more, on tiny ones). ResNet-50, one thread, NumPy against oneDNN with
 its reorders: 56x56 planes 1.17 / 1.23 ms (64 -> 256), 1.59 / 1.68 ms (with the residual),
 1.04 / 1.23 ms (256 -> 64); 28x28 0.79 / 0.87 ms (512 -> 128); 14x14 0.82 / 0.92, 0.76 / 0.74,
 1.37 / 1.29 ms; 7x7 1.11 / 0.81 ms (512 -> 2048 with the residual), 1.07 / 0.79 ms; strided to
@@ -45,6 +46,14 @@ from stack.kmd.kernels.dnnl import Handle, Library, check, dims
 Run = Callable[[], None]
 #: Largest output plane (oH * oW) of a 1x1 convolution run by oneDNN (see the module docstring).
 POINTWISE_PLANE = 196
+#: Fewest multiply-adds a convolution runs on more than one OpenMP thread. A smaller one runs
+#: on the calling thread alone: its single-thread time (the small CNN's 16x16x16 3x3: 0.6 M
+#: MACs, 9 us) is shorter than waking a sleeping OpenMP worker for each of its 3-4 primitives
+#: on a busy machine (the small CNN at two threads: 4.6 ms per run against 0.41 ms at one).
+PARALLEL_MACS = 1 << 24
+#: Fewest multiply-adds of a 1x1 convolution run by oneDNN: below it the calls and reorders
+#: cost more than the product (the small CNN's 16 -> 32 1x1/2 on 8x8: 4 us NumPy, 10 us oneDNN).
+POINTWISE_MACS = 1 << 20
 _G = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]], np.float64)
 _P = np.linalg.pinv(_G)  # P @ G = I (G has full column rank)
 
@@ -66,7 +75,7 @@ def _covered(ins: list[Any], outs: list[Any], ints: tuple[int, ...]) -> bool:
     x, w = ins[0], ins[1]
     if conv.algorithm(ints) == 0 and w.ndim == 4 and w.shape[2:] == (1, 1):
         oh, ow = conv.conv_hw(x.shape, w.shape, ints)
-        if oh * ow > POINTWISE_PLANE:
+        if oh * ow > POINTWISE_PLANE or oh * ow * w.shape[0] * w.shape[1] < POINTWISE_MACS:
             return False  # a GEMM on NCHW already: the NumPy path skips the reorders
     if x.ndim != 4 or x.shape[0] != 1 or ints[8] != 1 or conv.algorithm(ints) not in (0, 1):
         return False
@@ -233,7 +242,8 @@ def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...
         return None  # the NumPy kernel reports the disagreement at run time, as before
     if pooled is not None and (residual is not None or y.shape[1] != w.shape[0]):
         return None
-    threads = parallel.threads()
+    macs = w.shape[0] * w.shape[1] * w.shape[2] * w.shape[3] * conv_hw[0] * conv_hw[1]
+    threads = parallel.threads() if macs >= PARALLEL_MACS else 1
     lib.set_threads(threads)
     full_shape = (1, w.shape[0], *conv_hw)
     pd = _conv_pd(lib, x.shape, w.shape, full_shape, ints, bias is not None, residual is not None)
@@ -288,6 +298,7 @@ def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...
         lib.lib.dnnl_memory_desc_destroy(md)  # primitives and memory objects keep copies
     execute, stream = lib.lib.dnnl_primitive_execute, lib.stream
     get, set_handle = scratch.get, lib.lib.dnnl_memory_set_data_handle
+    set_threads = lib.gomp.omp_set_num_threads
 
     def run() -> None:
         bufs = get(key) or fresh()
@@ -295,7 +306,7 @@ def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...
             for mem, buf in zip(mems, bufs, strict=True):
                 check("dnnl_memory_set_data_handle", set_handle(mem, buf.ctypes.data))
             bound[0] = bufs
-        lib.set_threads(threads)
+        set_threads(threads)
         for prim, n, args in calls:
             status = execute(prim, stream, n, args)
             if status:

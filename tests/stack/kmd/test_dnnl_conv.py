@@ -34,8 +34,8 @@ GEOMETRIES = [
     (3, 32, 32, 16, 3, 1, 1, 1, (2, 2, 2, 2, 0, 0, 0, 0)),  # the CNN's stem
     (24, 9, 11, 40, 3, 2, 1, 1, None),
     (8, 12, 12, 8, 3, 1, 2, 2, None),  # dilated
-    (64, 7, 7, 128, 1, 1, 0, 1, None),  # 1x1 on small planes
-    (32, 14, 14, 64, 1, 2, 0, 1, None),
+    (256, 7, 7, 512, 1, 1, 0, 1, None),  # 1x1 on small planes
+    (128, 14, 14, 256, 1, 2, 0, 1, None),
 ]
 #: (bias, residual, relu)
 EPILOGUES = [(True, True, True), (True, False, True), (False, True, False), (False, False, False)]
@@ -161,11 +161,19 @@ def test_launches_onednn_does_not_cover_take_the_numpy_path() -> None:
 
 @needs_dnnl
 @pytest.mark.parametrize("stride", [1, 2])
-def test_pointwise_convolutions_of_large_planes_stay_on_the_numpy_path(stride: int) -> None:
+@pytest.mark.parametrize("channels", [16, 4])
+def test_pointwise_convolutions_of_large_planes_or_little_work_stay_on_the_numpy_path(
+    stride: int, channels: int
+) -> None:
     """A 1x1 convolution is a GEMM on NCHW X already: on a plane larger than POINTWISE_PLANE
-    oneDNN's three reorders cost about what it saves."""
-    ins, shape, ints = _launch((16, 30 * stride, 30, 32, 1, stride, 0, 1, None), (True, True, True))
-    assert shape[2] * shape[3] > dnnl_conv.POINTWISE_PLANE
+    oneDNN's three reorders cost about what it saves, and on a tiny one its calls cost more."""
+    size = 30 if channels == 16 else 4
+    geometry = (channels, size * stride, size, 2 * channels, 1, stride, 0, 1, None)
+    ins, shape, ints = _launch(geometry, (True, True, True))
+    plane = shape[2] * shape[3]
+    assert plane > dnnl_conv.POINTWISE_PLANE or plane * channels * 2 * channels < (
+        dnnl_conv.POINTWISE_MACS
+    )
     want, got = np.empty(shape, np.float32), np.empty(shape, np.float32)
     conv_np.conv2d(ins, [want], ints, ())
     run = dnnl_conv.conv2d(ins, [got], ints, ())
