@@ -69,12 +69,14 @@ class Launch:
                 run = self.prepare(self.ins, self.outs, self.ints, self.floats)
             finally:
                 parallel.bind_tiles(previous)
-        self.prepared = run is not None
         kernel = functools.partial(self.fn, self.ins, self.outs, self.ints, self.floats)
         kept = kept_inputs(self.prepare) if run is not None and self.prepare else ()
         kept_allocs = tuple(self.sources[i] for i in kept if i < len(self.sources))
-        if run is not None and kept_allocs:
+        if any(a.mapped for a in kept_allocs):  # the host may write it unseen: never kept
+            run = None
+        elif run is not None and kept_allocs:
             run = self._guarded(run, kernel, kept_allocs)
+        self.prepared = run is not None
         self.call = run or kernel
 
     def _guarded(self, run: Callable[[], None], kernel: Callable[[], None],

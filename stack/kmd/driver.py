@@ -155,6 +155,8 @@ class Driver:
                 raise InvalidArgumentError(
                     "map takes the base of a host_visible allocation", field="va"
                 )
+            alloc.mapped = True
+            alloc.writes += 1  # what a prepared launch kept from it may change from now on
             return self.backend.host_view(alloc.storage)
 
     # ---------------------------------------------------------------- queues and fences
@@ -324,7 +326,11 @@ class Driver:
             q, fence, waits = self._targets(a.ctx, a.queue, a.signal, a.wait)
             buf = self._cmdbuf(a.ctx, a.cmdbuf)
             if a.rebind:
-                cmdbuf.rebind(buf, a.rebind, self.planner, self.space)
+                previous = parallel.bind(self.pool)  # as when recording
+                try:
+                    cmdbuf.rebind(buf, a.rebind, self.planner, self.space)
+                finally:
+                    parallel.bind(previous)
             if buf.stale is not None:
                 raise CommandBufferInvalidError(
                     f"command buffer {a.cmdbuf} references 0x{buf.stale:x}, freed since it was "

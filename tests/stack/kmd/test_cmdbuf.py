@@ -221,3 +221,24 @@ def test_weights_a_prepared_conv_copied_are_reread_after_a_write(rig: Rig) -> No
     rig.dev.write(rig.ctx, source.addr, w_data * 2)
     got = _result(rig, _execute(rig, buf), y)
     np.testing.assert_allclose(got, want(np.maximum(w_data * 2, 0)), rtol=1e-5, atol=1e-5)
+
+
+def test_weights_in_a_mapped_allocation_are_never_kept(rig: Rig) -> None:
+    """The host writes a mapped allocation without the KMD seeing it: a CONV2D whose W lies in
+    one is not prepared with a copy of W, and mapping W after recording ends the copy's use."""
+    rng = np.random.default_rng(6)
+    x = rig.put(rng.standard_normal((1, 2, 5, 5)).astype(np.float32))
+    w_data = rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    w, b, y = rig.put(w_data), rig.put(np.ones(3, np.float32)), rig.empty((1, 3, 3, 3))
+    blob = rig.blob(KernelId.CONV2D, [x, w, b, y])
+    buf, prepared = _conv_buffer(rig, [blob])
+    assert prepared
+    first = _result(rig, _execute(rig, buf), y)
+    host = rig.dev.map(rig.ctx, w.addr)
+    host.view(np.float32)[: w_data.size] = -w_data.ravel()  # written unseen by the KMD
+    second = _result(rig, _execute(rig, buf), y)
+    np.testing.assert_allclose(second - 1, -(first - 1), rtol=1e-5, atol=1e-5)
+    again, prepared = _conv_buffer(rig, [blob])  # recorded after the mapping
+    assert not prepared
+    host.view(np.float32)[: w_data.size] = w_data.ravel()
+    np.testing.assert_allclose(_result(rig, _execute(rig, again), y), first, rtol=1e-5, atol=1e-5)
