@@ -25,6 +25,7 @@ import ctypes
 import functools
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,7 @@ class DnnlError(KmdError):
 
 
 class Library:
-    """The loaded library, its engine and in-order stream; typed entry points."""
+    """The loaded library, its CPU engine, an in-order stream per thread; typed entry points."""
 
     def __init__(self, lib: ctypes.CDLL, gomp: ctypes.CDLL) -> None:
         self.lib = lib
@@ -79,10 +80,19 @@ class Library:
         _declare(lib)
         self.engine = Handle()
         check("dnnl_engine_create", lib.dnnl_engine_create(ctypes.byref(self.engine), CPU, 0))
-        self.stream = Handle()
-        status = lib.dnnl_stream_create(ctypes.byref(self.stream), self.engine, IN_ORDER)
-        check("dnnl_stream_create", status)
+        self._local = threading.local()
         self._omp_set = gomp.omp_set_num_threads
+
+    def stream(self) -> Handle:
+        """The calling thread's in-order stream (a stream is not shared between threads: two
+        queues' threads may run primitives at once)."""
+        stream: Handle | None = getattr(self._local, "stream", None)
+        if stream is None:
+            stream = Handle()
+            status = self.lib.dnnl_stream_create(ctypes.byref(stream), self.engine, IN_ORDER)
+            check("dnnl_stream_create", status)
+            self._local.stream = stream
+        return stream
 
     def set_threads(self, n: int) -> None:
         """OpenMP's thread count for the calling thread's next parallel regions."""

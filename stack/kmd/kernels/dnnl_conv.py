@@ -307,8 +307,9 @@ def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...
                 check("dnnl_memory_set_data_handle", set_handle(mem, buf.ctypes.data))
             bound[0] = bufs
         set_threads(threads)
+        here = stream()
         for prim, n, args in calls:
-            status = execute(prim, stream, n, args)
+            status = execute(prim, here, n, args)
             if status:
                 check("dnnl_primitive_execute", status)
 
@@ -318,6 +319,7 @@ def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...
 
 def run_once(lib: Library, prim: _Primitive, pairs: list[tuple[int, Handle]]) -> None:
     """Execute ``prim`` once with ``pairs`` and wait for it."""
-    status = lib.lib.dnnl_primitive_execute(prim.handle, lib.stream, len(pairs), prim.args(pairs))
+    stream = lib.stream()
+    status = lib.lib.dnnl_primitive_execute(prim.handle, stream, len(pairs), prim.args(pairs))
     check("dnnl_primitive_execute", status)
-    check("dnnl_stream_wait", lib.lib.dnnl_stream_wait(lib.stream))
+    check("dnnl_stream_wait", lib.lib.dnnl_stream_wait(stream))

@@ -5,6 +5,7 @@ cover a launch; failures as typed errors."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import numpy as np
@@ -180,6 +181,19 @@ def test_pointwise_convolutions_of_large_planes_or_little_work_stay_on_the_numpy
     assert run is not None and not hasattr(run, "owners")
     run()
     np.testing.assert_array_equal(got, want)
+
+
+@needs_dnnl
+def test_each_thread_runs_primitives_on_a_stream_of_its_own() -> None:
+    lib = dnnl.library()
+    assert lib is not None
+    mine = lib.stream().value
+    assert lib.stream().value == mine
+    other: list[int | None] = []
+    thread = threading.Thread(target=lambda: other.append(lib.stream().value))
+    thread.start()
+    thread.join()
+    assert other[0] not in (None, mine)
 
 
 @needs_dnnl
