@@ -71,7 +71,7 @@ class Launch:
                 parallel.bind_tiles(previous)
         kernel = functools.partial(self.fn, self.ins, self.outs, self.ints, self.floats)
         kept = kept_inputs(self.prepare) if run is not None and self.prepare else ()
-        kept_allocs = tuple(self.sources[i] for i in kept if i < len(self.sources))
+        kept_allocs = tuple(dict.fromkeys(self.sources[i] for i in kept if i < len(self.sources)))
         if any(a.mapped for a in kept_allocs):  # the host may write it unseen: never kept
             run = None
         elif run is not None and kept_allocs:
@@ -85,13 +85,27 @@ class Launch:
         one of their allocations, the kernel from then on (as an unprepared launch)."""
         seen = tuple(a.writes for a in kept)
 
-        def call() -> None:
-            if tuple(a.writes for a in kept) == seen:
-                run()
-                return
+        def fall_back() -> None:
             self.call, self.prepared = kernel, False
             parallel.bind_tiles(self.tiles)
             kernel()
+
+        if len(kept) == 1:  # the common case: W and B in the constant segment
+            alloc, count = kept[0], seen[0]
+
+            def call_one() -> None:
+                if alloc.writes == count:
+                    run()
+                else:
+                    fall_back()
+
+            return call_one
+
+        def call() -> None:
+            if tuple(a.writes for a in kept) == seen:
+                run()
+            else:
+                fall_back()
 
         return call
 
