@@ -15,7 +15,7 @@ from stack.kmd.fence import TimelineFence
 from stack.kmd.kernels import current_launch, parallel
 from stack.kmd.kernels.lane import HOST, Lane
 from stack.kmd.kernels.parallel import WorkerPool
-from stack.kmd.kernels.registry import Preparer
+from stack.kmd.kernels.registry import Preparer, kept_inputs, prepares_tiled
 from stack.kmd.memory import Allocation
 
 KernelFn = Callable[[list[Any], list[Any], tuple[int, ...], tuple[float, ...]], None]
@@ -41,13 +41,18 @@ class Launch:
     #: The blob's whole launch configuration: GPU kernels read its block
     #: (:mod:`stack.kmd.kernels.current_launch`, :mod:`stack.kmd.kernels.gpu_tiles`).
     config: LaunchConfig = current_launch.DEFAULT
-    #: The kernel's preparer when this launch is recorded in a command buffer (untiled only):
-    #: :mod:`stack.kmd.kernels.prepared_np`.
+    #: The kernel's preparer when this launch is recorded in a command buffer (untiled only,
+    #: unless the preparer takes tiled launches): :mod:`stack.kmd.kernels.prepared_np`.
     prepare: Preparer | None = field(default=None, repr=False)
+    #: The allocation of each input, and the distinct allocations the outputs lie in (their
+    #: ``writes`` are counted after the launch runs).
+    sources: tuple[Allocation, ...] = field(default=(), repr=False)
+    written: tuple[Allocation, ...] = field(default=(), repr=False)
     #: ``fn`` with its arguments bound, made once: a launch is cached and replayed per submit;
     #: or the closure its preparer made.
     call: Callable[[], None] = field(init=False, repr=False)
-    #: Whether ``call`` is a prepared closure (it runs the launch whole, as one tile).
+    #: Whether ``call`` is a prepared closure (it runs the launch whole, as one tile, or on
+    #: threads of its own).
     prepared: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
@@ -57,10 +62,52 @@ class Launch:
             self.call = _nothing
             return
         run = None
-        if self.prepare is not None and self.tiles <= 1:
-            run = self.prepare(self.ins, self.outs, self.ints, self.floats)
+        if self.prepare is not None and (self.tiles <= 1 or prepares_tiled(self.prepare)):
+            previous = parallel.tiles()
+            parallel.bind_tiles(self.tiles)
+            try:
+                run = self.prepare(self.ins, self.outs, self.ints, self.floats)
+            finally:
+                parallel.bind_tiles(previous)
+        kernel = functools.partial(self.fn, self.ins, self.outs, self.ints, self.floats)
+        kept = kept_inputs(self.prepare) if run is not None and self.prepare else ()
+        kept_allocs = tuple(dict.fromkeys(self.sources[i] for i in kept if i < len(self.sources)))
+        if any(a.mapped for a in kept_allocs):  # the host may write it unseen: never kept
+            run = None
+        elif run is not None and kept_allocs:
+            run = self._guarded(run, kernel, kept_allocs)
         self.prepared = run is not None
-        self.call = run or functools.partial(self.fn, self.ins, self.outs, self.ints, self.floats)
+        self.call = run or kernel
+
+    def _guarded(self, run: Callable[[], None], kernel: Callable[[], None],
+                 kept: tuple[Allocation, ...]) -> Callable[[], None]:  # fmt: skip
+        """``run`` while the inputs its preparer copied are unwritten since; after a write into
+        one of their allocations, the kernel from then on (as an unprepared launch)."""
+        seen = tuple(a.writes for a in kept)
+
+        def fall_back() -> None:
+            self.call, self.prepared = kernel, False
+            parallel.bind_tiles(self.tiles)
+            kernel()
+
+        if len(kept) == 1:  # the common case: W and B in the constant segment
+            alloc, count = kept[0], seen[0]
+
+            def call_one() -> None:
+                if alloc.writes == count:
+                    run()
+                else:
+                    fall_back()
+
+            return call_one
+
+        def call() -> None:
+            if tuple(a.writes for a in kept) == seen:
+                run()
+            else:
+                fall_back()
+
+        return call
 
 
 @dataclass(slots=True, eq=False)
@@ -114,6 +161,8 @@ def execute(
                 else:
                     bind_tiles(launch.tiles)
                 launch.call()
+                for alloc in launch.written:
+                    alloc.writes += 1
             if whole and pool is not None:
                 pool.tiles += whole
         else:
@@ -121,6 +170,8 @@ def execute(
                 for launch in cmd.launches:
                     current_launch.bind(launch.config)
                     launch.call()
+                    for alloc in launch.written:
+                        alloc.writes += 1
             lane.complete()  # waits for this lane's work only, never the whole device
     except Exception as exc:  # noqa: BLE001 - not swallowed: it becomes the fence fault
         name = launch.kernel if launch is not None else None

@@ -27,6 +27,7 @@ from stack.kmd.errors import (
 )
 from stack.kmd.faults import FaultKind, FaultRecord
 from stack.kmd.fence import TimelineFence
+from stack.kmd.kernels import parallel
 from stack.kmd.kernels.ids import KernelId
 from stack.kmd.kernels.parallel import WorkerPool
 from stack.kmd.kernels.registry import KernelBackend, KernelFn
@@ -132,6 +133,7 @@ class Driver:
         with self._lock:
             self._ctx(a.ctx)
             alloc = self.space.lookup(a.ctx, a.va + a.offset, a.data.nbytes)
+            alloc.writes += 1
         self.backend.upload(alloc.storage, a.va + a.offset - alloc.va, a.data)
 
     def read(self, a: io.ReadArgs) -> Any:
@@ -153,6 +155,8 @@ class Driver:
                 raise InvalidArgumentError(
                     "map takes the base of a host_visible allocation", field="va"
                 )
+            alloc.mapped = True
+            alloc.writes += 1  # what a prepared launch kept from it may change from now on
             return self.backend.host_view(alloc.storage)
 
     # ---------------------------------------------------------------- queues and fences
@@ -301,7 +305,12 @@ class Driver:
         with self._lock:
             c = self._ctx(a.ctx)
             handle = next(self._ids)
-            self._cmdbufs[handle] = cmdbuf.record(handle, a.ctx, a.blobs, self.planner, self.space)
+            previous = parallel.bind(self.pool)  # preparers size their launches by it
+            try:
+                buf = cmdbuf.record(handle, a.ctx, a.blobs, self.planner, self.space)
+            finally:
+                parallel.bind(previous)
+            self._cmdbufs[handle] = buf
             c.cmdbufs.add(handle)
             return handle
 
@@ -317,7 +326,11 @@ class Driver:
             q, fence, waits = self._targets(a.ctx, a.queue, a.signal, a.wait)
             buf = self._cmdbuf(a.ctx, a.cmdbuf)
             if a.rebind:
-                cmdbuf.rebind(buf, a.rebind, self.planner, self.space)
+                previous = parallel.bind(self.pool)  # as when recording
+                try:
+                    cmdbuf.rebind(buf, a.rebind, self.planner, self.space)
+                finally:
+                    parallel.bind(previous)
             if buf.stale is not None:
                 raise CommandBufferInvalidError(
                     f"command buffer {a.cmdbuf} references 0x{buf.stale:x}, freed since it was "

@@ -39,6 +39,11 @@ class Allocation:
     inflight: int = 0  # unfinished commands referencing this allocation
     pending: dict[int, int] = field(default_factory=dict)  # fence -> highest value to wait for
     users: set[int] = field(default_factory=set)  # command buffers recorded against it
+    #: Writes into it so far: host writes and executed launches with an output in it (what a
+    #: prepared launch that keeps a copy of an input checks, see stack.kmd.command.Launch).
+    writes: int = 0
+    #: Mapped into the host (MAP): its host writes are no longer seen by the KMD.
+    mapped: bool = False
 
     @property
     def end(self) -> int:

@@ -129,9 +129,10 @@ class Planner:
         ]
         n = plan.n_inputs
         addrs = tuple(p[0] for p in plan.params)
+        written = tuple({id(a): a for a in allocs[n:]}.values())
         return Launch(
             plan.kernel, plan.fn, views[:n], views[n:], plan.ints, plan.floats, addrs, plan.tiles,
-            plan.launch, plan.prepare if prepare else None,
+            plan.launch, plan.prepare if prepare else None, tuple(allocs[:n]), written,
         )  # fmt: skip
 
     def bind_all(

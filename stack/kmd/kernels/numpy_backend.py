@@ -34,6 +34,7 @@ from stack.kmd.kernels import (
     deform_conv,
     det,
     dft,
+    dnnl_conv,
     einsum,
     elementwise,
     grid_sample,
@@ -45,7 +46,6 @@ from stack.kmd.kernels import (
     norm,
     norm_np,
     pool,
-    prepared_conv,
     prepared_np,
     quant,
     reduce,
@@ -105,9 +105,14 @@ PREPARED = {
     ids.KernelId.ADD: prepared_np.add,
     ids.KernelId.MUL: prepared_np.mul,
     ids.KernelId.RELU: prepared_np.relu,
-    ids.KernelId.CONV2D: prepared_conv.conv2d,
+    ids.KernelId.CONV2D: dnnl_conv.conv2d,
     ids.KernelId.GLOBALAVGPOOL: prepared_np.globalavgpool,
 }
+
+#: Preparers that also take tiled launches (oneDNN's convolutions run on OpenMP threads).
+TILED = frozenset({ids.KernelId.CONV2D})
+#: Inputs a preparer copies at record time: oneDNN's convolutions pack W and keep B.
+KEPT = {ids.KernelId.CONV2D: (1, 2)}
 
 
 class NumpyBackend(registry.KernelBackend):
@@ -152,4 +157,6 @@ def install() -> None:
     for kid, specific in SPECIFIC.items():
         registry.register(NAME, kid)(specific)
     for kid, prepare in PREPARED.items():
-        registry.register_preparer(registry.kernel(NAME, kid), prepare)
+        registry.register_preparer(
+            registry.kernel(NAME, kid), prepare, tiled=kid in TILED, kept=KEPT.get(kid, ())
+        )

@@ -150,6 +150,17 @@ def bind(pool: WorkerPool | None) -> WorkerPool | None:
     return previous
 
 
+def threads() -> int:
+    """The compute threads of the pool bound to the calling thread (1 when none is)."""
+    pool: WorkerPool | None = getattr(_local, "pool", None)
+    return 1 if pool is None else pool.threads
+
+
+def tiles() -> int:
+    """The tile count bound to the calling thread (:func:`bind_tiles`; 1 when none is)."""
+    return int(getattr(_local, "tiles", 1))
+
+
 def bind_tiles(tiles: int) -> None:
     """Set the tile count of the launch about to run on this thread (its ``grid[0]``)."""
     _local.tiles = tiles

@@ -75,6 +75,8 @@ _BACKENDS: dict[str, Callable[[], KernelBackend]] = {}
 _AVAILABLE: dict[str, Callable[[], str | None]] = {}
 _KERNELS: dict[str, dict[KernelId, KernelFn]] = {}
 _PREPARERS: dict[KernelFn, Preparer] = {}  # by the registered kernel function itself
+_TILED: set[Preparer] = set()  # preparers that also take launches of several tiles
+_KEPT: dict[Preparer, tuple[int, ...]] = {}  # inputs a preparer copies at record time
 
 
 def register_backend(
@@ -96,10 +98,32 @@ def register(backend: str, kernel_id: KernelId) -> Callable[[KernelFn], KernelFn
     return deco
 
 
-def register_preparer(fn: KernelFn, preparer: Preparer) -> None:
+def register_preparer(
+    fn: KernelFn, preparer: Preparer, *, tiled: bool = False, kept: tuple[int, ...] = ()
+) -> None:
     """Let launches of the registered kernel ``fn`` be prepared at record time by ``preparer``
-    (keyed by the function: an operator module binding another function is never prepared)."""
+    (keyed by the function: an operator module binding another function is never prepared).
+    Untiled launches only, unless ``tiled``: the preparer then also sees launches of several
+    tiles (their count bound, :func:`stack.kmd.kernels.parallel.tiles`) and either runs them on
+    threads of its own or returns None for them. ``kept``: the inputs (by position) whose
+    contents the preparer copies at record time (packed weights): once one of their
+    allocations is written after that, the launch calls the kernel instead."""
     _PREPARERS[fn] = preparer
+    if tiled:
+        _TILED.add(preparer)
+    else:
+        _TILED.discard(preparer)
+    _KEPT[preparer] = kept
+
+
+def kept_inputs(preparer: Preparer) -> tuple[int, ...]:
+    """The inputs whose contents ``preparer`` copies at record time (see register_preparer)."""
+    return _KEPT.get(preparer, ())
+
+
+def prepares_tiled(preparer: Preparer) -> bool:
+    """Whether ``preparer`` also prepares launches of several tiles."""
+    return preparer in _TILED
 
 
 def preparer(fn: KernelFn) -> Preparer | None:

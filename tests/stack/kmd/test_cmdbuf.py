@@ -178,3 +178,67 @@ def test_every_execute_field_is_checked_on_the_run_path(
     with pytest.raises(InvalidArgumentError) as info:
         validate(Ioctl.EXECUTE_CMDBUF, ExecuteCmdbufArgs(**{**plain, **changes}))
     assert info.value.field == field
+
+
+def _conv_buffer(rig: Rig, blobs: list[bytes]) -> tuple[int, bool]:
+    """A command buffer of ``blobs`` and whether its last launch (a CONV2D) was prepared."""
+    buf = rig.dev.create_cmdbuf(rig.ctx, blobs)
+    launch = rig.dev._driver._cmdbufs[buf].launches[-1]  # type: ignore[union-attr]
+    return buf, launch.prepared
+
+
+def test_weights_a_prepared_conv_copied_are_reread_after_a_write(rig: Rig) -> None:
+    """A prepared CONV2D may copy W and B at record time (oneDNN packs W): once the host
+    writes W's allocation, or a launch writes into it, the launch runs the kernel instead, so
+    every execution sees the weights as they are then."""
+    rng = np.random.default_rng(5)
+    x_data = rng.standard_normal((1, 4, 6, 6)).astype(np.float32)
+    w_data = rng.standard_normal((8, 4, 3, 3)).astype(np.float32)
+    x, w, b, y = (
+        rig.put(x_data),
+        rig.put(w_data),
+        rig.put(np.zeros(8, np.float32)),
+        rig.empty((1, 8, 4, 4)),
+    )
+    buf, prepared = _conv_buffer(rig, [rig.blob(KernelId.CONV2D, [x, w, b, y])])
+    assert prepared
+
+    def want(weights: np.ndarray) -> np.ndarray:
+        cols = np.lib.stride_tricks.sliding_window_view(x_data[0], (3, 3), axis=(1, 2))
+        return np.einsum("chwij,mcij->mhw", cols, weights)[None]
+
+    np.testing.assert_allclose(_result(rig, _execute(rig, buf), y), want(w_data), rtol=1e-5,
+                               atol=1e-5)  # fmt: skip
+    rig.dev.write(rig.ctx, w.addr, -w_data)  # the host writes W
+    np.testing.assert_allclose(_result(rig, _execute(rig, buf), y), want(-w_data), rtol=1e-5,
+                               atol=1e-5)  # fmt: skip
+    # W computed by a launch of the same buffer (a ReLU of a source tensor) before the conv
+    source = rig.put(w_data)
+    relu = rig.blob(KernelId.RELU, [source, w])
+    buf, prepared = _conv_buffer(rig, [relu, rig.blob(KernelId.CONV2D, [x, w, b, y])])
+    got = _result(rig, _execute(rig, buf), y)
+    np.testing.assert_allclose(got, want(np.maximum(w_data, 0)), rtol=1e-5, atol=1e-5)
+    rig.dev.write(rig.ctx, source.addr, w_data * 2)
+    got = _result(rig, _execute(rig, buf), y)
+    np.testing.assert_allclose(got, want(np.maximum(w_data * 2, 0)), rtol=1e-5, atol=1e-5)
+
+
+def test_weights_in_a_mapped_allocation_are_never_kept(rig: Rig) -> None:
+    """The host writes a mapped allocation without the KMD seeing it: a CONV2D whose W lies in
+    one is not prepared with a copy of W, and mapping W after recording ends the copy's use."""
+    rng = np.random.default_rng(6)
+    x = rig.put(rng.standard_normal((1, 2, 5, 5)).astype(np.float32))
+    w_data = rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    w, b, y = rig.put(w_data), rig.put(np.ones(3, np.float32)), rig.empty((1, 3, 3, 3))
+    blob = rig.blob(KernelId.CONV2D, [x, w, b, y])
+    buf, prepared = _conv_buffer(rig, [blob])
+    assert prepared
+    first = _result(rig, _execute(rig, buf), y)
+    host = rig.dev.map(rig.ctx, w.addr)
+    host.view(np.float32)[: w_data.size] = -w_data.ravel()  # written unseen by the KMD
+    second = _result(rig, _execute(rig, buf), y)
+    np.testing.assert_allclose(second - 1, -(first - 1), rtol=1e-5, atol=1e-5)
+    again, prepared = _conv_buffer(rig, [blob])  # recorded after the mapping
+    assert not prepared
+    host.view(np.float32)[: w_data.size] = w_data.ravel()
+    np.testing.assert_allclose(_result(rig, _execute(rig, again), y), first, rtol=1e-5, atol=1e-5)

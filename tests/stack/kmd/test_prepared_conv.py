@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from stack.kmd.kernels import conv_np, numpy_backend, parallel, prepared_conv, registry
+from stack.kmd.kernels import conv_np, parallel, prepared_conv
 from stack.kmd.kernels.conv_plan import Method, build_plan
 
 RNG = np.random.default_rng(11)
@@ -100,12 +100,6 @@ def _conv_shape(ins: list[np.ndarray], ints: tuple[int, ...]) -> tuple[int, ...]
     from stack.kmd.kernels import conv
 
     return (1, ins[1].shape[0], *conv.conv_hw(ins[0].shape, ins[1].shape, ints))
-
-
-def test_the_backend_prepares_conv2d_launches() -> None:
-    registry.known_backends()
-    fn = registry.kernel(numpy_backend.NAME, numpy_backend.ids.KernelId.CONV2D)
-    assert registry.preparer(fn) is prepared_conv.conv2d
 
 
 def test_paths_the_conv_preparer_does_not_cover_are_left_to_the_kernel() -> None:
