@@ -87,11 +87,39 @@ def _counts(score: dict[str, Any]) -> dict[str, int]:
     return {"found": found, "truth": found + missed, "right": right, "predicted": right + extra}
 
 
+class Pool:
+    """Found, truth, right and predicted summed over the ops, per kind of score; each op's
+    recall and precision as a row."""
+
+    def __init__(self, kinds: tuple[str, ...]) -> None:
+        self.kinds = kinds
+        self.sums = {k: {"found": 0, "truth": 0, "right": 0, "predicted": 0} for k in kinds}
+
+    def row(self, result: dict[str, Any], **head: Any) -> dict[str, Any]:
+        """``head`` and each kind's recall and precision in ``result``, added to the sums."""
+        row: dict[str, Any] = dict(head)
+        for kind in self.kinds:
+            row[kind] = {m: result[kind][m] for m in ("recall", "precision")}
+            for key, value in _counts(result[kind]).items():
+                self.sums[kind][key] += value
+        return row
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        return {
+            kind: {
+                "recall": round(c["found"] / c["truth"], 4) if c["truth"] else None,
+                "precision": round(c["right"] / c["predicted"], 4) if c["predicted"] else None,
+                **c,
+            }
+            for kind, c in self.sums.items()
+        }
+
+
 def evaluate(root: Path, own: bool) -> dict[str, Any]:
     from mapper.scenarios.newop_at import predict_at
 
     rows = []
-    pooled = {k: {"found": 0, "truth": 0, "right": 0, "predicted": 0} for k in _KINDS}
+    pool = Pool(_KINDS)
     for op, like, merge in merges(root):
         base, tip = _parents(root, merge)
         print(f"newop_history: {op} (like {'its own choice' if own else like})", file=sys.stderr)
@@ -102,21 +130,8 @@ def evaluate(root: Path, own: bool) -> dict[str, Any]:
             like=None if own else like,
             revisions=f"{base}..{merge}",
         )
-        row: dict[str, Any] = {"op": op, "like": result["like"], "merge": merge[:12]}
-        for kind in _KINDS:
-            row[kind] = {m: result[kind][m] for m in ("recall", "precision")}
-            for key, value in _counts(result[kind]).items():
-                pooled[kind][key] += value
-        rows.append(row)
-    summary = {
-        kind: {
-            "recall": round(c["found"] / c["truth"], 4) if c["truth"] else None,
-            "precision": round(c["right"] / c["predicted"], 4) if c["predicted"] else None,
-            **c,
-        }
-        for kind, c in pooled.items()
-    }
-    return {"own_choice": own, "ops": rows, "pooled": summary}
+        rows.append(pool.row(result, op=op, like=result["like"], merge=merge[:12]))
+    return {"own_choice": own, "ops": rows, "pooled": pool.summary()}
 
 
 def main(argv: list[str] | None = None) -> int:

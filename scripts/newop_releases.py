@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from newop_history import _counts
+from newop_history import Pool
 
 _KINDS = ("files", "existing_files", "code_symbols")
 
@@ -78,25 +78,12 @@ def evaluate(root: Path, header: str, prefix: str, like_previous: bool) -> dict[
     from mapper.scenarios.newop_at import predict_at
 
     rows = []
-    pooled = {k: {"found": 0, "truth": 0, "right": 0, "predicted": 0} for k in _KINDS}
+    pool = Pool(_KINDS)
     for op, commit, previous, subject in added_ops(root, header, prefix):
         print(f"newop_releases: {op} ({subject})", file=sys.stderr)
         result = predict_at(root, op, commit, like=previous if like_previous else None)
-        row: dict[str, Any] = {"op": op, "release": subject, "like": result["like"]}
-        for kind in _KINDS:
-            row[kind] = {m: result[kind][m] for m in ("recall", "precision")}
-            for key, value in _counts(result[kind]).items():
-                pooled[kind][key] += value
-        rows.append(row)
-    summary = {
-        kind: {
-            "recall": round(c["found"] / c["truth"], 4) if c["truth"] else None,
-            "precision": round(c["right"] / c["predicted"], 4) if c["predicted"] else None,
-            **c,
-        }
-        for kind, c in pooled.items()
-    }
-    return {"like_previous": like_previous, "ops": rows, "pooled": summary}
+        rows.append(pool.row(result, op=op, release=subject, like=result["like"]))
+    return {"like_previous": like_previous, "ops": rows, "pooled": pool.summary()}
 
 
 def main(argv: list[str] | None = None) -> int:

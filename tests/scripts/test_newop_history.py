@@ -60,3 +60,21 @@ def test_counts_recover_the_right_predictions_from_the_precision() -> None:
     assert counts(every) == {"found": 1, "truth": 1, "right": 1, "predicted": 1}
     none = {"hits": [], "missed": ["a"], "extra": ["b", "c"], "precision": 0.0}
     assert counts(none) == {"found": 0, "truth": 1, "right": 0, "predicted": 2}
+
+
+def test_the_pool_sums_each_ops_counts_before_dividing() -> None:
+    pool = _script().Pool(("files",))
+    first = {
+        "files": {"hits": ["a"], "missed": ["b"], "extra": [], "recall": 0.5, "precision": 1.0}
+    }
+    second = {
+        "files": {"hits": ["c", "d", "e"], "missed": [], "extra": ["f"], "recall": 1.0,
+                  "precision": 0.75},
+    }  # fmt: skip
+    assert pool.row(first, op="A") == {"op": "A", "files": {"recall": 0.5, "precision": 1.0}}
+    pool.row(second, op="B")
+    # 4 found of 5, 4 right of 5 predicted: not the mean of the ops' figures (0.75, 0.875)
+    assert pool.summary() == {
+        "files": {"recall": 0.8, "precision": 0.8, "found": 4, "truth": 5, "right": 4,
+                  "predicted": 5},
+    }  # fmt: skip
