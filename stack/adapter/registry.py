@@ -56,6 +56,7 @@ def _load() -> None:
         ops_deform_conv,
         ops_dft,
         ops_index,
+        ops_linear_attention,
         ops_math,
         ops_negative_log_likelihood_loss,
         ops_nn,

@@ -124,6 +124,7 @@ class OpType(enum.StrEnum):
     DFT = "DFT"  # axis (non-negative), inverse, onesided, dft_length (the constant ONNX inputs)
     STFT = "STFT"  # frame_step, frame_length (the constant ONNX inputs), onesided
     ATTENTION = "Attention"  # is_causal, q/kv_num_heads, qk_matmul_output_mode, ..., scale, softcap
+    LINEAR_ATTENTION = "LinearAttention"  # update_rule, q_num_heads, kv_num_heads, scale
     TOPK = "TopK"
     GATHER = "Gather"
     GATHER_ELEMENTS = "GatherElements"

@@ -141,6 +141,10 @@ register(
         "left_window_size", "right_window_size", "scale", "softcap",
     )),
 )  # fmt: skip
+register(
+    OpType.LINEAR_ATTENTION,
+    Lowering(ExecOp.LINEAR_ATTENTION, ("update_rule", "q_num_heads", "kv_num_heads", "scale")),
+)
 register(OpType.TOPK, Lowering(ExecOp.TOPK, ("axis", "largest", "sorted")))
 register(OpType.GATHER, Lowering(ExecOp.GATHER, ("axis",)))
 register(OpType.GATHER_ELEMENTS, Lowering(ExecOp.GATHER_ELEMENTS, ("axis",)))

@@ -94,6 +94,8 @@ ARITY: dict[OpType, Arity] = {
     # Q, K, V, attn_mask, past_key, past_value, nonpad_kv_seqlen (a trailing run) -> Y,
     # present_key, present_value, qk_matmul_output
     OpType.ATTENTION: Arity(3, 7, 4, 4),
+    # query, key, value, past_state, decay, beta (a trailing run) -> output, present_state
+    OpType.LINEAR_ATTENTION: Arity(3, 6, 2, 2),
     OpType.TOPK: Arity(1, 1, 2, 2),
     OpType.GATHER: Arity(2, 2),
     OpType.GATHER_ELEMENTS: Arity(2, 2),

@@ -84,6 +84,7 @@ class ExecOp(enum.IntEnum):
     STFT = 64
     ATTENTION = 65
     RNN = 66
+    LINEAR_ATTENTION = 68
 
 
 class ExecDType(enum.IntEnum):
@@ -198,6 +199,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.STFT: OpKind.STFT,
     ExecOp.ATTENTION: OpKind.ATTENTION,
     ExecOp.RNN: OpKind.RNN,
+    ExecOp.LINEAR_ATTENTION: OpKind.LINEAR_ATTENTION,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -25,6 +25,7 @@ from stack.umd.program import BlobTemplate, template_from
 FLOATS = frozenset({DType.F32, DType.F16, DType.F64})
 INTS = frozenset({DType.I8, DType.U8, DType.I32, DType.I64})
 QUANT = frozenset({DType.I8, DType.U8})
+HALF_SINGLE = frozenset({DType.F32, DType.F16})
 ALL = frozenset(DType)
 _TILE = 16
 #: The target whose launches are CPU ones (:mod:`stack.umd.launch_cpu`).
@@ -214,6 +215,7 @@ def default_templates() -> TemplateRegistry:
         (k.ROTARY_EMBEDDING, FLOATS, launch_elementwise, None),
         (k.CAUSAL_CONV_WITH_STATE, FLOATS, launch_elementwise, None),
         (k.ATTENTION, FLOATS, launch_elementwise, None),
+        (k.LINEAR_ATTENTION, HALF_SINGLE, launch_elementwise, None),
         (k.RNN, FLOATS, launch_elementwise, None),
         (k.ARG_REDUCE, FLOATS | INTS, launch_rows, None),
         (k.CUMSUM, FLOATS | INTS, launch_rows, None),

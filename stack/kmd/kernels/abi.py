@@ -232,10 +232,8 @@ for _abi in (
         KernelId.GATHER, ("data", "indices"), ("Y",), ints=(Imm("axis", 0),),
         doc="Y = take(data, indices, axis); negative indices count from the end.",
     ),
-    KernelAbi(
-        KernelId.GATHER_ELEMENTS, ("data", "indices"), ("Y",), ints=(Imm("axis", 0),),
-        doc="Y = take_along_axis(data, indices, axis).",
-    ),
+    KernelAbi(KernelId.GATHER_ELEMENTS, ("data", "indices"), ("Y",), ints=(Imm("axis", 0),),
+              doc="Y = take_along_axis(data, indices, axis)."),
     KernelAbi(
         KernelId.REVERSE_SEQUENCE, ("X", "sequence_lens"), ("Y",),
         ints=(Imm("time_axis", 0), Imm("batch_axis", 1)),
@@ -291,6 +289,7 @@ from stack.kmd.kernels import (  # noqa: E402,F401  (the ABIs of their own modul
     abi_dynamic_quantize,
     abi_einsum,
     abi_grid,
+    abi_linear_attention,
     abi_negative_log_likelihood_loss,
     abi_pool,
     abi_rnn,

@@ -88,4 +88,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(64, "STFT", "STFT"),
     KernelRow(65, "ATTENTION", "ATTENTION"),
     KernelRow(66, "RNN", "RNN"),
+    KernelRow(68, "LINEAR_ATTENTION", "LINEAR_ATTENTION"),
 )

@@ -20,6 +20,7 @@ from stack.umd.translators.elementwise import ElementwiseTranslator
 from stack.umd.translators.grid_sample import GridSampleTranslator
 from stack.umd.translators.index import IndexTranslator
 from stack.umd.translators.linear import LinearTranslator
+from stack.umd.translators.linear_attention import LinearAttentionTranslator
 from stack.umd.translators.negative_log_likelihood_loss import NegativeLogLikelihoodLossTranslator
 from stack.umd.translators.norm import NormTranslator
 from stack.umd.translators.pointwise import PointwiseTranslator
@@ -49,6 +50,7 @@ __all__ = [
     "ElementwiseTranslator",
     "GridSampleTranslator",
     "IndexTranslator",
+    "LinearAttentionTranslator",
     "LinearTranslator",
     "MaxUnpoolTranslator",
     "NegativeLogLikelihoodLossTranslator",
@@ -96,6 +98,7 @@ def default_translators() -> TranslatorRegistry:
         SoftmaxCrossEntropyLossTranslator(),
         RotaryEmbeddingTranslator(),
         AttentionTranslator(),
+        LinearAttentionTranslator(),
         IndexTranslator(),
     ):
         reg.register(t)

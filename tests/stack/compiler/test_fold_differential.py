@@ -354,6 +354,28 @@ SPECS: dict[str, Spec] = {
         )
         for t in (0, 1)
     },
+    **{  # NaN, infinities and signed zeros among every operand; both outputs, each rule
+        f"LinearAttention.{rule}": Spec(
+            OpType.LINEAR_ATTENTION,
+            (
+                (b, t, hq * 4),
+                (b, t, hkv * 4),
+                (b, t, hkv * 3),
+                (b, hkv, 4, 3),
+                (b, t, g),
+                (b, t, 1),
+            )[:n_in],
+            ("float32", "float16"),
+            {"update_rule": rule, "q_num_heads": hq, "kv_num_heads": hkv, "scale": scale},
+            n_out=2,
+        )
+        for rule, b, t, hq, hkv, g, n_in, scale in (
+            ("linear", 2, 3, 2, 2, 2, 3, 0.0),
+            ("gated", 2, 3, 4, 2, 8, 5, 0.5),  # past_state, a decay per key
+            ("delta", 1, 4, 3, 1, 1, 6, 0.0),  # a decay the rule does not read, one shared beta
+            ("gated_delta", 2, 2, 2, 2, 2, 6, -1.25),
+        )
+    },
     **{  # each direction, both layouts, each operand run, activations with alpha and beta, clip
         f"RNN.{tag}": Spec(
             OpType.RNN,

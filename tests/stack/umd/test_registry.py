@@ -47,6 +47,7 @@ def test_every_op_kind_is_routed() -> None:
         "softmax_cross_entropy_loss",
         "rotary_embedding",
         "attention",
+        "linear_attention",
         "index",
     }
 
