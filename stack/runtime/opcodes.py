@@ -84,6 +84,7 @@ class ExecOp(enum.IntEnum):
     STFT = 64
     ATTENTION = 65
     RNN = 66
+    GRU = 67
 
 
 class ExecDType(enum.IntEnum):
@@ -198,6 +199,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.STFT: OpKind.STFT,
     ExecOp.ATTENTION: OpKind.ATTENTION,
     ExecOp.RNN: OpKind.RNN,
+    ExecOp.GRU: OpKind.GRU,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -123,6 +123,7 @@
 #define REFSTACK_KERNEL_STFT           64
 #define REFSTACK_KERNEL_ATTENTION      65
 #define REFSTACK_KERNEL_RNN            66
+#define REFSTACK_KERNEL_GRU            67
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

@@ -82,4 +82,5 @@ class KernelId(enum.IntEnum):
     STFT = 64
     ATTENTION = 65
     RNN = 66
+    GRU = 67
     # END GENERATED

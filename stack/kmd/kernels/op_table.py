@@ -88,4 +88,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(64, "STFT", "STFT"),
     KernelRow(65, "ATTENTION", "ATTENTION"),
     KernelRow(66, "RNN", "RNN"),
+    KernelRow(67, "GRU", "GRU"),
 )

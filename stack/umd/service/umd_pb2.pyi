@@ -88,6 +88,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_STFT: _ClassVar[OpType]
     OP_ATTENTION: _ClassVar[OpType]
     OP_RNN: _ClassVar[OpType]
+    OP_GRU: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -170,6 +171,7 @@ OP_DFT: OpType
 OP_STFT: OpType
 OP_ATTENTION: OpType
 OP_RNN: OpType
+OP_GRU: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout
