@@ -55,6 +55,7 @@ def _load() -> None:
         ops_composite,
         ops_deform_conv,
         ops_dft,
+        ops_gru,
         ops_index,
         ops_linear_attention,
         ops_math,

@@ -16,6 +16,7 @@ from stack.compiler import (
     causal_conv_with_state,
     dft,
     einsum,
+    gru,
     linear_attention,
     rnn,
     rotary_embedding,
@@ -125,6 +126,7 @@ register(OpType.DFT, dft.evaluate)  # evaluate_ops is at its 300 lines
 register(OpType.STFT, stft.evaluate)  # evaluate_ops is at its 300 lines
 register(OpType.ATTENTION, attention.evaluate)  # evaluate_ops is at its 300 lines
 register(OpType.RNN, rnn.evaluate)  # evaluate_ops is at its 300 lines
+register(OpType.GRU, gru.evaluate)  # evaluate_ops is at its 300 lines
 register(OpType.LINEAR_ATTENTION, linear_attention.evaluate)  # evaluate_ops: 300 lines
 
 from stack.compiler import evaluate_ops  # noqa: E402,F401  (registers the remaining evaluators)

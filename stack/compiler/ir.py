@@ -72,6 +72,7 @@ class OpType(enum.StrEnum):
     DEFORM_CONV = "DeformConv"  # strides, pads, dilations, group, offset_group (2-D)
     CAUSAL_CONV_WITH_STATE = "CausalConvWithState"  # activation: none, silu, swish
     RNN = "RNN"  # direction, layout, activations, activation_alpha/beta, clip
+    GRU = "GRU"  # RNN's attributes (two activations per direction), linear_before_reset
     CONV_INTEGER = "ConvInteger"  # strides, pads, dilations, group (2-D); zero points as inputs
     QLINEARCONV = "QLinearConv"  # ConvInteger's attributes; scales, zero points and B as inputs
     GEMM = "Gemm"

@@ -274,6 +274,7 @@ from stack.compiler import (  # noqa: E402,F401  (the rest)
     det,
     dft,
     einsum,
+    gru,
     linear_attention,
     negative_log_likelihood_loss,
     op_rules,

@@ -84,6 +84,7 @@ class ExecOp(enum.IntEnum):
     STFT = 64
     ATTENTION = 65
     RNN = 66
+    GRU = 67
     LINEAR_ATTENTION = 68
 
 
@@ -199,6 +200,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.STFT: OpKind.STFT,
     ExecOp.ATTENTION: OpKind.ATTENTION,
     ExecOp.RNN: OpKind.RNN,
+    ExecOp.GRU: OpKind.GRU,
     ExecOp.LINEAR_ATTENTION: OpKind.LINEAR_ATTENTION,
 }
 

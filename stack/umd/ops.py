@@ -89,6 +89,7 @@ class OpKind(enum.IntEnum):
     STFT = 64
     ATTENTION = 65
     RNN = 66
+    GRU = 67
     LINEAR_ATTENTION = 68
     # END GENERATED
 

@@ -1,5 +1,5 @@
-"""RNN's ABI, registered into :data:`stack.kmd.kernels.abi.ABIS` when that module is imported
-(abi.py is at its 300 lines); the conventions are :mod:`stack.kmd.kernels.abi`'s.
+"""RNN's and GRU's ABIs, registered into :data:`stack.kmd.kernels.abi.ABIS` when that module is
+imported (abi.py is at its 300 lines); the conventions are :mod:`stack.kmd.kernels.abi`'s.
 
 ONNX's inputs in ONNX's order and names (X, W and R, then the optional B, sequence_lens and
 initial_h: one left out before a given one takes zero biases, full lengths or a zero state) and
@@ -31,5 +31,34 @@ register(
         "over each entry's first sequence_lens[b] steps (direction 1, or reverse, from the last "
         "back); Y the states at their steps (zeros past a length), Y_h the last state (zeros "
         "for a length 0); float64, rounded once.",
+    )
+)  # fmt: skip
+
+# GRU beside RNN (abi.py is at its 300 lines): the same operands but W [D, 3H, I], R [D, 3H, H]
+# and B [D, 6H]; linear_before_reset and two activations per direction (f then g).
+register(
+    KernelAbi(
+        KernelId.GRU, ("X", "W", "R"), ("Y", "Y_h"),
+        optional=("B", "sequence_lens", "initial_h"),
+        ints=(
+            Imm("direction", 0, "RnnDirection: 0 forward, 1 reverse, 2 bidirectional"),
+            Imm("layout", 0, "0: X [S,N,I], Y [S,D,N,H]; 1: X [N,S,I], Y [N,S,D,H]"),
+            Imm("linear_before_reset", 0, "1: r_t times (H_(t-1) Rh^T + Rbh)"),
+            Imm("activation_0", 2, "RnnActivation f of direction 0 (2 Sigmoid)"),
+            Imm("activation_1", 0, "RnnActivation g of direction 0 (0 Tanh)"),
+            Imm("activation_2", 2, "RnnActivation f of direction 1 (bidirectional's reverse)"),
+            Imm("activation_3", 0, "RnnActivation g of direction 1"),
+        ),
+        floats=(
+            Imm("clip", 0.0, "every pre-activation bounded to [-clip, clip] (0: no clip)"),
+            Imm("alpha_0", 0.0), Imm("beta_0", 0.0), Imm("alpha_1", 0.0), Imm("beta_1", 0.0),
+            Imm("alpha_2", 0.0), Imm("beta_2", 0.0), Imm("alpha_3", 0.0), Imm("beta_3", 0.0),
+        ),
+        doc="ONNX GRU: X, W[D,3H,I], R[D,3H,H], B[D,6H], sequence_lens[N] int32, initial_h "
+        "(zeros when absent) -> z, r = f(clip(.)), h = g(clip(X_t Wh^T + (r H) Rh^T + Rbh + "
+        "Wbh)) (linear_before_reset: r (H Rh^T + Rbh)), H_t = (1 - z) h + z H_(t-1) over each "
+        "entry's first sequence_lens[b] steps (direction 1, or reverse, from the last back); "
+        "Y the states at their steps (zeros past a length), Y_h the last state (zeros for a "
+        "length 0); float64, rounded once.",
     )
 )  # fmt: skip

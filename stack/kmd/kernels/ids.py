@@ -82,5 +82,6 @@ class KernelId(enum.IntEnum):
     STFT = 64
     ATTENTION = 65
     RNN = 66
+    GRU = 67
     LINEAR_ATTENTION = 68
     # END GENERATED

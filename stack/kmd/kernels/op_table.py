@@ -88,5 +88,6 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(64, "STFT", "STFT"),
     KernelRow(65, "ATTENTION", "ATTENTION"),
     KernelRow(66, "RNN", "RNN"),
+    KernelRow(67, "GRU", "GRU"),
     KernelRow(68, "LINEAR_ATTENTION", "LINEAR_ATTENTION"),
 )

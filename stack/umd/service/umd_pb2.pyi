@@ -88,6 +88,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_STFT: _ClassVar[OpType]
     OP_ATTENTION: _ClassVar[OpType]
     OP_RNN: _ClassVar[OpType]
+    OP_GRU: _ClassVar[OpType]
     OP_LINEAR_ATTENTION: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
@@ -171,6 +172,7 @@ OP_DFT: OpType
 OP_STFT: OpType
 OP_ATTENTION: OpType
 OP_RNN: OpType
+OP_GRU: OpType
 OP_LINEAR_ATTENTION: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout

@@ -18,6 +18,7 @@ from stack.umd.translators.dft import DFTTranslator
 from stack.umd.translators.einsum import EinsumTranslator
 from stack.umd.translators.elementwise import ElementwiseTranslator
 from stack.umd.translators.grid_sample import GridSampleTranslator
+from stack.umd.translators.gru import GRUTranslator
 from stack.umd.translators.index import IndexTranslator
 from stack.umd.translators.linear import LinearTranslator
 from stack.umd.translators.linear_attention import LinearAttentionTranslator
@@ -48,6 +49,7 @@ __all__ = [
     "DetTranslator",
     "EinsumTranslator",
     "ElementwiseTranslator",
+    "GRUTranslator",
     "GridSampleTranslator",
     "IndexTranslator",
     "LinearAttentionTranslator",
@@ -80,6 +82,7 @@ def default_translators() -> TranslatorRegistry:
         DeformConvTranslator(),
         CausalConvWithStateTranslator(),
         RNNTranslator(),
+        GRUTranslator(),
         ConvIntegerTranslator(),
         QLinearConvTranslator(),
         MaxUnpoolTranslator(),

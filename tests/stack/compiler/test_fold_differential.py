@@ -405,6 +405,42 @@ SPECS: dict[str, Spec] = {
         )
         for x, h0 in [((5, 3, 4), (d, 3, 3)) if layout == 0 else ((3, 5, 4), (3, d, 3))]
     },
+    **{  # RNN's operand runs with W [D, 3H, I], linear_before_reset, two activations per direction
+        f"GRU.{tag}": Spec(
+            OpType.GRU,
+            (x, (d, 9, 4), (d, 9, 3), (d, 18), (3,), h0)[:n_in],
+            FLOATS,
+            {
+                "direction": direction,
+                "layout": layout,
+                "linear_before_reset": linear,
+                "activations": acts,
+                "activation_alpha": (0.5,) * 2 * d,
+                "activation_beta": (0.25,) * 2 * d,
+                **extra,
+            },
+            make=rnn_lengths(5),
+            input_dtypes=(None, None, None, None, "int32"),
+            n_out=2,
+        )
+        for tag, direction, layout, linear, d, n_in, acts, extra in (
+            ("forward", "forward", 0, 0, 1, 3, "Sigmoid,Tanh", {}),
+            ("reverse.lens", "reverse", 0, 1, 1, 5, "Sigmoid,Relu", {"clip": 1.5}),
+            ("bidirectional.h0", "bidirectional", 0, 0, 2, 6, "Sigmoid,Tanh,Softsign,Softplus", {}),
+            (
+                "layout1.h0",
+                "bidirectional",
+                1,
+                1,
+                2,
+                6,
+                "HardSigmoid,Affine,HardSigmoid,ScaledTanh",
+                {},
+            ),
+            ("layout1.bias", "forward", 1, 0, 1, 4, "HardSigmoid,ScaledTanh", {"clip": 0.5}),
+        )
+        for x, h0 in [((5, 3, 4), (d, 3, 3)) if layout == 0 else ((3, 5, 4), (3, d, 3))]
+    },
     **{  # two steps into a cache of 5 from 0 to its end (linear) or past it (circular: wraps)
         f"TensorScatter.{mode}": Spec(
             OpType.TENSOR_SCATTER,

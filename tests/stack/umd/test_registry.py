@@ -29,6 +29,7 @@ def test_every_op_kind_is_routed() -> None:
         "deform_conv",
         "causal_conv_with_state",
         "rnn",
+        "gru",
         "conv_integer",
         "qlinear_conv",
         "unpool",
