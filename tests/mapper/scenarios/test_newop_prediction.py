@@ -60,7 +60,9 @@ Each fixture is ``stackmap scenario new-op OP --like LIKE --json`` at the commit
 - ``fixtures/new_op_linearattention.json``: LinearAttention like attention (``Attention``: query,
   key and value with head counts as attributes; the predictor's own choice too);
 - ``fixtures/new_op_gru.json``: GRU like rnn (``RNN``: the same inputs, outputs and attributes
-  with gates; the predictor's own choice too).
+  with gates; the predictor's own choice too);
+- ``fixtures/new_op_lstm.json``: LSTM like rnn (``RNN``: its inputs and attributes with a cell
+  state and peepholes beside; the predictor's own choice, gru close behind).
 
 Once a change adds the op end to end (down to a KMD kernel: a decomposition into existing ops
 in the adapter is another kind of change), the comparison runs against everything since that
@@ -141,6 +143,7 @@ SAVED = {  # fixture → (op, like, the spelling git grep looks for)
     "new_op_linearattention.json": ("LinearAttention", "attention", "linear_\\?attention"),
     # the op's name is a short word: only where it stands alone or between underscores
     "new_op_gru.json": ("GRU", "rnn", "\\(^\\|[^a-z]\\)gru\\([^a-z]\\|$\\)"),
+    "new_op_lstm.json": ("LSTM", "rnn", "\\(^\\|[^a-z]\\)lstm\\([^a-z]\\|$\\)"),
 }
 
 
