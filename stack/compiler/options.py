@@ -32,6 +32,12 @@ class Target(enum.StrEnum):
     CPU = "cpu"
     GPU = "gpu"
 
+    @classmethod
+    def for_backend(cls, backend: str) -> Target:
+        """The target of a kernel backend, by the name the UMD reports (``UmdApi.backend``):
+        ``numpy`` is the CPU device, every other backend (``cupy``) a GPU."""
+        return cls.CPU if backend == "numpy" else cls.GPU
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class QuantizeOptions:
@@ -53,7 +59,9 @@ class CompileOptions:
     alignment of every planned tensor (a power of two >= 32, the pipeline-schema rule);
     ``passes``: the pipeline; ``quantize``: run the int8 pass after the float pipeline;
     ``verify_each``: run the verifier after every pass; ``target``: the device kind compiled
-    for (the layout pass keeps convolution chains NHWC on :attr:`Target.CPU`).
+    for (the layout pass keeps convolution chains NHWC on :attr:`Target.CPU`); None: the CPU
+    for :func:`~stack.compiler.driver.compile_graph`, the runtime's device for
+    :class:`~stack.compiler.jit.CompiledModel`.
     """
 
     streams: int = 1
@@ -61,5 +69,5 @@ class CompileOptions:
     passes: tuple[str, ...] = DEFAULT_PASSES
     quantize: QuantizeOptions | None = None
     verify_each: bool = True
-    target: Target = Target.CPU
+    target: Target | None = None
     metadata: tuple[tuple[str, str], ...] = field(default=())

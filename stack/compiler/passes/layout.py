@@ -2,9 +2,9 @@
 
 Every node of the conv family (Conv, DeformConv, ConvInteger, QLinearConv, pooling, BatchNorm)
 first gets ``layout="NCHW"``; a node of that family whose input is not 4-D is refused here
-rather than at run time. Then, for the CPU device (``CompileOptions.target``; a GPU target and a
-quantized compile keep NCHW), the float32 2-D Conv, MaxPool (without Indices), AveragePool and
-GlobalAveragePool nodes run NHWC (oneDNN's layout: no reorder per convolution):
+rather than at run time. Then, for the CPU device (``CompileOptions.target`` CPU or None; a GPU
+target and a quantized compile keep NCHW), the float32 2-D Conv, MaxPool (without Indices),
+AveragePool and GlobalAveragePool nodes run NHWC (oneDNN's layout: no reorder per convolution):
 
 * such a node reads its activations (X; a Conv's fused residual too) in NHWC and writes an NHWC
   value named ``<value>.nhwc``, its static type the permuted shape;
@@ -63,7 +63,7 @@ def assign_layout(graph: Graph, options: CompileOptions) -> Graph:
             node = node.with_attrs(layout=NCHW)
         nodes.append(node)
     graph = graph.replace(nodes=tuple(nodes))
-    if options.target is not Target.CPU or options.quantize is not None:
+    if options.target is Target.GPU or options.quantize is not None:
         return graph
     return nhwc_regions(graph)
 
@@ -73,8 +73,9 @@ def runs_nhwc(node: Node, graph: Graph) -> bool:
     if node.op not in ACTIVATION_INPUTS or (node.op is OpType.MAXPOOL and len(node.outputs) > 1):
         return False
     x, y = graph.type_of(node.inputs[0]), graph.type_of(node.outputs[0])
-    four_d = x is not None and y is not None and len(x.shape) == len(y.shape) == 4
-    return four_d and x is not None and x.dtype is ElemType.F32
+    if x is None or y is None:
+        return False
+    return len(x.shape) == len(y.shape) == 4 and x.dtype is ElemType.F32
 
 
 class _Rewriter:
@@ -91,7 +92,7 @@ class _Rewriter:
         """``value``'s NHWC twin, converted from NCHW on first use."""
         if value not in self.twin:
             twin = f"{value}.nhwc"
-            self.types[twin] = permuted(self._type(value), TO_NHWC)
+            self.types[twin] = permuted(self.type_of(value), TO_NHWC)
             self.nodes.append(
                 Node.make(f"{value}.to_nhwc", OpType.TRANSPOSE, (value,), (twin,), perm=TO_NHWC)
             )
@@ -110,11 +111,12 @@ class _Rewriter:
 
     def nhwc_output(self, value: str) -> str:
         twin = f"{value}.nhwc"
-        self.types[twin] = permuted(self._type(value), TO_NHWC)
+        self.types[twin] = permuted(self.type_of(value), TO_NHWC)
         self.twin[value] = twin
         return twin
 
-    def _type(self, value: str) -> TensorType:
+    def type_of(self, value: str) -> TensorType:
+        """The static type of ``value`` (a twin's included)."""
         t = self.types.get(value) or self.graph.type_of(value)
         assert t is not None, value  # the pass runs on a typed graph
         return t
@@ -124,9 +126,9 @@ def _joins(node: Node, rw: _Rewriter) -> bool:
     """Whether a layout-agnostic node joins the NHWC region of its operands."""
     if node.op not in AGNOSTIC or len(node.outputs) != 1:
         return False
-    big = [v for v in node.inputs if v and rw._type(v).numel > 1]
-    out = rw._type(node.outputs[0])
-    return bool(big) and all(v in rw.twin and rw._type(v).shape == out.shape for v in big)
+    big = [v for v in node.inputs if v and rw.type_of(v).numel > 1]
+    out = rw.type_of(node.outputs[0])
+    return bool(big) and all(v in rw.twin and rw.type_of(v).shape == out.shape for v in big)
 
 
 def nhwc_regions(graph: Graph) -> Graph:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from stack.compiler import CompileOptions, ElemType, Graph, Node, OpType, TensorType
 from stack.compiler.driver import compile_graph
@@ -94,8 +93,18 @@ def test_the_layout_reaches_the_op_records_and_the_model_matches_nchw() -> None:
     np.testing.assert_allclose(outs[Target.CPU], outs[Target.GPU], rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("quantized", [False])
-def test_non_float32_convolutions_stay_nchw(quantized: bool) -> None:
+def test_a_compiled_model_without_a_target_takes_its_runtimes_device() -> None:
+    assert (Target.for_backend("numpy"), Target.for_backend("cupy")) == (Target.CPU, Target.GPU)
+    from stack.compiler import CompiledModel
+
+    with CompiledModel(_graph()) as model:  # the NumPy device: the CPU
+        assert model.runtime.umd.backend == "numpy" and model.options.target is Target.CPU
+        assert {op.layout for op in model.executable.ops if op.op is ExecOp.CONV2D} == {
+            ExecLayout.NHWC
+        }
+
+
+def test_non_float32_convolutions_stay_nchw() -> None:
     w = rng.standard_normal((4, 4, 1, 1)).astype(np.float64)
     g0 = Graph("f64", (Node.make("c", OpType.CONV, ("x", "w"), ("y",), **CONV),), ("x",), ("y",),
                types={"x": TensorType(ElemType.F64, (1, 4, 2, 2))}, constants={"w": w})  # fmt: skip
