@@ -10,7 +10,6 @@ in the compiler, with an :class:`EmitError` naming the field.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 import numpy as np
@@ -24,6 +23,7 @@ from stack.runtime import (
     CONST_ALIGNMENT,
     FORMAT_VERSION,
     ExecDType,
+    ExecLayout,
     Executable,
     ExecutableFormatError,
     OpRecord,
@@ -157,14 +157,13 @@ def emit_executable(
             stream=sched.lanes[s.index],
             deps=sched.deps[s.index],
             name=s.name,
+            layout=ExecLayout.NHWC if s.layout == "NHWC" else ExecLayout.NCHW,
         )
         for s in prog.steps
     )
-    layouts = {s.name: s.layout for s in prog.steps if s.layout}
     meta = {
         "producer": "refstack-compiler",
         "model": graph.name,
-        "layouts": json.dumps(layouts, sort_keys=True),
         "naive_bytes": str(plan.naive_bytes),
         "lower_bound_bytes": str(plan.lower_bound_bytes),
         **(metadata or {}),

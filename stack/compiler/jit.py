@@ -9,12 +9,13 @@ from __future__ import annotations
 import atexit
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
 from stack.compiler.driver import CompileResult, compile_graph
 from stack.compiler.ir import Graph
-from stack.compiler.options import CompileOptions
+from stack.compiler.options import CompileOptions, Target
 from stack.runtime import Executable, LoadedModel, Runtime
 
 _SHARED: dict[int, Runtime] = {}
@@ -34,12 +35,13 @@ def shared_runtime(streams: int = 2) -> Runtime:
 class CompiledModel:
     """A graph compiled and made resident on a runtime.
 
-    Contract: construction is synchronous — compile (pure), then ``Runtime.load`` (uploads
-    constants, translates every op) — and raises CompilerError subclasses or the runtime's
-    ModelLoadError. :meth:`run` blocks until the outputs are read back (the runtime waits on
-    the fences); it raises the runtime's ModelInputError / ExecutionFaultError. The model owns
-    its device memory until :meth:`close`; the runtime is closed with it only if the model
-    created it. Not re-entrant: one ``run`` at a time per model (the runtime serialises).
+    Contract: construction is synchronous — compile (pure; for the runtime's device when
+    ``options.target`` is None), then ``Runtime.load`` (uploads constants, translates every
+    op) — and raises CompilerError subclasses or the runtime's ModelLoadError. :meth:`run`
+    blocks until the outputs are read back (the runtime waits on the fences); it raises the
+    runtime's ModelInputError / ExecutionFaultError. The model owns its device memory until
+    :meth:`close`; the runtime is closed with it only if the model created it. Not
+    re-entrant: one ``run`` at a time per model (the runtime serialises).
     """
 
     def __init__(
@@ -49,11 +51,14 @@ class CompiledModel:
         *,
         runtime: Runtime | None = None,
     ) -> None:
-        self.options = options or CompileOptions()
-        self.result: CompileResult = compile_graph(graph, self.options)
+        options = options or CompileOptions()
         self._own_runtime = runtime is None
-        self.runtime = runtime or Runtime(streams=max(1, self.options.streams))
+        self.runtime = runtime or Runtime(streams=max(1, options.streams))
         try:
+            if options.target is None:  # compiled for the device it is loaded on
+                options = replace(options, target=Target.for_backend(self.runtime.umd.backend))
+            self.options = options
+            self.result: CompileResult = compile_graph(graph, self.options)
             self.model: LoadedModel = self.runtime.load(self.result.executable)
         except BaseException:
             if self._own_runtime:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -23,6 +24,21 @@ DEFAULT_PASSES: tuple[str, ...] = (
 )
 
 
+class Target(enum.StrEnum):
+    """The kind of device the Executable is compiled for: it decides the activation layout of
+    the convolution family (:mod:`stack.compiler.passes.layout`): NHWC regions on the CPU
+    device, NCHW on a GPU."""
+
+    CPU = "cpu"
+    GPU = "gpu"
+
+    @classmethod
+    def for_backend(cls, backend: str) -> Target:
+        """The target of a kernel backend, by the name the UMD reports (``UmdApi.backend``):
+        ``numpy`` is the CPU device, every other backend (``cupy``) a GPU."""
+        return cls.CPU if backend == "numpy" else cls.GPU
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class QuantizeOptions:
     """Post-training int8 quantization.
@@ -42,7 +58,10 @@ class CompileOptions:
     ``streams``: stream lanes ops are spread over (one arena per lane); ``alignment``: byte
     alignment of every planned tensor (a power of two >= 32, the pipeline-schema rule);
     ``passes``: the pipeline; ``quantize``: run the int8 pass after the float pipeline;
-    ``verify_each``: run the verifier after every pass.
+    ``verify_each``: run the verifier after every pass; ``target``: the device kind compiled
+    for (the layout pass keeps convolution chains NHWC on :attr:`Target.CPU`); None: the CPU
+    for :func:`~stack.compiler.driver.compile_graph`, the runtime's device for
+    :class:`~stack.compiler.jit.CompiledModel`.
     """
 
     streams: int = 1
@@ -50,4 +69,5 @@ class CompileOptions:
     passes: tuple[str, ...] = DEFAULT_PASSES
     quantize: QuantizeOptions | None = None
     verify_each: bool = True
+    target: Target | None = None
     metadata: tuple[tuple[str, str], ...] = field(default=())

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from stack.compiler.errors import ShapeMismatchError, VerifyError
 from stack.compiler.ir import Graph, Node, OpType, TensorType
-from stack.compiler.shape_rules import rule_for
+from stack.compiler.layouts import infer_node
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +180,7 @@ def _check_types(graph: Graph, node: Node) -> None:
     for value, t in zip(node.inputs, in_types, strict=True):
         if value and t is None:
             raise _fail("typed", f"input {value!r} has no static type", node)
-    got = rule_for(node.op)(node, in_types, graph.constants)
+    got = infer_node(node, in_types, graph.constants)
     for value, actual in zip(node.outputs, got, strict=False):
         recorded = graph.types.get(value)
         if recorded is None:

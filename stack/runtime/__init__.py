@@ -20,7 +20,7 @@ from stack.runtime.executable import (
     TensorRole,
 )
 from stack.runtime.executor import LoadedModel, RunStats
-from stack.runtime.opcodes import UMD_DTYPES, UMD_OPS, ExecDType, ExecOp
+from stack.runtime.opcodes import UMD_DTYPES, UMD_OPS, ExecDType, ExecLayout, ExecOp
 from stack.runtime.recovery import RecoveryPolicy
 from stack.runtime.runtime import Runtime
 
@@ -30,6 +30,7 @@ __all__ = [
     "UMD_DTYPES",
     "UMD_OPS",
     "ExecDType",
+    "ExecLayout",
     "ExecOp",
     "Executable",
     "ExecutableFormatError",

@@ -21,14 +21,15 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from stack.runtime.opcodes import ExecDType, ExecOp
+from stack.runtime.opcodes import ExecDType, ExecLayout, ExecOp
 
 #: An attribute value, as in UMD requests.
 AttrValue = int | float | str | tuple[int, ...] | tuple[float, ...]
 
 #: Format version written by this code: (major, minor, patch). A reader refuses another major,
 #: reads another minor with a warning (minors only add optional fields) and another patch silently.
-FORMAT_VERSION: tuple[int, int, int] = (2, 0, 0)
+#: 2.1: an op record may carry its activation layout (:class:`ExecLayout`; absent: NCHW).
+FORMAT_VERSION: tuple[int, int, int] = (2, 1, 0)
 
 #: Alignment of the const segment in the file and of every constant inside it.
 CONST_ALIGNMENT = 64
@@ -87,7 +88,8 @@ class OpRecord:
     """One op of the code segment: run ``op`` on tensors ``inputs`` -> ``outputs``.
 
     ``attrs`` are sorted by name (UMD attribute names); ``stream`` is the lane it is scheduled
-    on; ``deps`` are indices of earlier ops that must finish first (beyond same-stream order).
+    on; ``deps`` are indices of earlier ops that must finish first (beyond same-stream order);
+    ``layout`` is the layout of its 4-D activations (format 2.1; NCHW when a file has none).
     """
 
     index: int
@@ -98,6 +100,7 @@ class OpRecord:
     stream: int
     deps: tuple[int, ...]
     name: str = ""
+    layout: ExecLayout = ExecLayout.NCHW
 
     def attr_dict(self) -> dict[str, AttrValue]:
         """The attributes as a dict."""

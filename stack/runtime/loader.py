@@ -23,9 +23,9 @@ import numpy as np
 from stack.errors import UmdError
 from stack.runtime.errors import ModelLoadError
 from stack.runtime.executable import Executable, OpRecord, Segment, TensorInfo
-from stack.runtime.opcodes import UMD_DTYPES, UMD_OPS
+from stack.runtime.opcodes import LAYOUT_OPERANDS, UMD_DTYPES, UMD_LAYOUTS, UMD_OPS
 from stack.runtime.scheduler import Schedule, build_schedule
-from stack.umd import OpRequest, TensorDesc, Translated
+from stack.umd import Layout, OpRequest, TensorDesc, Translated
 from stack.umd.protocol import SessionApi
 
 #: Alignment of every buffer the runtime allocates (covers every planned tensor alignment).
@@ -93,14 +93,19 @@ def _alloc(session: SessionApi, nbytes: int, what: str) -> int:
 
 
 def _request(image_addr: Any, exe: Executable, op: OpRecord) -> OpRequest:
-    def desc(tid: int) -> TensorDesc:
+    """The UMD request of ``op``: its activation operands (:data:`LAYOUT_OPERANDS`) carry the
+    record's layout, every other descriptor ANY."""
+    acts_in, acts_out = LAYOUT_OPERANDS.get(op.op, ((), ()))
+
+    def desc(tid: int, activation: bool) -> TensorDesc:
         t = exe.tensors[tid]
-        return TensorDesc(image_addr(t), t.shape, UMD_DTYPES[t.dtype])
+        layout = UMD_LAYOUTS[op.layout] if activation and len(t.shape) == 4 else Layout.ANY
+        return TensorDesc(image_addr(t), t.shape, UMD_DTYPES[t.dtype], layout)
 
     return OpRequest(
         UMD_OPS[op.op],
-        tuple(desc(i) for i in op.inputs),
-        tuple(desc(i) for i in op.outputs),
+        tuple(desc(t, i in acts_in) for i, t in enumerate(op.inputs)),
+        tuple(desc(t, j in acts_out) for j, t in enumerate(op.outputs)),
         op.attrs,
     )
 

@@ -12,7 +12,7 @@ import enum
 
 import numpy as np
 
-from stack.umd import DType, OpKind
+from stack.umd import DType, Layout, OpKind
 
 
 class ExecOp(enum.IntEnum):
@@ -120,6 +120,34 @@ class ExecDType(enum.IntEnum):
         known = ", ".join(str(d) for d in _NUMPY.values())
         raise ValueError(f"no Executable dtype for {key}; known: {known}")
 
+
+class ExecLayout(enum.IntEnum):
+    """Activation-layout codes of an op record (format 2.1+). Never renumber.
+
+    ``NCHW`` (0, the default; what a 2.0 record without the field means): the op's 4-D
+    activations are ``[N, C, H, W]``. ``NHWC`` (1): they are ``[N, H, W, C]`` in memory and in
+    their tensor records' shapes; which operands are activations is :data:`LAYOUT_OPERANDS`
+    (an op not listed there is layout-agnostic: the code says which region it belongs to).
+    """
+
+    NCHW = 0
+    NHWC = 1
+
+
+#: Ops whose layout reaches the UMD -> (activation input positions, activation output
+#: positions): the loader gives those operands' descriptors the record's layout.
+LAYOUT_OPERANDS: dict[ExecOp, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    ExecOp.CONV2D: ((0, 3), (0,)),
+    ExecOp.MAXPOOL: ((0,), (0,)),
+    ExecOp.AVGPOOL: ((0,), (0,)),
+    ExecOp.GLOBALAVGPOOL: ((0,), (0,)),
+}
+
+#: Executable layout -> the UMD descriptor layout of an activation operand.
+UMD_LAYOUTS: dict[ExecLayout, Layout] = {
+    ExecLayout.NCHW: Layout.NCHW,
+    ExecLayout.NHWC: Layout.NHWC,
+}
 
 _NUMPY: dict[ExecDType, np.dtype] = {
     ExecDType.F32: np.dtype(np.float32),

@@ -1,7 +1,9 @@
 """Executable records <-> the JSON documents of the CODE, PLAN and SYMBOLS segments.
 
 Records are written as positional lists (compact, canonical): an op is
-``[op_name, inputs, outputs, [[attr, value], ...], stream, deps]``; a tensor is
+``[op_code, inputs, outputs, [[attr, value], ...], stream, deps]``, followed by its layout code
+(:class:`~stack.runtime.opcodes.ExecLayout`, format 2.1) when that is not NCHW — a record of
+six items (every 2.0 file's) is NCHW; a tensor is
 ``[shape, dtype_name, role, segment, lane, offset, size, alignment, first_use, last_use]``.
 Names live in the SYMBOLS segment (``ops``/``tensors`` name lists, parallel to the records).
 Any shape mismatch while reading raises ExecutableFormatError naming the field.
@@ -15,6 +17,7 @@ from stack.runtime.errors import ExecutableFormatError
 from stack.runtime.executable import (
     AttrValue,
     ExecDType,
+    ExecLayout,
     ExecOp,
     Executable,
     OpRecord,
@@ -53,6 +56,7 @@ def records_to_json(exe: Executable) -> tuple[Any, Any, Any]:
                 [[k, _attr_out(v)] for k, v in op.attrs],
                 op.stream,
                 list(op.deps),
+                *([int(op.layout)] if op.layout is not ExecLayout.NCHW else []),
             ]
             for op in exe.ops
         ]
@@ -101,9 +105,18 @@ def _int(value: Any, field: str) -> int:
 
 def _op(i: int, row: Any, name: str) -> OpRecord:
     field = f"ops[{i}]"
-    if not isinstance(row, list) or len(row) != 6:
-        raise ExecutableFormatError("op record must be a 6-item list", field=field)
-    kind, inputs, outputs, attrs, stream, deps = row
+    if not isinstance(row, list) or len(row) not in (6, 7):
+        raise ExecutableFormatError("op record must be a 6- or 7-item list", field=field)
+    kind, inputs, outputs, attrs, stream, deps = row[:6]
+    try:
+        layout = ExecLayout(row[6]) if len(row) == 7 and type(row[6]) is int else None
+    except ValueError:
+        layout = None
+    if len(row) == 7 and layout is None:
+        known = ", ".join(f"{k.value} {k.name}" for k in ExecLayout)
+        raise ExecutableFormatError(
+            f"unknown layout code {row[6]!r} (known: {known})", field=f"{field}.layout"
+        )
     try:
         op = ExecOp(kind) if type(kind) is int else None
     except ValueError:
@@ -126,6 +139,7 @@ def _op(i: int, row: Any, name: str) -> OpRecord:
         stream=_int(stream, f"{field}.stream"),
         deps=_ints(deps, f"{field}.deps"),
         name=name,
+        layout=layout or ExecLayout.NCHW,
     )
 
 

@@ -40,7 +40,8 @@ def grid_of(call: KernelCall) -> tuple[int, int] | None:
             return None  # batched or grouped: one batched product, run whole
         # output pixels from X and the strides: Y may be the smaller output of a fused pool
         strides = int(call.attrs.get("stride_h", 1)) * int(call.attrs.get("stride_w", 1))  # type: ignore[arg-type]
-        pixels = x[2] * x[3] // max(1, strides)
+        plane = x[1] * x[2] if call.attrs.get("layout", 0) else x[2] * x[3]  # NHWC: [N,H,W,C]
+        pixels = plane // max(1, strides)
         if int(call.attrs.get("algorithm", 0)):  # type: ignore[arg-type]
             # Winograd W[4, 4, M, C]: 16 products per 2x2 outputs
             return w[2], w[2] * w[3] * 4 * pixels

@@ -31,12 +31,14 @@ def _group(call: KernelCall) -> int:
 
 
 def tileable(call: KernelCall) -> bool:
-    """Whether ``call`` may run the tiled kernel at all (float32 operands, no fused pool)."""
+    """Whether ``call`` may run the tiled kernel at all (float32 operands, no fused pool; a
+    CONV2D in NCHW: an NHWC one, layout 1, runs the library path on transposed copies)."""
     if call.kernel_id not in TILED or any(p.dtype is not DType.F32 for p in call.params):
         return False
     if call.kernel_id is KernelId.CONV2D:
         pool_h = int(call.attrs.get("pool_h", 0))  # type: ignore[arg-type]
-        return pool_h <= 0 and not call.attrs.get("algorithm", 0)  # Winograd: library path
+        plain = not call.attrs.get("algorithm", 0) and not call.attrs.get("layout", 0)
+        return pool_h <= 0 and plain  # Winograd, NHWC: library path
     return len(call.outs[0].shape) == 2
 
 

@@ -1,17 +1,18 @@
 """Shape and dtype inference: give every value a static :class:`TensorType`.
 
-Graph inputs must already be typed (the adapter records them). Types the adapter recorded for
-intermediate values (ONNX ``value_info``) are checked against what the producer yields: a
-disagreement raises :class:`ShapeMismatchError` with the per-dimension report.
+Graph inputs must already be typed (the adapter records them); a node with an NHWC ``layout``
+gets its NCHW rule through a permutation (:func:`stack.compiler.layouts.infer_node`). Types
+the adapter recorded for intermediate values (ONNX ``value_info``) are checked against what the
+producer yields: a disagreement raises :class:`ShapeMismatchError` with the per-dimension report.
 """
 
 from __future__ import annotations
 
 from stack.compiler.errors import ShapeInferenceError, ShapeMismatchError
 from stack.compiler.ir import Graph, TensorType
+from stack.compiler.layouts import infer_node
 from stack.compiler.options import CompileOptions
 from stack.compiler.passes import register
-from stack.compiler.shape_rules import rule_for
 from stack.compiler.verify import mismatch_report
 
 
@@ -25,7 +26,7 @@ def infer_shapes(graph: Graph, options: CompileOptions) -> Graph:
         types[name] = t
     for node in graph.nodes:
         in_types = [(types.get(v) or graph.type_of(v)) if v else None for v in node.inputs]
-        outs = rule_for(node.op)(node, in_types, graph.constants)
+        outs = infer_node(node, in_types, graph.constants)
         for value, t in zip(node.outputs, outs, strict=False):
             if not value:
                 continue

@@ -107,8 +107,10 @@ for _abi in (
             Imm("pool_stride_h", 1), Imm("pool_stride_w", 1), Imm("pool_pad_top", 0),
             Imm("pool_pad_left", 0), Imm("pool_pad_bottom", 0), Imm("pool_pad_right", 0),
             Imm("algorithm", 0, "0 direct; 1 Winograd F(2x2,3x3): W is U[4,4,M,C]"),
+            Imm("layout", 0, "activations X, R, Y: 0 NCHW, 1 NHWC (stack.kmd.kernels.layout)"),
         ),
-        doc="NCHW. X[N,C,H,W], W[M,C/group,kH,kW], B[M], R[N,M,oH,oW] -> Y = act(conv + B + R);"
+        doc="NCHW (layout 1: X, R and Y NHWC, [N,H,W,C]; W and B unchanged). X[N,C,H,W],"
+        " W[M,C/group,kH,kW], B[M], R[N,M,oH,oW] -> Y = act(conv + B + R);"
         " R is an optional fused residual (after B), act an optional fused ReLU. With pool_h > 0"
         " a max pool (MAXPOOL's window, padding never wins, output size from Y) follows the"
         " epilogue: Y is the pooled output and the convolution's own output (oH, oW from X, W"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from stack.kmd.kernels.abi import Imm, KernelAbi, register
 from stack.kmd.kernels.ids import KernelId
 
+_LAYOUT = Imm("layout", 0, "X, Y: 0 NCHW, 1 NHWC (stack.kmd.kernels.layout)")
 _POOL_INTS = (
     Imm("kernel_h"), Imm("kernel_w"), Imm("stride_h", 1), Imm("stride_w", 1),
     Imm("pad_top", 0), Imm("pad_left", 0), Imm("pad_bottom", 0), Imm("pad_right", 0),
@@ -14,15 +15,22 @@ _POOL_INTS = (
 
 for _abi in (
     KernelAbi(
-        KernelId.MAXPOOL, ("X",), ("Y",), ints=(*_POOL_INTS, Imm("dilation_h", 1), Imm("dilation_w", 1)),  # noqa: E501
-        doc="NCHW max pool; padding is -inf; output size from Y (ceil_mode pads bottom/right).",
+        KernelId.MAXPOOL, ("X",), ("Y",),
+        ints=(*_POOL_INTS, Imm("dilation_h", 1), Imm("dilation_w", 1), _LAYOUT),
+        doc="NCHW (layout 1: NHWC) max pool; padding is -inf; output size from Y (ceil_mode "
+        "pads bottom/right).",
     ),
     KernelAbi(
         KernelId.AVGPOOL, ("X",), ("Y",),
-        ints=(*_POOL_INTS, Imm("count_include_pad", 0), Imm("dilation_h", 1), Imm("dilation_w", 1)),
-        doc="NCHW average pool; output size from Y (ceil_mode windows are clipped).",
+        ints=(*_POOL_INTS, Imm("count_include_pad", 0), Imm("dilation_h", 1), Imm("dilation_w", 1),
+              _LAYOUT),
+        doc="NCHW (layout 1: NHWC) average pool; output size from Y (ceil_mode windows are "
+        "clipped).",
     ),
-    KernelAbi(KernelId.GLOBALAVGPOOL, ("X",), ("Y",), doc="Mean over H, W: Y[N,C,1,1]."),
+    KernelAbi(
+        KernelId.GLOBALAVGPOOL, ("X",), ("Y",), ints=(_LAYOUT,),
+        doc="Mean over H, W: Y[N,C,1,1] (layout 1: X NHWC, Y[N,1,1,C]).",
+    ),
     KernelAbi(
         KernelId.GLOBALLPPOOL, ("X",), ("Y",), ints=(Imm("p", 2, "the norm's order, >= 1"),),
         doc="Lp norm over H, W: Y[N,C,1,1] = (sum |X|^p)^(1/p).",

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from stack.kmd.errors import DeviceLostError
-from stack.kmd.kernels import registry
+from stack.kmd.kernels import layout, registry
 from stack.kmd.kernels.lane import Lane
 from stack.kmd.kernels.numpy_backend import GENERIC
 
@@ -134,6 +134,8 @@ def _bind_kernels(cp: Any) -> None:
             registry.register(NAME, kid)(functools.partial(fn, cp))
     for kid, fn in cupy_kernels.TABLE.items():
         registry.register(NAME, kid)(functools.partial(fn, cp))
+    for kid in layout.ACTIVATIONS:  # NHWC launches: the NCHW kernel on transposed copies
+        registry.register(NAME, kid)(layout.nhwc_aware(kid, registry.kernel(NAME, kid), cp))
 
 
 def install() -> None:

@@ -1,14 +1,14 @@
 """CONV2D launches through oneDNN's convolutions (:mod:`stack.kmd.kernels.dnnl`), prepared when
 a command buffer records them.
 
-X, Y and R stay NCHW at the kernel's boundary (the ABI's layout); inside the launch oneDNN
+The ``layout`` 0 path: X, Y and R are NCHW at the kernel's boundary; inside the launch oneDNN
 works in NHWC, where its AVX-512 kernels (``brgconv``) run: X is reordered in, R is reordered
 into the NHWC output (the ``sum`` post-op adds it), the product gets B and the ReLU as fused
 post-ops, a fused max pool is oneDNN's pooling on the NHWC result, and the NHWC result is
 reordered into Y. ResNet-50's 53 convolutions, one thread, 2-vCPU AVX-512 VM: 50 ms in oneDNN
-alone, 64 ms with the reorders, 77 ms on the NumPy path (two threads: 26 and 36 ms). Kept
-NHWC between layers the reorders would go; that layout has to be decided above the KMD and
-carried down.
+alone, 64 ms with the reorders, 77 ms on the NumPy path (two threads: 26 and 36 ms). The
+compiler keeps convolution chains NHWC on the CPU device and says so with ``layout`` 1: those
+launches take :mod:`stack.kmd.kernels.conv_nhwc`, without the reorders.
 
 1x1 convolutions with an output plane larger than ``POINTWISE_PLANE``, or fewer multiply-adds
 than ``POINTWISE_MACS``, stay on the NumPy path: there a convolution is one GEMM over NCHW X,
@@ -92,19 +92,19 @@ def weights(w: Any, ints: tuple[int, ...]) -> Any:
     return np.ascontiguousarray(g, np.float32)
 
 
-def _nhwc(lib: Library, shape: tuple[int, ...]) -> Handle:
+def nhwc_md(lib: Library, shape: tuple[int, ...]) -> Handle:
     _, c, h, w = shape
-    return _md_strides(lib, shape, (h * w * c, 1, w * c, c))
+    return md_strides(lib, shape, (h * w * c, 1, w * c, c))
 
 
-def _nchw(lib: Library, shape: tuple[int, ...]) -> Handle:
+def nchw_md(lib: Library, shape: tuple[int, ...]) -> Handle:
     strides = [1] * len(shape)
     for k in range(len(shape) - 2, -1, -1):
         strides[k] = strides[k + 1] * shape[k + 1]
-    return _md_strides(lib, shape, tuple(strides))
+    return md_strides(lib, shape, tuple(strides))
 
 
-def _md_strides(lib: Library, shape: tuple[int, ...], strides: tuple[int, ...]) -> Handle:
+def md_strides(lib: Library, shape: tuple[int, ...], strides: tuple[int, ...]) -> Handle:
     md = Handle()
     status = lib.lib.dnnl_memory_desc_create_with_strides(
         ctypes.byref(md), len(shape), dims(shape), dnnl.F32, dims(strides)
@@ -113,7 +113,7 @@ def _md_strides(lib: Library, shape: tuple[int, ...], strides: tuple[int, ...]) 
     return md
 
 
-def _md_any(lib: Library, shape: tuple[int, ...]) -> Handle:
+def md_any(lib: Library, shape: tuple[int, ...]) -> Handle:
     md = Handle()
     status = lib.lib.dnnl_memory_desc_create_with_tag(
         ctypes.byref(md), len(shape), dims(shape), dnnl.F32, dnnl.FORMAT_ANY
@@ -122,7 +122,7 @@ def _md_any(lib: Library, shape: tuple[int, ...]) -> Handle:
     return md
 
 
-class _Primitive:
+class Primitive:
     """A primitive (from its descriptor) and its memory objects; destroyed with this object."""
 
     def __init__(self, lib: Library, pd: Handle) -> None:
@@ -157,16 +157,16 @@ class _Primitive:
         lib.dnnl_primitive_desc_destroy(self.pd)
 
 
-def _reorder(lib: Library, src: Handle, dst: Handle) -> _Primitive:
+def reorder(lib: Library, src: Handle, dst: Handle) -> Primitive:
     pd = Handle()
     status = lib.lib.dnnl_reorder_primitive_desc_create(
         ctypes.byref(pd), src, lib.engine, dst, lib.engine, None
     )
     check("dnnl_reorder_primitive_desc_create", status)
-    return _Primitive(lib, pd)
+    return Primitive(lib, pd)
 
 
-def _conv_pd(
+def conv_pd(
     lib: Library, x_shape: tuple, w_shape: tuple, y_shape: tuple, ints: tuple, bias: bool,
     residual: bool,
 ) -> Handle:  # fmt: skip
@@ -185,8 +185,8 @@ def _conv_pd(
         status = lib.lib.dnnl_primitive_attr_set_post_ops(attr, post)
         check("dnnl_primitive_attr_set_post_ops", status)
         mds = [
-            _nhwc(lib, x_shape), _md_any(lib, w_shape),
-            _md_strides(lib, (w_shape[0],), (1,)) if bias else None, _nhwc(lib, y_shape),
+            nhwc_md(lib, x_shape), md_any(lib, w_shape),
+            md_strides(lib, (w_shape[0],), (1,)) if bias else None, nhwc_md(lib, y_shape),
         ]  # fmt: skip
         pd = Handle()
         status = lib.lib.dnnl_convolution_forward_primitive_desc_create(
@@ -203,7 +203,7 @@ def _conv_pd(
         lib.lib.dnnl_primitive_attr_destroy(attr)
 
 
-def _pool_pd(
+def pool_pd(
     lib: Library, src: Handle, conv_hw: tuple[int, int], y_shape: tuple, ints: tuple[int, ...]
 ) -> Handle | None:
     """oneDNN's max pool (MAXPOOL immediates ``ints``; padding never wins) of the NHWC ``src``
@@ -215,7 +215,7 @@ def _pool_pd(
         return None
     attr = Handle()
     check("dnnl_primitive_attr_create", lib.lib.dnnl_primitive_attr_create(ctypes.byref(attr)))
-    dst = _nhwc(lib, y_shape)
+    dst = nhwc_md(lib, y_shape)
     try:
         mode = lib.lib.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl.SCRATCHPAD_USER)
         check("dnnl_primitive_attr_set_scratchpad_mode", mode)
@@ -246,22 +246,22 @@ def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...
     threads = parallel.threads() if macs >= PARALLEL_MACS else 1
     lib.set_threads(threads)
     full_shape = (1, w.shape[0], *conv_hw)
-    pd = _conv_pd(lib, x.shape, w.shape, full_shape, ints, bias is not None, residual is not None)
-    cv = _Primitive(lib, pd)
+    pd = conv_pd(lib, x.shape, w.shape, full_shape, ints, bias is not None, residual is not None)
+    cv = Primitive(lib, pd)
     src_md, dst_md = cv.md(dnnl.QUERY_SRC_MD), cv.md(dnnl.QUERY_DST_MD)
     w_md = cv.md(dnnl.QUERY_WEIGHTS_MD)
     mds = [src_md, dst_md, cv.md(dnnl.QUERY_SCRATCHPAD_MD)]  # the thread's buffers
     pool = None
     if pooled is not None:
-        pool_pd = _pool_pd(lib, dst_md, conv_hw, y.shape, pooled)
-        if pool_pd is None:
+        window = pool_pd(lib, dst_md, conv_hw, y.shape, pooled)
+        if window is None:
             return None
-        pool = _Primitive(lib, pool_pd)
+        pool = Primitive(lib, window)
         mds += [pool.md(dnnl.QUERY_DST_MD), pool.md(dnnl.QUERY_SCRATCHPAD_MD)]
     size = lib.lib.dnnl_memory_desc_get_size
     packed = np.empty(size(w_md) // 4, np.float32)
-    user_w, user_x, user_y = _nchw(lib, w.shape), _nchw(lib, x.shape), _nchw(lib, y.shape)
-    pack = _reorder(lib, user_w, w_md)
+    user_w, user_x, user_y = nchw_md(lib, w.shape), nchw_md(lib, x.shape), nchw_md(lib, y.shape)
+    pack = reorder(lib, user_w, w_md)
     run_once(lib, pack, [(dnnl.ARG_SRC, pack.memory(user_w, w)),
                          (dnnl.ARG_DST, pack.memory(w_md, packed))])  # fmt: skip
     key = ("dnnl-conv", x.shape, y.shape, tuple(size(md) for md in mds))
@@ -277,13 +277,13 @@ def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...
     xm, ym = mems[0], mems[1]
     conv_args = [(dnnl.ARG_SRC, xm), (dnnl.ARG_WEIGHTS, cv.memory(w_md, packed)),
                  (dnnl.ARG_DST, ym), (dnnl.ARG_SCRATCHPAD, mems[2])]  # fmt: skip
-    b_md = _md_strides(lib, (w.shape[0],), (1,))
+    b_md = md_strides(lib, (w.shape[0],), (1,))
     if bias is not None:
         conv_args.append((dnnl.ARG_BIAS, cv.memory(b_md, np.array(bias))))
-    x_in = _reorder(lib, user_x, src_md)
+    x_in = reorder(lib, user_x, src_md)
     steps = [(x_in, [(dnnl.ARG_SRC, x_in.memory(user_x, x)), (dnnl.ARG_DST, xm)])]
     if residual is not None:  # into the output, where the sum post-op reads it
-        r_in = _reorder(lib, user_y, dst_md)
+        r_in = reorder(lib, user_y, dst_md)
         steps.append((r_in, [(dnnl.ARG_SRC, r_in.memory(user_y, residual)), (dnnl.ARG_DST, ym)]))
     steps.append((cv, conv_args))
     out_md, out_mem = dst_md, ym
@@ -291,7 +291,7 @@ def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...
         steps.append((pool, [(dnnl.ARG_SRC, ym), (dnnl.ARG_DST, mems[3]),
                              (dnnl.ARG_SCRATCHPAD, mems[4])]))  # fmt: skip
         out_md, out_mem = mds[3], mems[3]
-    y_out = _reorder(lib, out_md, user_y)
+    y_out = reorder(lib, out_md, user_y)
     steps.append((y_out, [(dnnl.ARG_SRC, out_mem), (dnnl.ARG_DST, y_out.memory(user_y, y))]))
     calls = [(p.handle, len(pairs), p.args(pairs)) for p, pairs in steps]
     for md in (user_w, user_x, user_y, b_md):
@@ -317,7 +317,7 @@ def _prepare(lib: Library, ins: list[Any], outs: list[Any], ints: tuple[int, ...
     return run
 
 
-def run_once(lib: Library, prim: _Primitive, pairs: list[tuple[int, Handle]]) -> None:
+def run_once(lib: Library, prim: Primitive, pairs: list[tuple[int, Handle]]) -> None:
     """Execute ``prim`` once with ``pairs`` and wait for it."""
     stream = lib.stream()
     status = lib.lib.dnnl_primitive_execute(prim.handle, stream, len(pairs), prim.args(pairs))

@@ -28,19 +28,20 @@ from stack.kmd.kernels import (
     col2im,
     conv,
     conv_integer,
+    conv_nhwc,
     conv_np,
     conv_transpose,
     data,
     deform_conv,
     det,
     dft,
-    dnnl_conv,
     einsum,
     elementwise,
     grid_sample,
     gru,
     ids,
     index,
+    layout,
     linalg,
     linalg_np,
     linear_attention,
@@ -109,7 +110,7 @@ PREPARED = {
     ids.KernelId.ADD: prepared_np.add,
     ids.KernelId.MUL: prepared_np.mul,
     ids.KernelId.RELU: prepared_np.relu,
-    ids.KernelId.CONV2D: dnnl_conv.conv2d,
+    ids.KernelId.CONV2D: conv_nhwc.conv2d,
     ids.KernelId.GLOBALAVGPOOL: prepared_np.globalavgpool,
 }
 
@@ -160,6 +161,8 @@ def install() -> None:
             registry.register(NAME, kid)(functools.partial(fn, np))
     for kid, specific in SPECIFIC.items():
         registry.register(NAME, kid)(specific)
+    for kid in layout.ACTIVATIONS:  # NHWC launches: the NCHW kernel on transposed copies
+        registry.register(NAME, kid)(layout.nhwc_aware(kid, registry.kernel(NAME, kid), np))
     for kid, prepare in PREPARED.items():
         registry.register_preparer(
             registry.kernel(NAME, kid), prepare, tiled=kid in TILED, kept=KEPT.get(kid, ())

@@ -199,18 +199,21 @@ def globalavgpool(
     ins: list[Any], outs: list[Any], ints: tuple[int, ...], fl: tuple[float, ...]
 ) -> Run | None:
     """GLOBALAVGPOOL on the kernel's float path (C-contiguous X and Y of one float dtype): the
-    row sums into Y, then the scale by 1 / (H * W)."""
+    row sums into Y, then the scale by 1 / (H * W); ``layout`` 1 (X[N,H,W,C]): the sums over
+    the pixel axis."""
     x, y = ins[0], outs[0]
     plain = x.dtype == y.dtype and x.dtype.kind == "f" and x.dtype != np.float16
     if x.ndim < 3 or not plain or not (x.flags.c_contiguous and y.flags.c_contiguous):
         return None
-    n, c = x.shape[:2]
-    rows, flat = x.reshape(n, c, -1), y.reshape(n, c)
+    nhwc = bool(ints and ints[0]) and x.ndim == 4
+    n, c = (x.shape[0], x.shape[3]) if nhwc else x.shape[:2]
+    rows = x.reshape(n, -1, c) if nhwc else x.reshape(n, c, -1)
+    flat, axis = y.reshape(n, c), 1 if nhwc else 2
     scale = 1.0 / max(1, x.size // max(1, n * c))
     total, mul = np.add.reduce, np.multiply
 
     def run() -> None:
-        total(rows, axis=2, out=flat)
+        total(rows, axis=axis, out=flat)
         mul(flat, scale, out=flat, casting="unsafe")
 
     return run

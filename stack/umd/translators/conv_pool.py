@@ -1,14 +1,19 @@
 """The convolution family: CONV2D, MAXPOOL, AVGPOOL, GLOBALAVGPOOL, GLOBALLPPOOL, MAXROIPOOL,
-ROIALIGN (NCHW kernels).
+ROIALIGN.
 
-NHWC activations are converted: a TRANSPOSE into an NCHW scratch buffer before the kernel and,
-for an NHWC output, a TRANSPOSE from the kernel's NCHW scratch output after it.
+CONV2D, MAXPOOL, AVGPOOL and GLOBALAVGPOOL run in the layout of their X: an NHWC X (its
+descriptor's ``layout``; shape [N, H, W, C]) sets the kernel's ``layout`` immediate to 1 and the
+kernel reads X (and CONV2D's residual R) and writes Y in NHWC, no conversion; an R or Y in the
+other layout is converted (a TRANSPOSE through scratch). The other ops' kernels are NCHW: NHWC
+activations are converted, a TRANSPOSE into an NCHW scratch buffer before the kernel and, for an
+NHWC output, a TRANSPOSE from the kernel's NCHW scratch output after it.
 """
 
 from __future__ import annotations
 
 from stack.kmd.dtypes import DType
 from stack.kmd.kernels.ids import KernelId
+from stack.kmd.kernels.layout import KernelLayout
 from stack.kmd.kernels.pool import RoiAlignMode
 from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
 from stack.umd.ops import Layout, OpKind, OpRequest
@@ -16,12 +21,15 @@ from stack.umd.plan import KernelCall, Semantic
 from stack.umd.registry import OpTranslator
 from stack.umd.templates import TemplateRegistry
 from stack.umd.translators._common import (
+    TO_NCHW,
+    TO_NHWC,
     Builder,
     attr_float,
     attr_int,
     attr_ints,
     check_dtype,
     need_counts,
+    permute,
     same_dtype,
     window_immediates,
 )
@@ -38,6 +46,8 @@ _KERNEL = {
 #: ROIALIGN's string attributes -> the kernel's immediates.
 ROI_ALIGN_MODES = {"avg": RoiAlignMode.AVG, "max": RoiAlignMode.MAX}
 ROI_ALIGN_COORDS = {"half_pixel": 1, "output_half_pixel": 0}
+#: The ops whose kernels take a ``layout`` immediate (:mod:`stack.kmd.kernels.layout`).
+LAYOUT_OPS = frozenset({OpKind.CONV2D, OpKind.MAXPOOL, OpKind.AVGPOOL, OpKind.GLOBALAVGPOOL})
 
 
 def _window_attrs(attrs: dict, kernel_hw: tuple[int, int] | None) -> dict:
@@ -168,15 +178,33 @@ class ConvPoolTranslator(OpTranslator):
             if req.op is OpKind.AVGPOOL:
                 kattrs["count_include_pad"] = attr_int(attrs, "count_include_pad", 0)
         check_dtype(templates, kernel, req.inputs[0].dtype, "inputs[0].dtype")
-        x = b.input(0, Layout.NCHW)
-        rest = tuple(
-            b.input(i, Layout.NCHW if i == 3 else Layout.ANY) for i in range(1, len(req.inputs))
-        )
-        call = KernelCall(kernel, (x, *rest, b.output(0, Layout.NCHW)), 1 + len(rest), kattrs)
+        act = Layout.NCHW
+        if req.op in LAYOUT_OPS and req.inputs[0].layout is Layout.NHWC:
+            act = Layout.NHWC
+            kattrs["layout"] = int(KernelLayout.NHWC)
+        x = b.input(0, act)
+        rest = tuple(b.input(i, act if i == 3 else Layout.ANY) for i in range(1, len(req.inputs)))
+        call = KernelCall(kernel, (x, *rest, b.output(0, act)), 1 + len(rest), kattrs)
         return b.build(call)
 
     def infer(self, call: KernelCall) -> tuple[tuple[int, ...], ...]:
-        x = call.ins[0].shape
+        if not call.attrs.get("layout", 0):
+            return self._infer(
+                call, call.ins[0].shape, call.ins[3].shape if len(call.ins) > 3 else None
+            )
+        if len(call.ins[0].shape) != 4:
+            raise ShapeError(
+                f"{call.kernel_id.name} takes 4-D NHWC input, got {call.ins[0].shape}",
+                field="inputs[0].shape",
+            )
+        r = permute(call.ins[3].shape, TO_NCHW) if len(call.ins) > 3 else None
+        outs = self._infer(call, permute(call.ins[0].shape, TO_NCHW), r)
+        return tuple(permute(y, TO_NHWC) for y in outs)
+
+    def _infer(
+        self, call: KernelCall, x: tuple[int, ...], residual: tuple[int, ...] | None
+    ) -> tuple[tuple[int, ...], ...]:
+        """The output shapes in NCHW from X's (and R's) NCHW shape."""
         if len(x) != 4:
             raise ShapeError(
                 f"{call.kernel_id.name} takes 4-D NCHW input, got {x}", field="inputs[0].shape"
@@ -215,9 +243,9 @@ class ConvPoolTranslator(OpTranslator):
                 raise ShapeError(f"bias must be ({wsh[0]},)", field="inputs[2].shape")
             m, kh, kw = wsh[0], wsh[2], wsh[3]
             out = self._window_out(call, (n, c, h, w), m, kh, kw)
-            if len(call.ins) > 3 and call.ins[3].shape != out:
+            if residual is not None and residual != out:
                 raise ShapeError(
-                    f"residual {call.ins[3].shape} must equal the convolution's output {out}",
+                    f"residual {residual} must equal the convolution's output {out}",
                     field="inputs[3].shape",
                 )
             if call.attrs.get("pool_h", 0):

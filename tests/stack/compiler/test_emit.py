@@ -9,7 +9,7 @@ from onnx import TensorProto, helper
 
 from stack.adapter import import_model
 from stack.compiler import UnsupportedDTypeError, compile_graph
-from stack.runtime import CONST_ALIGNMENT, ExecOp, Executable, Segment, TensorRole
+from stack.runtime import CONST_ALIGNMENT, ExecLayout, ExecOp, Executable, Segment, TensorRole
 
 
 def test_round_trip_through_bytes(mk) -> None:
@@ -74,10 +74,15 @@ def test_dtype_without_device_type_names_the_layers() -> None:
     assert err.value.details["layers"] == ["compiler", "umd", "kmd"]
 
 
-def test_layouts_and_plan_figures_are_recorded_in_metadata(mk) -> None:
+def test_layouts_are_in_the_op_records_and_plan_figures_in_metadata(mk) -> None:
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"]), helper.make_node("Relu", ["c"], ["y"])]
     g = mk.graph_of(nodes, [("x", [1, 2, 5, 5])], [("y", None)], {"w": mk.rand(3, 2, 3, 3)})
     exe = compile_graph(g).executable
     meta = dict(exe.metadata)
-    assert '"NCHW"' in meta["layouts"]
+    assert [(op.op, op.layout) for op in exe.ops] == [
+        (ExecOp.TRANSPOSE, ExecLayout.NCHW),  # x into NHWC
+        (ExecOp.CONV2D, ExecLayout.NHWC),  # the Relu fused into it
+        (ExecOp.TRANSPOSE, ExecLayout.NCHW),  # y back to NCHW
+    ]
+    assert "layouts" not in meta
     assert int(meta["naive_bytes"]) >= 0 and meta["producer"] == "refstack-compiler"

@@ -7,7 +7,7 @@ import pytest
 from onnx import helper
 
 from stack.compiler import OpType, PassError
-from stack.compiler.options import CompileOptions
+from stack.compiler.options import CompileOptions, Target
 from stack.compiler.passes import get_pass, run_passes
 
 OPTS = CompileOptions()
@@ -205,8 +205,14 @@ def test_dce_keeps_the_types_of_a_kept_nodes_unread_outputs(mk) -> None:
 
 def test_layout_pass_marks_the_conv_family(mk) -> None:
     nodes = [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2])]
-    g = _run(mk.graph_of(nodes, [("x", [1, 1, 4, 4])], [("y", None)]), "layout")
-    assert g.nodes[0].attr("layout") == "NCHW"
+    graph = mk.graph_of(nodes, [("x", [1, 1, 4, 4])], [("y", None)])
+    gpu = CompileOptions(target=Target.GPU)
+    g, _ = run_passes(graph, ("infer_shapes", "layout"), gpu)
+    assert [(n.op, n.attr("layout")) for n in g.nodes] == [(OpType.MAXPOOL, "NCHW")]
+    g = _run(graph, "layout")  # the CPU target: NHWC between two conversions
+    assert [(n.op, n.attr("layout")) for n in g.nodes] == [
+        (OpType.TRANSPOSE, None), (OpType.MAXPOOL, "NHWC"), (OpType.TRANSPOSE, None)
+    ]  # fmt: skip
 
 
 def test_gemm_bias_and_batchnorm_relu_fuse(mk) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from stack.kmd.kernels import (
     conv,
+    conv_nhwc,
     conv_np,
     dnnl,
     dnnl_conv,
@@ -201,7 +202,7 @@ def test_a_failed_onednn_call_raises_a_typed_error() -> None:
     lib = dnnl.library()
     assert lib is not None
     with pytest.raises(dnnl.DnnlError) as caught:  # W's channels disagree with X's
-        dnnl_conv._conv_pd(lib, (1, 16, 8, 8), (32, 8, 3, 3), (1, 32, 6, 6), (1,) * 8 + (0,) * 2,
+        dnnl_conv.conv_pd(lib, (1, 16, 8, 8), (32, 8, 3, 3), (1, 32, 6, 6), (1,) * 8 + (0,) * 2,
                            bias=False, residual=False)  # fmt: skip
     assert caught.value.call == "dnnl_convolution_forward_primitive_desc_create"
     assert caught.value.status == "invalid_arguments"
@@ -211,6 +212,6 @@ def test_a_failed_onednn_call_raises_a_typed_error() -> None:
 def test_the_backend_prepares_conv2d_launches_tiled_ones_included() -> None:
     registry.known_backends()
     fn = registry.kernel(numpy_backend.NAME, numpy_backend.ids.KernelId.CONV2D)
-    assert registry.preparer(fn) is dnnl_conv.conv2d
-    assert registry.prepares_tiled(dnnl_conv.conv2d)
+    assert registry.preparer(fn) is conv_nhwc.conv2d  # NCHW launches: dnnl_conv.conv2d
+    assert registry.prepares_tiled(conv_nhwc.conv2d)
     assert not registry.prepares_tiled(prepared_conv.conv2d)

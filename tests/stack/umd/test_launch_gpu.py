@@ -54,6 +54,7 @@ def test_gemm_and_conv_encode_the_library_untuned_and_the_tiled_grid_for_a_block
 def test_calls_the_tiled_kernel_cannot_take_stay_on_the_library() -> None:
     conv = make_call(KernelId.CONV2D, ((1, 4, 8, 8), (4, 4, 3, 3)))
     pooled = replace(conv, attrs={**conv.attrs, "pool_h": 2, "pool_w": 2})
+    nhwc = replace(conv, attrs={**conv.attrs, "layout": 1})
     f16 = KernelCall(
         KernelId.GEMM,
         tuple(
@@ -64,8 +65,10 @@ def test_calls_the_tiled_kernel_cannot_take_stay_on_the_library() -> None:
         {},
     )
     tall = make_call(KernelId.GEMM, ((70000 * 8, 4), (4, 4)))  # grid y 70000 > 65535
-    assert [tileable(c) for c in (conv, pooled, f16, tall)] == [True, False, False, True]
-    assert [launch_gpu(c, 8) for c in (pooled, f16, tall)] == [LIBRARY_LAUNCH] * 3
+    assert [tileable(c) for c in (conv, pooled, f16, tall, nhwc)] == [
+        True, False, False, True, False
+    ]  # fmt: skip
+    assert [launch_gpu(c, 8) for c in (pooled, f16, tall, nhwc)] == [LIBRARY_LAUNCH] * 4
     assert launch_gpu(conv, 8).block == (8, 8, 1)
     assert launch_gpu(conv, None) == launch_gpu(conv, 0) == LIBRARY_LAUNCH
 

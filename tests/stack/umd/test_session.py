@@ -71,7 +71,17 @@ def test_cross_stream_wait_orders_work(session: UmdSession) -> None:
     np.testing.assert_allclose(session.read(Z.addr, (8,), F), (2 * x) ** 2)
 
 
-def test_nhwc_conv_result_and_scratch_is_reclaimed(umd: Umd) -> None:
+def _conv_ref(x_nhwc: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """A 3x3, pad-1 convolution of an NHWC ``x``, NCHW out (the loops of the definition)."""
+    xp = np.pad(x_nhwc.transpose(0, 3, 1, 2), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    ref = np.empty((1, w.shape[0], 6, 6), np.float32)
+    for i in range(6):
+        for j in range(6):
+            ref[0, :, i, j] = np.tensordot(w, xp[0, :, i : i + 3, j : j + 3], axes=3)
+    return ref
+
+
+def test_nhwc_conv_runs_in_nhwc_without_scratch(umd: Umd) -> None:
     s = umd.create_session()
     x = rng.standard_normal((1, 6, 6, 3)).astype(np.float32)
     w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
@@ -79,20 +89,29 @@ def test_nhwc_conv_result_and_scratch_is_reclaimed(umd: Umd) -> None:
     s.write(X.addr, x)
     W = _put(s, w)
     Y = _out(s, (1, 6, 6, 4), Layout.NHWC)
+    t = s.translate(OpRequest.make(OpKind.CONV2D, [X, W], [Y], pads=(1, 1, 1, 1)))
+    assert t.scratch == () and len(t.blobs) == 1
+    s.wait(s.submit(s.create_stream(), [t]), 10)
+    np.testing.assert_allclose(
+        s.read(Y.addr, Y.shape, F), _conv_ref(x, w).transpose(0, 2, 3, 1), rtol=1e-4, atol=1e-5
+    )
+
+
+def test_nhwc_conv_into_nchw_output_converts_and_scratch_is_reclaimed(umd: Umd) -> None:
+    s = umd.create_session()
+    x = rng.standard_normal((1, 6, 6, 3)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    X = TensorDesc(s.alloc(x.nbytes), x.shape, F, Layout.NHWC)
+    s.write(X.addr, x)
+    W = _put(s, w)
+    Y = _out(s, (1, 4, 6, 6), Layout.NCHW)
     before = umd.device.stats().allocations
     t = s.translate(OpRequest.make(OpKind.CONV2D, [X, W], [Y], pads=(1, 1, 1, 1)))
-    assert len(t.scratch) == 2 and umd.device.stats().allocations == before + 2
+    assert len(t.scratch) == 1 and umd.device.stats().allocations == before + 1
     st = s.create_stream()
     s.wait(s.submit(st, [t]), 10)
     assert umd.device.stats().allocations == before  # scratch freed once its ticket completed
-    xp = np.pad(x.transpose(0, 3, 1, 2), ((0, 0), (0, 0), (1, 1), (1, 1)))
-    ref = np.empty((1, 4, 6, 6), np.float32)
-    for i in range(6):
-        for j in range(6):
-            ref[0, :, i, j] = np.tensordot(w, xp[0, :, i : i + 3, j : j + 3], axes=3)
-    np.testing.assert_allclose(
-        s.read(Y.addr, Y.shape, F), ref.transpose(0, 2, 3, 1), rtol=1e-4, atol=1e-5
-    )
+    np.testing.assert_allclose(s.read(Y.addr, Y.shape, F), _conv_ref(x, w), rtol=1e-4, atol=1e-5)
     with pytest.raises(Exception, match="already submitted"):
         s.submit(st, [t])
 

@@ -8,7 +8,7 @@ import pytest
 from stack.kmd.blob import decode
 from stack.kmd.kernels.abi import abi_of
 from stack.kmd.kernels.ids import KernelId
-from stack.umd import DType, Layout, OpKind, OpRequest
+from stack.umd import DType, Layout, OpKind, OpRequest, TensorDesc
 from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
 from stack.umd.pipeline import Pipeline
 from tests.stack.umd.descs import I8, I32, I64, U8, B, F, T, refused
@@ -33,22 +33,22 @@ CASES = [
     (OpRequest.make(OpKind.QLINEARMATMUL, [T((4, 8), U8), T(()), T((), U8), T((8, 2), I8), T(()), T((), I8), T(()), T((), U8)], [T((4, 2), U8)]),
      KernelId.QLINEARMATMUL, (), ()),
     (OpRequest.make(OpKind.CONV2D, [T((1, 4, 9, 9)), T((8, 2, 3, 3)), T((8,))], [T((1, 8, 4, 4))], strides=(2, 2), group=2, relu=1),
-     KernelId.CONV2D, (2, 2, 0, 0, 0, 0, 1, 1, 2, 1, *NO_POOL, 0), ()),
+     KernelId.CONV2D, (2, 2, 0, 0, 0, 0, 1, 1, 2, 1, *NO_POOL, 0, 0), ()),
     (OpRequest.make(OpKind.CONV2D, [T((1, 4, 9, 9)), T((8, 4, 3, 3)), T((8,)), T((1, 8, 7, 7))], [T((1, 8, 7, 7))], relu=1),
-     KernelId.CONV2D, (1, 1, 0, 0, 0, 0, 1, 1, 1, 1, *NO_POOL, 0), ()),
+     KernelId.CONV2D, (1, 1, 0, 0, 0, 0, 1, 1, 1, 1, *NO_POOL, 0, 0), ()),
     (OpRequest.make(OpKind.CONV2D, [T((1, 4, 9, 7)), T((4, 4, 8, 4)), T((8,))], [T((1, 8, 9, 7))], pads=(1, 1, 1, 1), algorithm=1),
-     KernelId.CONV2D, (1, 1, 1, 1, 1, 1, 1, 1, 1, 0, *NO_POOL, 1), ()),
+     KernelId.CONV2D, (1, 1, 1, 1, 1, 1, 1, 1, 1, 0, *NO_POOL, 1, 0), ()),
     (OpRequest.make(OpKind.CONV2D, [T((1, 4, 9, 9)), T((8, 4, 3, 3))], [T((1, 8, 4, 4))], pads=(1, 1, 1, 1), pool_kernel=(3, 3), pool_strides=(2, 2), pool_pads=(0, 0, 1, 1)),
-     KernelId.CONV2D, (1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 3, 3, 2, 2, 0, 0, 1, 1, 0), ()),
+     KernelId.CONV2D, (1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 3, 3, 2, 2, 0, 0, 1, 1, 0, 0), ()),
     (OpRequest.make(OpKind.CONV_TRANSPOSE, [T((1, 4, 3, 3)), T((4, 2, 3, 3)), T((4,))], [T((1, 4, 6, 8))], strides=(2, 2), pads=(1, 0, 0, -1), group=2),
      KernelId.CONV_TRANSPOSE, (2, 2, 1, 0, 0, -1, 1, 1, 2), ()),
     (OpRequest.make(OpKind.MAXPOOL, [T((1, 3, 8, 8))], [T((1, 3, 4, 4))], kernel_shape=(2, 2), strides=(2, 2)),
-     KernelId.MAXPOOL, (2, 2, 2, 2, 0, 0, 0, 0, 1, 1), ()),
+     KernelId.MAXPOOL, (2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0), ()),
     (OpRequest.make(OpKind.MAXPOOL, [T((1, 3, 7, 7))], [T((1, 3, 4, 4))], kernel_shape=(2, 2), strides=(2, 2), ceil_mode=1),
-     KernelId.MAXPOOL, (2, 2, 2, 2, 0, 0, 0, 0, 1, 1), ()),
+     KernelId.MAXPOOL, (2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0), ()),
     (OpRequest.make(OpKind.AVGPOOL, [T((1, 3, 8, 8))], [T((1, 3, 8, 8))], kernel_shape=(3, 3), pads=(1, 1, 1, 1), count_include_pad=1),
-     KernelId.AVGPOOL, (3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), ()),
-    (OpRequest.make(OpKind.GLOBALAVGPOOL, [T((2, 3, 5, 5))], [T((2, 3, 1, 1))]), KernelId.GLOBALAVGPOOL, (), ()),
+     KernelId.AVGPOOL, (3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0), ()),
+    (OpRequest.make(OpKind.GLOBALAVGPOOL, [T((2, 3, 5, 5))], [T((2, 3, 1, 1))]), KernelId.GLOBALAVGPOOL, (0,), ()),
     (OpRequest.make(OpKind.GLOBALLPPOOL, [T((2, 3, 5, 5))], [T((2, 3, 1, 1))]), KernelId.GLOBALLPPOOL, (2,), ()),
     (OpRequest.make(OpKind.GLOBALLPPOOL, [T((1, 4, 3, 2), DType.F16)], [T((1, 4, 1, 1), DType.F16)], p=3), KernelId.GLOBALLPPOOL, (3,), ()),
     (OpRequest.make(OpKind.MAXROIPOOL, [T((2, 3, 8, 8)), T((4, 5))], [T((4, 3, 2, 3))], pooled_shape=(2, 3), spatial_scale=0.5), KernelId.MAXROIPOOL, (2, 3), (0.5,)),
@@ -178,7 +178,8 @@ def test_blob_decodes_to_the_op(
     assert all(g >= 1 for g in blob.launch.grid) and all(b >= 1 for b in blob.launch.block)
 
 
-def test_nhwc_conv_is_wrapped_in_layout_conversions() -> None:
+def test_nhwc_conv_runs_in_nhwc_with_the_layout_immediate() -> None:
+    """An NHWC X and Y: one CONV2D blob reading and writing them in place, ``layout`` 1."""
     x, w, y = (
         T((1, 8, 8, 3), layout=Layout.NHWC),
         T((4, 3, 3, 3)),
@@ -186,20 +187,36 @@ def test_nhwc_conv_is_wrapped_in_layout_conversions() -> None:
     )
     req = OpRequest.make(OpKind.CONV2D, [x, w], [y], pads=(1, 1, 1, 1))
     prog = Pipeline().compile(req)
-    assert prog.scratch == (1 * 3 * 8 * 8 * 4, 1 * 4 * 8 * 8 * 4) and prog.primary == 1
-    s0, s1 = 0xA0000, 0xB0000
-    pre, main, post = (decode(b) for b in prog.patch((x.addr, w.addr, y.addr, s0, s1)))
-    assert pre.kernel_id is KernelId.TRANSPOSE and pre.ints == (0, 3, 1, 2)
-    assert [p.addr for p in pre.params] == [x.addr, s0] and pre.params[1].shape == (1, 3, 8, 8)
-    assert main.kernel_id is KernelId.CONV2D
-    assert [p.addr for p in main.params] == [s0, w.addr, s1] and main.params[2].shape == (
-        1,
-        4,
-        8,
-        8,
-    )
-    assert post.kernel_id is KernelId.TRANSPOSE and post.ints == (0, 2, 3, 1)
-    assert [p.addr for p in post.params] == [s1, y.addr]
+    assert prog.scratch == () and prog.primary == 0
+    (main,) = (decode(b) for b in prog.patch((x.addr, w.addr, y.addr)))
+    assert main.kernel_id is KernelId.CONV2D and main.ints[19] == 1
+    assert [p.addr for p in main.params] == [x.addr, w.addr, y.addr]
+    assert [p.shape for p in main.params] == [(1, 8, 8, 3), (4, 3, 3, 3), (1, 8, 8, 4)]
+
+
+def test_nhwc_conv_into_an_nchw_output_converts_the_output_only() -> None:
+    """X NHWC, Y NCHW: the kernel runs NHWC into scratch, one TRANSPOSE writes Y."""
+    x, w, y = T((1, 8, 8, 3), layout=Layout.NHWC), T((4, 3, 3, 3)), T((1, 4, 8, 8))
+    y = TensorDesc(y.addr, y.shape, y.dtype, Layout.NCHW)
+    prog = Pipeline().compile(OpRequest.make(OpKind.CONV2D, [x, w], [y], pads=(1, 1, 1, 1)))
+    assert prog.scratch == (1 * 8 * 8 * 4 * 4,) and prog.primary == 0
+    s0 = 0xA0000
+    main, post = (decode(b) for b in prog.patch((x.addr, w.addr, y.addr, s0)))
+    assert main.ints[19] == 1 and [p.addr for p in main.params] == [x.addr, w.addr, s0]
+    assert post.kernel_id is KernelId.TRANSPOSE and post.ints == (0, 3, 1, 2)
+    assert [p.addr for p in post.params] == [s0, y.addr]
+
+
+def test_nhwc_pools_run_in_nhwc() -> None:
+    for op, attrs, out in (
+        (OpKind.MAXPOOL, {"kernel_shape": (2, 2), "strides": (2, 2)}, (1, 4, 4, 3)),
+        (OpKind.AVGPOOL, {"kernel_shape": (2, 2), "strides": (2, 2)}, (1, 4, 4, 3)),
+        (OpKind.GLOBALAVGPOOL, {}, (1, 1, 1, 3)),
+    ):
+        x, y = T((1, 8, 8, 3), layout=Layout.NHWC), T(out, layout=Layout.NHWC)
+        prog = Pipeline().compile(OpRequest.make(op, [x], [y], **attrs))
+        (main,) = (decode(b) for b in prog.patch((x.addr, y.addr)))
+        assert prog.scratch == () and main.ints[-1] == 1, op
 
 
 def test_nhwc_max_unpool_reads_and_writes_in_nchw_order() -> None:
