@@ -58,6 +58,7 @@ def _load() -> None:
         ops_gru,
         ops_index,
         ops_linear_attention,
+        ops_lstm,
         ops_math,
         ops_negative_log_likelihood_loss,
         ops_nn,

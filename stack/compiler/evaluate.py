@@ -18,6 +18,7 @@ from stack.compiler import (
     einsum,
     gru,
     linear_attention,
+    lstm,
     rnn,
     rotary_embedding,
     stft,
@@ -127,6 +128,7 @@ register(OpType.STFT, stft.evaluate)  # evaluate_ops is at its 300 lines
 register(OpType.ATTENTION, attention.evaluate)  # evaluate_ops is at its 300 lines
 register(OpType.RNN, rnn.evaluate)  # evaluate_ops is at its 300 lines
 register(OpType.GRU, gru.evaluate)  # evaluate_ops is at its 300 lines
+register(OpType.LSTM, lstm.evaluate)  # evaluate_ops is at its 300 lines
 register(OpType.LINEAR_ATTENTION, linear_attention.evaluate)  # evaluate_ops: 300 lines
 
 from stack.compiler import evaluate_ops  # noqa: E402,F401  (registers the remaining evaluators)

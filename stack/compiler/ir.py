@@ -73,6 +73,7 @@ class OpType(enum.StrEnum):
     CAUSAL_CONV_WITH_STATE = "CausalConvWithState"  # activation: none, silu, swish
     RNN = "RNN"  # direction, layout, activations, activation_alpha/beta, clip
     GRU = "GRU"  # RNN's attributes (two activations per direction), linear_before_reset
+    LSTM = "LSTM"  # RNN's attributes (three activations per direction), input_forget
     CONV_INTEGER = "ConvInteger"  # strides, pads, dilations, group (2-D); zero points as inputs
     QLINEARCONV = "QLinearConv"  # ConvInteger's attributes; scales, zero points and B as inputs
     GEMM = "Gemm"

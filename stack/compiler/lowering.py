@@ -64,6 +64,7 @@ register(OpType.CAUSAL_CONV_WITH_STATE, Lowering(ExecOp.CAUSAL_CONV_WITH_STATE, 
 _RNN = ("direction", "layout", "activations", "activation_alpha", "activation_beta", "clip")
 register(OpType.RNN, Lowering(ExecOp.RNN, _RNN))
 register(OpType.GRU, Lowering(ExecOp.GRU, (*_RNN, "linear_before_reset")))
+register(OpType.LSTM, Lowering(ExecOp.LSTM, (*_RNN, "input_forget")))
 register(
     OpType.CONV_INTEGER,
     Lowering(ExecOp.CONV_INTEGER, ("strides", "pads", "dilations", "group")),

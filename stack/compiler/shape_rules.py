@@ -276,6 +276,7 @@ from stack.compiler import (  # noqa: E402,F401  (the rest)
     einsum,
     gru,
     linear_attention,
+    lstm,
     negative_log_likelihood_loss,
     op_rules,
     rnn,

@@ -41,6 +41,7 @@ ARITY: dict[OpType, Arity] = {
     # X, W, R, B, sequence_lens, initial_h (a trailing run: the importer fills) -> Y, Y_h
     OpType.RNN: Arity(3, 6, 2, 2),
     OpType.GRU: Arity(3, 6, 2, 2),  # RNN's operands
+    OpType.LSTM: Arity(3, 8, 3, 3),  # GRU's operands, initial_c and P
     OpType.CONV_INTEGER: Arity(2, 4),  # x, w, x_zero_point, w_zero_point (w's needs x's)
     OpType.QLINEARCONV: Arity(8, 9),  # x, its scale and zero point, w's, y's, then B
     OpType.GEMM: Arity(2, 3),

@@ -86,6 +86,7 @@ class ExecOp(enum.IntEnum):
     RNN = 66
     GRU = 67
     LINEAR_ATTENTION = 68
+    LSTM = 69
 
 
 class ExecDType(enum.IntEnum):
@@ -230,6 +231,7 @@ UMD_OPS: dict[ExecOp, OpKind] = {
     ExecOp.RNN: OpKind.RNN,
     ExecOp.GRU: OpKind.GRU,
     ExecOp.LINEAR_ATTENTION: OpKind.LINEAR_ATTENTION,
+    ExecOp.LSTM: OpKind.LSTM,
 }
 
 #: Executable element type -> the UMD's (and KMD's) DType.

@@ -91,6 +91,7 @@ class OpKind(enum.IntEnum):
     RNN = 66
     GRU = 67
     LINEAR_ATTENTION = 68
+    LSTM = 69
     # END GENERATED
 
 

@@ -218,6 +218,7 @@ def default_templates() -> TemplateRegistry:
         (k.LINEAR_ATTENTION, HALF_SINGLE, launch_elementwise, None),
         (k.RNN, FLOATS, launch_elementwise, None),
         (k.GRU, FLOATS, launch_elementwise, None),
+        (k.LSTM, FLOATS, launch_elementwise, None),
         (k.ARG_REDUCE, FLOATS | INTS, launch_rows, None),
         (k.CUMSUM, FLOATS | INTS, launch_rows, None),
         (k.DFT, FLOATS, launch_rows, None),

@@ -125,6 +125,7 @@
 #define REFSTACK_KERNEL_RNN            66
 #define REFSTACK_KERNEL_GRU            67
 #define REFSTACK_KERNEL_LINEAR_ATTENTION 68
+#define REFSTACK_KERNEL_LSTM           69
 /* END GENERATED */
 
 /* fault kinds (refstack_inject_fault_args.kind takes ECC, HANG, BAD_ADDRESS) */

@@ -84,4 +84,5 @@ class KernelId(enum.IntEnum):
     RNN = 66
     GRU = 67
     LINEAR_ATTENTION = 68
+    LSTM = 69
     # END GENERATED

@@ -90,4 +90,5 @@ ROWS: tuple[KernelRow, ...] = (
     KernelRow(66, "RNN", "RNN"),
     KernelRow(67, "GRU", "GRU"),
     KernelRow(68, "LINEAR_ATTENTION", "LINEAR_ATTENTION"),
+    KernelRow(69, "LSTM", "LSTM"),
 )

@@ -90,6 +90,7 @@ class OpType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OP_RNN: _ClassVar[OpType]
     OP_GRU: _ClassVar[OpType]
     OP_LINEAR_ATTENTION: _ClassVar[OpType]
+    OP_LSTM: _ClassVar[OpType]
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -174,6 +175,7 @@ OP_ATTENTION: OpType
 OP_RNN: OpType
 OP_GRU: OpType
 OP_LINEAR_ATTENTION: OpType
+OP_LSTM: OpType
 LAYOUT_ANY: Layout
 LAYOUT_NCHW: Layout
 LAYOUT_NHWC: Layout

@@ -22,6 +22,7 @@ from stack.umd.translators.gru import GRUTranslator
 from stack.umd.translators.index import IndexTranslator
 from stack.umd.translators.linear import LinearTranslator
 from stack.umd.translators.linear_attention import LinearAttentionTranslator
+from stack.umd.translators.lstm import LSTMTranslator
 from stack.umd.translators.negative_log_likelihood_loss import NegativeLogLikelihoodLossTranslator
 from stack.umd.translators.norm import NormTranslator
 from stack.umd.translators.pointwise import PointwiseTranslator
@@ -52,6 +53,7 @@ __all__ = [
     "GRUTranslator",
     "GridSampleTranslator",
     "IndexTranslator",
+    "LSTMTranslator",
     "LinearAttentionTranslator",
     "LinearTranslator",
     "MaxUnpoolTranslator",
@@ -83,6 +85,7 @@ def default_translators() -> TranslatorRegistry:
         CausalConvWithStateTranslator(),
         RNNTranslator(),
         GRUTranslator(),
+        LSTMTranslator(),
         ConvIntegerTranslator(),
         QLinearConvTranslator(),
         MaxUnpoolTranslator(),

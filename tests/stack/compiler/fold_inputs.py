@@ -108,7 +108,7 @@ def lengths_within(steps: int) -> Make:
 
 
 def rnn_lengths(steps: int) -> Make:
-    """RNN (and GRU) operands finite (X's first element NaN, reaching its entry only, when
+    """RNN (GRU, LSTM) operands finite (X's first element NaN, reaching its entry only, when
     ``nan``) and scaled by 1/4 (so the states are neither all saturated nor overflowing),
     sequence_lens (input 4) in [0, steps], both ends included."""
 

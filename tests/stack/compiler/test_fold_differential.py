@@ -441,6 +441,60 @@ SPECS: dict[str, Spec] = {
         )
         for x, h0 in [((5, 3, 4), (d, 3, 3)) if layout == 0 else ((3, 5, 4), (3, d, 3))]
     },
+    **{  # GRU's operand runs with W [D, 4H, I], initial_c, P, input_forget, three activations
+        f"LSTM.{tag}": Spec(
+            OpType.LSTM,
+            (x, (d, 12, 4), (d, 12, 3), (d, 24), (3,), h0, h0, (d, 9))[:n_in],
+            FLOATS,
+            {
+                "direction": direction,
+                "layout": layout,
+                "input_forget": coupled,
+                "activations": acts,
+                "activation_alpha": (0.5,) * 3 * d,
+                "activation_beta": (0.25,) * 3 * d,
+                **extra,
+            },
+            make=rnn_lengths(5),
+            input_dtypes=(None, None, None, None, "int32"),
+            n_out=3,
+        )
+        for tag, direction, layout, coupled, d, n_in, acts, extra in (
+            ("forward", "forward", 0, 0, 1, 3, "Sigmoid,Tanh,Tanh", {}),
+            ("reverse.lens", "reverse", 0, 1, 1, 5, "Sigmoid,Relu,Tanh", {"clip": 1.5}),
+            (
+                "bidirectional.peepholes",
+                "bidirectional",
+                0,
+                0,
+                2,
+                8,
+                "Sigmoid,Tanh,Softsign,Softplus,Tanh,Tanh",
+                {},
+            ),
+            (
+                "layout1.c0",
+                "bidirectional",
+                1,
+                1,
+                2,
+                7,
+                "HardSigmoid,Affine,ScaledTanh,HardSigmoid,ScaledTanh,Affine",
+                {},
+            ),
+            (
+                "layout1.peepholes",
+                "forward",
+                1,
+                0,
+                1,
+                8,
+                "HardSigmoid,ScaledTanh,Affine",
+                {"clip": 0.5},
+            ),
+        )
+        for x, h0 in [((5, 3, 4), (d, 3, 3)) if layout == 0 else ((3, 5, 4), (3, d, 3))]
+    },
     **{  # two steps into a cache of 5 from 0 to its end (linear) or past it (circular: wraps)
         f"TensorScatter.{mode}": Spec(
             OpType.TENSOR_SCATTER,

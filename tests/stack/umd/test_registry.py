@@ -30,6 +30,7 @@ def test_every_op_kind_is_routed() -> None:
         "causal_conv_with_state",
         "rnn",
         "gru",
+        "lstm",
         "conv_integer",
         "qlinear_conv",
         "unpool",
