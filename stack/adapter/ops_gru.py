@@ -1,6 +1,7 @@
 """The importer of GRU (opsets 7, 14 and 22; the importer takes no model below opset 7, so
 GRU-1's output_sequence and GRU-3's never reach it), the gated recurrent unit; in a module of
-its own, as RNN's, whose activations and resolution of their alpha and beta it shares.
+its own, as RNN's, whose importer (:func:`stack.adapter.ops_rnn.import_recurrent`),
+activations and resolution of their alpha and beta it shares.
 
 The IR ``GRU`` takes ONNX's inputs in ONNX's order: X [S, N, I] (``layout`` 1: [N, S, I]; float16,
 float32 or float64, ONNX's types with an IR type), W [D, 3H, I], R [D, 3H, H] and the optional B
@@ -27,77 +28,16 @@ operands fold at import.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 import onnx
 
-from stack.adapter.context import ImportContext, attributes
-from stack.adapter.errors import ModelFormatError
+from stack.adapter.context import ImportContext
+from stack.adapter.ops_rnn import import_recurrent
 from stack.adapter.registry import register
-from stack.compiler import ElemType, OpType
-from stack.compiler.gru import attribute_problem, default_activations, problem
-from stack.compiler.rnn import ACTIVATIONS, activation_params
-
-_OP = "GRU"
-_CANONICAL = {name.lower(): name for name in ACTIVATIONS}
+from stack.compiler.gru import GRU, attribute_problem, problem
 
 
-@register(_OP)
+@register("GRU")
 def gru(ctx: ImportContext, proto: onnx.NodeProto, name: str) -> None:
     """H_t = (1 - z_t) h_t + z_t H_(t-1) in each direction (opset 7+): the IR ``GRU`` of X's
     type, its attributes resolved."""
-    ins, outs = list(proto.input), list(proto.output)
-    while ins and not ins[-1]:
-        ins.pop()
-
-    def bad(why: str) -> ModelFormatError:
-        return ModelFormatError(f"{_OP} {why}", op=_OP, node=name)
-
-    if not 3 <= len(ins) <= 6 or not all(ins[:3]) or len(outs) > 2:
-        raise bad(f"takes X, W, R and the optional B, sequence_lens and initial_h, and the "
-                  f"optional Y and Y_h, got {ins} -> {outs}")  # fmt: skip
-    a = attributes(proto)
-    if ctx.opset < 14 and "layout" in a:
-        raise bad(f"has no layout before opset 14 (model opset {ctx.opset})")
-    x, w, r = (ctx.type_of(v) for v in ins[:3])
-    if x.dtype not in (ElemType.F16, ElemType.F32, ElemType.F64):
-        raise bad(f"takes a float16, float32 or float64 X, got {x}")
-    layout, direction = a.get("layout", 0), a.get("direction", "forward")
-    d = 2 if direction == "bidirectional" else 1
-    names = [v.decode() if isinstance(v, bytes) else str(v) for v in a.get("activations", [])]
-    acts = [_CANONICAL.get(v.lower(), v) for v in names] or default_activations(d).split(",")
-    params = activation_params(acts, a.get("activation_alpha"), a.get("activation_beta"))
-    alphas, betas = params or ((0.0,) * 2 * d, (0.0,) * 2 * d)
-    attrs: dict[str, Any] = {"direction": direction, "layout": layout}
-    attrs["linear_before_reset"] = int(bool(a.get("linear_before_reset", 0)))
-    attrs |= {"activations": ",".join(acts), "activation_alpha": alphas, "activation_beta": betas}
-    optional = [ctx.type_of(v) if v else None for v in ins[3:]]
-    why = problem(x, w, r, optional, layout if layout in (0, 1) else 0)
-    if why is None and a.get("hidden_size", w.shape[1] // 3) != w.shape[1] // 3:
-        why = f"hidden_size {a['hidden_size']} is not W's {w.shape[1] // 3}"
-    why = why or attribute_problem(attrs, w.shape[0])
-    if why is not None:
-        raise bad(why)
-    if params is None:
-        raise ctx.unsupported(proto, name, f"activation_alpha {a.get('activation_alpha')} and "
-                              f"activation_beta {a.get('activation_beta')} for activations "
-                              f"{acts}: supported when every activation takes them, one value "
-                              "each, or none does", layers=("adapter",))  # fmt: skip
-    if "clip" in a:
-        attrs["clip"] = float(a["clip"])
-        if not attrs["clip"] > 0:
-            raise ctx.unsupported(proto, name, f"clip {a['clip']}: a clip above 0 is supported",
-                                  layers=("adapter",))  # fmt: skip
-    n, h, steps = x.shape[1 - layout], w.shape[1] // 3, x.shape[layout]
-    fills = {
-        "B": np.zeros((d, 6 * h), x.dtype.numpy),
-        "sequence_lens": np.full(n, steps, np.int32),
-        "initial_h": np.zeros((d, n, h) if layout == 0 else (n, d, h), x.dtype.numpy),
-    }
-    inputs = ins[:3]
-    for value, (role, zero) in zip(ins[3:], fills.items(), strict=False):
-        inputs.append(value or ctx.add_const(ctx.fresh(f"{name}.{role}"), zero))
-    outs += [""] * (2 - len(outs))
-    outputs = [v or ctx.fresh(f"{name}.{role}") for v, role in zip(outs, ("Y", "Y_h"), strict=True)]
-    ctx.emit(name, OpType.GRU, inputs, outputs, **attrs)
+    import_recurrent(ctx, proto, name, GRU, (problem, attribute_problem))

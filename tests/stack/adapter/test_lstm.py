@@ -18,61 +18,43 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from stack.adapter import import_model
-from stack.adapter.errors import ModelFormatError, UnsupportedOpError
 from stack.compiler import OpType
+from tests.stack.adapter import recurrent
 from tests.stack.adapter.both import ort_outputs, reference_outputs, stack_outputs
+from tests.stack.adapter.recurrent import (
+    DIRECTIONS,
+    IN,
+    H,
+    N,
+    S,
+    assert_close,
+    assert_folds_at_import,
+    assert_layout_1_matches,
+    assert_model_format_error,
+    assert_named_outputs_match,
+    assert_runs_between_other_ops,
+    assert_unsupported,
+    raw_model,
+    recurrent_model,
+)
 
 RNG = np.random.default_rng(69)
-S, N, IN, H = 5, 3, 4, 6
-TOL = {np.float32: 1e-5, np.float16: 5e-3, np.float64: 1e-12}
 NAMES = ("X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P")
 OUTS = ("Y", "Y_h", "Y_c")
-LENS = np.array([5, 2, 0], np.int32)
 
 
 def operands(d: int, given: str, dtype: Any = np.float32, layout: int = 0) -> dict[str, np.ndarray]:
     """X, W and R, and those of B ("b"), sequence_lens ("l"), initial_h ("h"), initial_c ("c")
     and P ("p") in ``given``."""
-    state = (d, N, H) if layout == 0 else (N, d, H)
-    arrays = {
-        "X": RNG.standard_normal((S, N, IN) if layout == 0 else (N, S, IN)).astype(dtype),
-        "W": (RNG.standard_normal((d, 4 * H, IN)) * 0.5).astype(dtype),
-        "R": (RNG.standard_normal((d, 4 * H, H)) * 0.5).astype(dtype),
-        "B": RNG.standard_normal((d, 8 * H)).astype(dtype),
-        "sequence_lens": LENS,
-        "initial_h": RNG.standard_normal(state).astype(dtype),
-        "initial_c": RNG.standard_normal(state).astype(dtype),
-        "P": RNG.standard_normal((d, 3 * H)).astype(dtype),
-    }
-    keep = {"X", "W", "R"} | {
-        name for tag, name in zip("blhcp", NAMES[3:], strict=True) if tag in given
-    }
-    return {k: v for k, v in arrays.items() if k in keep}
+    return recurrent.operands(RNG, NAMES, 4, d, given, dtype, layout)
 
 
 def lstm_model(arrays: dict[str, np.ndarray], consts: tuple[str, ...] = (), outputs: tuple[str, ...] = OUTS,
                opset: int = 14, **attrs: Any) -> onnx.ModelProto:  # fmt: skip
-    last = max(i for i, n in enumerate(NAMES) if n in arrays)
-    node = helper.make_node("LSTM", [n if n in arrays else "" for n in NAMES[: last + 1]], list(outputs),
-                            name="n0", **attrs)  # fmt: skip
-    inputs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-              for n, a in arrays.items() if n not in consts]  # fmt: skip
-    graph = helper.make_graph([node], "g", inputs, [helper.make_empty_tensor_value_info(v) for v in outputs if v],
-                              [numpy_helper.from_array(arrays[n], n) for n in consts])  # fmt: skip
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-
-
-def assert_close(got: list[np.ndarray], ref: list[np.ndarray], dtype: Any) -> None:
-    assert len(got) == len(ref)
-    for g, r in zip(got, ref, strict=True):
-        assert g.dtype == r.dtype == dtype and g.shape == r.shape
-        np.testing.assert_allclose(g, r, rtol=TOL[dtype], atol=TOL[dtype])
-
-
-DIRECTIONS = {"forward": 1, "reverse": 1, "bidirectional": 2}
+    return recurrent_model("LSTM", NAMES, arrays, consts, outputs, opset, **attrs)
 
 
 @pytest.mark.parametrize("direction", list(DIRECTIONS))
@@ -151,14 +133,7 @@ def test_layout_1_is_onnxruntime_s_layout_0_transposed(direction: str) -> None:
     """onnxruntime runs no batch-first LSTM: the same operands, transposed, through its layout 0."""
     d = DIRECTIONS[direction]
     arrays = operands(d, "blhcp", layout=1)
-    model = lstm_model(arrays, hidden_size=H, direction=direction, layout=1)
-    first = {
-        **arrays,
-        **{k: arrays[k].transpose(1, 0, 2).copy() for k in ("X", "initial_h", "initial_c")},
-    }
-    y, y_h, y_c = ort_outputs(lstm_model(first, hidden_size=H, direction=direction), first)
-    want = [y.transpose(2, 0, 1, 3), y_h.transpose(1, 0, 2), y_c.transpose(1, 0, 2)]
-    assert_close(stack_outputs(model, arrays), want, np.float32)
+    assert_layout_1_matches(lstm_model, arrays, hidden_size=H, direction=direction)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64], ids=lambda d: d.__name__)
@@ -185,12 +160,8 @@ def test_the_defaults_are_forward_sigmoid_tanh_tanh_without_clip() -> None:
 )  # fmt: skip
 def test_the_outputs_named_get_their_values_the_others_fresh_ones(outputs: tuple[str, ...]) -> None:
     arrays = operands(2, "l")
-    model = lstm_model(arrays, outputs=outputs, hidden_size=H, direction="bidirectional")
-    (node,) = import_model(model).nodes
-    named = [v for v in outputs if v]
-    assert [v for v in node.outputs if not v.startswith("n0.")] == named
-    every = ort_outputs(lstm_model(arrays, hidden_size=H, direction="bidirectional"), arrays)
-    assert_close(stack_outputs(model, arrays), [every[OUTS.index(v)] for v in named], np.float32)
+    attrs = {"hidden_size": H, "direction": "bidirectional"}
+    assert_named_outputs_match(lstm_model, arrays, outputs, OUTS, **attrs)
 
 
 def test_an_lstm_runs_between_other_ops() -> None:
@@ -199,23 +170,11 @@ def test_an_lstm_runs_between_other_ops() -> None:
     x = RNG.standard_normal((S, N, 3)).astype(np.float32)
     base = operands(1, "bp")
     inits = {"w_in": RNG.standard_normal((3, IN)).astype(np.float32), "W": base["W"], "R": base["R"],
-             "B": base["B"], "P": base["P"], "axes": np.array([1], np.int64)}  # fmt: skip
-    nodes = [
-        helper.make_node("MatMul", ["x", "w_in"], ["h"]),
-        helper.make_node("LSTM", ["h", "W", "R", "B", "lens", "", "", "P"], ["Y", "", "Y_c"], hidden_size=H),
-        helper.make_node("Squeeze", ["Y", "axes"], ["y"]),
-    ]  # fmt: skip
-    graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape),
-                     helper.make_tensor_value_info("lens", TensorProto.INT32, [N])],
-        [helper.make_empty_tensor_value_info("y"), helper.make_empty_tensor_value_info("Y_c")],
-        [numpy_helper.from_array(a, n) for n, a in inits.items()],
-    )  # fmt: skip
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
-    feeds = {"x": x, "lens": LENS}
-    got, want = stack_outputs(model, feeds), ort_outputs(model, feeds)
-    assert got[0].shape == (S, N, H)
-    assert_close(got, want, np.float32)
+             "B": base["B"], "P": base["P"]}  # fmt: skip
+    node = helper.make_node(
+        "LSTM", ["h", "W", "R", "B", "lens", "", "", "P"], ["Y", "", "Y_c"], hidden_size=H
+    )
+    assert_runs_between_other_ops(x, inits, node, "Y_c")
 
 
 def test_a_constant_node_folds_at_import_as_onnxruntime() -> None:
@@ -223,8 +182,7 @@ def test_a_constant_node_folds_at_import_as_onnxruntime() -> None:
     model = lstm_model(
         arrays, consts=tuple(arrays), hidden_size=H, direction="bidirectional", clip=2.0
     )
-    assert import_model(model).nodes == ()
-    assert_close(stack_outputs(model, {}), ort_outputs(model, {}), np.float32)
+    assert_folds_at_import(model)
 
 
 def test_the_ir_node_takes_filled_operands_and_resolved_attributes() -> None:
@@ -273,15 +231,7 @@ def _raw(
         "initial_c": c0,
         "P": p,
     }
-    names = inputs or tuple(n if t else "" for n, t in given.items())
-    while inputs is None and not names[-1]:
-        names = names[:-1]
-    node = helper.make_node("LSTM", list(names), list(outputs), name="n0", **attrs)
-    vis = [helper.make_tensor_value_info(n, *t) for n, t in given.items() if t]
-    graph = helper.make_graph(
-        [node], "g", vis, [helper.make_empty_tensor_value_info(v) for v in outputs if v]
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return raw_model("LSTM", given, opset, inputs, outputs, **attrs)
 
 
 F, F16, I32 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.INT32
@@ -306,11 +256,7 @@ ERRORS: dict[str, tuple[onnx.ModelProto, str]] = {
 
 @pytest.mark.parametrize("case", list(ERRORS))
 def test_bad_input_is_a_model_format_error_naming_the_node(case: str) -> None:
-    model, message = ERRORS[case]
-    with pytest.raises(ModelFormatError, match=message) as err:
-        import_model(model)
-    assert type(err.value) is ModelFormatError
-    assert err.value.node == "n0" and err.value.op == "LSTM", err.value
+    assert_model_format_error("LSTM", *ERRORS[case])
 
 
 UNSUPPORTED: dict[str, tuple[onnx.ModelProto, str]] = {
@@ -324,9 +270,4 @@ UNSUPPORTED: dict[str, tuple[onnx.ModelProto, str]] = {
 
 @pytest.mark.parametrize("case", list(UNSUPPORTED))
 def test_what_the_stack_does_not_run_is_an_unsupported_op_error(case: str) -> None:
-    model, message = UNSUPPORTED[case]
-    with pytest.raises(UnsupportedOpError, match=message) as err:
-        import_model(model)
-    assert (
-        err.value.node == "n0" and err.value.op_type == "LSTM" and err.value.layers == ("adapter",)
-    )
+    assert_unsupported("LSTM", *UNSUPPORTED[case])

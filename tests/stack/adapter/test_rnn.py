@@ -17,56 +17,41 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from stack.adapter import import_model
-from stack.adapter.errors import ModelFormatError, UnsupportedOpError
 from stack.compiler import OpType
+from tests.stack.adapter import recurrent
 from tests.stack.adapter.both import ort_outputs, reference_outputs, stack_outputs
+from tests.stack.adapter.recurrent import (
+    DIRECTIONS,
+    IN,
+    H,
+    N,
+    S,
+    assert_close,
+    assert_folds_at_import,
+    assert_layout_1_matches,
+    assert_model_format_error,
+    assert_named_outputs_match,
+    assert_runs_between_other_ops,
+    assert_unsupported,
+    raw_model,
+    recurrent_model,
+)
 
 RNG = np.random.default_rng(66)
-S, N, IN, H = 5, 3, 4, 6
-TOL = {np.float32: 1e-5, np.float16: 5e-3, np.float64: 1e-12}
 NAMES = ("X", "W", "R", "B", "sequence_lens", "initial_h")
-LENS = np.array([5, 2, 0], np.int32)
 
 
 def operands(d: int, given: str, dtype: Any = np.float32, layout: int = 0) -> dict[str, np.ndarray]:
     """X, W and R, and those of B ("b"), sequence_lens ("l") and initial_h ("h") in ``given``."""
-    arrays = {
-        "X": RNG.standard_normal((S, N, IN) if layout == 0 else (N, S, IN)).astype(dtype),
-        "W": (RNG.standard_normal((d, H, IN)) * 0.5).astype(dtype),
-        "R": (RNG.standard_normal((d, H, H)) * 0.5).astype(dtype),
-        "B": RNG.standard_normal((d, 2 * H)).astype(dtype),
-        "sequence_lens": LENS,
-        "initial_h": RNG.standard_normal((d, N, H) if layout == 0 else (N, d, H)).astype(dtype),
-    }
-    keep = {"X", "W", "R"} | {
-        name for tag, name in zip("blh", NAMES[3:], strict=True) if tag in given
-    }
-    return {k: v for k, v in arrays.items() if k in keep}
+    return recurrent.operands(RNG, NAMES, 1, d, given, dtype, layout)
 
 
 def rnn_model(arrays: dict[str, np.ndarray], consts: tuple[str, ...] = (), outputs: tuple[str, ...] = ("Y", "Y_h"),
               opset: int = 14, **attrs: Any) -> onnx.ModelProto:  # fmt: skip
-    last = max(i for i, n in enumerate(NAMES) if n in arrays)
-    node = helper.make_node("RNN", [n if n in arrays else "" for n in NAMES[: last + 1]], list(outputs),
-                            name="n0", **attrs)  # fmt: skip
-    inputs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-              for n, a in arrays.items() if n not in consts]  # fmt: skip
-    graph = helper.make_graph([node], "g", inputs, [helper.make_empty_tensor_value_info(v) for v in outputs if v],
-                              [numpy_helper.from_array(arrays[n], n) for n in consts])  # fmt: skip
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-
-
-def assert_close(got: list[np.ndarray], ref: list[np.ndarray], dtype: Any) -> None:
-    assert len(got) == len(ref)
-    for g, r in zip(got, ref, strict=True):
-        assert g.dtype == r.dtype == dtype and g.shape == r.shape
-        np.testing.assert_allclose(g, r, rtol=TOL[dtype], atol=TOL[dtype])
-
-
-DIRECTIONS = {"forward": 1, "reverse": 1, "bidirectional": 2}
+    return recurrent_model("RNN", NAMES, arrays, consts, outputs, opset, **attrs)
 
 
 @pytest.mark.parametrize("direction", list(DIRECTIONS))
@@ -127,17 +112,8 @@ def test_layout_1_is_onnxruntime_s_layout_0_transposed(direction: str) -> None:
     """onnxruntime runs no batch-first RNN: the same operands, transposed, through its layout 0."""
     d = DIRECTIONS[direction]
     arrays = operands(d, "blh", layout=1)
-    model = rnn_model(
-        arrays, hidden_size=H, direction=direction, layout=1, activations=["Relu"] * d
-    )
-    first = {**arrays, "X": arrays["X"].transpose(1, 0, 2).copy(),
-             "initial_h": arrays["initial_h"].transpose(1, 0, 2).copy()}  # fmt: skip
-    y, y_h = ort_outputs(
-        rnn_model(first, hidden_size=H, direction=direction, activations=["Relu"] * d), first
-    )
-    assert_close(
-        stack_outputs(model, arrays), [y.transpose(2, 0, 1, 3), y_h.transpose(1, 0, 2)], np.float32
-    )
+    attrs = {"hidden_size": H, "direction": direction, "activations": ["Relu"] * d}
+    assert_layout_1_matches(rnn_model, arrays, **attrs)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64], ids=lambda d: d.__name__)
@@ -169,13 +145,8 @@ def test_the_defaults_are_forward_tanh_without_clip() -> None:
 )
 def test_one_output_named_gets_a_fresh_value_for_the_other(outputs: tuple[str, ...]) -> None:
     arrays = operands(2, "l")
-    model = rnn_model(arrays, outputs=outputs, hidden_size=H, direction="bidirectional")
-    (node,) = import_model(model).nodes
-    named = [v for v in outputs if v]
-    assert [v for v in node.outputs if not v.startswith("n0.")] == named
-    both = ort_outputs(rnn_model(arrays, hidden_size=H, direction="bidirectional"), arrays)
-    want = [both[0]] if named == ["Y"] else [both[1]]
-    assert_close(stack_outputs(model, arrays), want, np.float32)
+    attrs = {"hidden_size": H, "direction": "bidirectional"}
+    assert_named_outputs_match(rnn_model, arrays, outputs, ("Y", "Y_h"), **attrs)
 
 
 def test_an_rnn_runs_between_other_ops() -> None:
@@ -183,26 +154,11 @@ def test_an_rnn_runs_between_other_ops() -> None:
     Y_h is a graph output; W, R and B are initializers."""
     x = RNG.standard_normal((S, N, 3)).astype(np.float32)
     inits = {"w_in": RNG.standard_normal((3, IN)).astype(np.float32), "W": operands(1, "")["W"],
-             "R": operands(1, "")["R"], "B": RNG.standard_normal((1, 2 * H)).astype(np.float32),
-             "axes": np.array([1], np.int64)}  # fmt: skip
-    nodes = [
-        helper.make_node("MatMul", ["x", "w_in"], ["h"]),
-        helper.make_node(
-            "RNN", ["h", "W", "R", "B", "lens"], ["Y", "Y_h"], hidden_size=H, activations=["Relu"]
-        ),
-        helper.make_node("Squeeze", ["Y", "axes"], ["y"]),
-    ]
-    graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape),
-                     helper.make_tensor_value_info("lens", TensorProto.INT32, [N])],
-        [helper.make_empty_tensor_value_info("y"), helper.make_empty_tensor_value_info("Y_h")],
-        [numpy_helper.from_array(a, n) for n, a in inits.items()],
-    )  # fmt: skip
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
-    feeds = {"x": x, "lens": LENS}
-    got, want = stack_outputs(model, feeds), ort_outputs(model, feeds)
-    assert got[0].shape == (S, N, H)
-    assert_close(got, want, np.float32)
+             "R": operands(1, "")["R"], "B": RNG.standard_normal((1, 2 * H)).astype(np.float32)}  # fmt: skip
+    node = helper.make_node(
+        "RNN", ["h", "W", "R", "B", "lens"], ["Y", "Y_h"], hidden_size=H, activations=["Relu"]
+    )
+    assert_runs_between_other_ops(x, inits, node, "Y_h")
 
 
 def test_a_constant_node_folds_at_import_as_onnxruntime() -> None:
@@ -210,8 +166,7 @@ def test_a_constant_node_folds_at_import_as_onnxruntime() -> None:
     model = rnn_model(
         arrays, consts=tuple(arrays), hidden_size=H, direction="bidirectional", clip=2.0
     )
-    assert import_model(model).nodes == ()
-    assert_close(stack_outputs(model, {}), ort_outputs(model, {}), np.float32)
+    assert_folds_at_import(model)
 
 
 def test_the_ir_node_takes_filled_operands_and_resolved_attributes() -> None:
@@ -247,15 +202,7 @@ def _raw(
     **attrs: Any,
 ) -> onnx.ModelProto:
     given = {"X": x, "W": w, "R": r, "B": b, "sequence_lens": lens, "initial_h": h0}
-    names = inputs or tuple(n if t else "" for n, t in given.items())
-    while inputs is None and not names[-1]:
-        names = names[:-1]
-    node = helper.make_node("RNN", list(names), list(outputs), name="n0", **attrs)
-    vis = [helper.make_tensor_value_info(n, *t) for n, t in given.items() if t]
-    graph = helper.make_graph(
-        [node], "g", vis, [helper.make_empty_tensor_value_info(v) for v in outputs if v]
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return raw_model("RNN", given, opset, inputs, outputs, **attrs)
 
 
 F, F16, I32, I64 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.INT32, TensorProto.INT64
@@ -286,11 +233,7 @@ ERRORS: dict[str, tuple[onnx.ModelProto, str]] = {
 
 @pytest.mark.parametrize("case", list(ERRORS))
 def test_bad_input_is_a_model_format_error_naming_the_node(case: str) -> None:
-    model, message = ERRORS[case]
-    with pytest.raises(ModelFormatError, match=message) as err:
-        import_model(model)
-    assert type(err.value) is ModelFormatError
-    assert err.value.node == "n0" and err.value.op == "RNN", err.value
+    assert_model_format_error("RNN", *ERRORS[case])
 
 
 W2, R2 = (F, [2, 6, 4]), (F, [2, 6, 6])
@@ -308,9 +251,4 @@ UNSUPPORTED: dict[str, tuple[onnx.ModelProto, str]] = {
 
 @pytest.mark.parametrize("case", list(UNSUPPORTED))
 def test_what_the_stack_does_not_run_is_an_unsupported_op_error(case: str) -> None:
-    model, message = UNSUPPORTED[case]
-    with pytest.raises(UnsupportedOpError, match=message) as err:
-        import_model(model)
-    assert (
-        err.value.node == "n0" and err.value.op_type == "RNN" and err.value.layers == ("adapter",)
-    )
+    assert_unsupported("RNN", *UNSUPPORTED[case])

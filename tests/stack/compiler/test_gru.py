@@ -11,22 +11,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stack.compiler import (
-    ElemType,
-    Graph,
-    Node,
-    OpType,
-    ShapeInferenceError,
-    TensorType,
-    VerifyError,
-    compile_graph,
-    evaluate,
-    rule_for,
-    verify,
-)
-from stack.compiler.lowering import lower_node
-from stack.compiler.verify import ARITY
+from stack.compiler import ElemType, Graph, Node, OpType, TensorType, rule_for
 from stack.runtime import ExecDType, ExecOp
+from tests.stack.compiler import recurrent
+from tests.stack.compiler.recurrent import (
+    assert_bad_node,
+    assert_breaks_the_arity,
+    assert_declines,
+    assert_lowers,
+    compiled,
+    fold,
+    tt,
+)
 
 F32, F16, F64, I32 = ElemType.F32, ElemType.F16, ElemType.F64, ElemType.I32
 RULE = rule_for(OpType.GRU)
@@ -37,16 +33,9 @@ def node(n_in: int = 3, **attrs: object) -> Node:
     return Node.make("gru", OpType.GRU, NAMES[:n_in], ["y", "yh"], **attrs)
 
 
-def tt(dtype: ElemType, *shape: int) -> TensorType:
-    return TensorType(dtype, shape)
-
-
 def types(dtype: ElemType, d: int, layout: int, n_in: int) -> list[TensorType]:
     """X [S=5, N=2, I=4] (layout 1: [2, 5, 4]) and H = 3."""
-    x, h0 = ((5, 2, 4), (d, 2, 3)) if layout == 0 else ((2, 5, 4), (2, d, 3))
-    full = [tt(dtype, *x), tt(dtype, d, 9, 4), tt(dtype, d, 9, 3), tt(dtype, d, 18), tt(I32, 2),
-            tt(dtype, *h0)]  # fmt: skip
-    return full[:n_in]
+    return recurrent.types(3, dtype, d, layout, n_in)
 
 
 @pytest.mark.parametrize("dtype", [F32, F16, F64], ids=lambda e: e.value)
@@ -87,17 +76,11 @@ X, W, R = tt(F32, 5, 2, 4), tt(F32, 1, 9, 4), tt(F32, 1, 9, 3)
          "one activation", "unknown activation", "one alpha", "clip 0"],
 )  # fmt: skip
 def test_a_bad_node_is_a_shape_inference_error_naming_it(ins, attrs, message) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ShapeInferenceError, match=message) as err:
-        RULE(node(len(ins), **attrs), ins, {})
-    assert err.value.node == "gru" and err.value.op == "GRU"
+    assert_bad_node(RULE, node(len(ins), **attrs), ins, message)
 
 
 def _fold(n: Node, *arrays: np.ndarray) -> list[np.ndarray]:
-    fn = evaluate.evaluator_for(OpType.GRU)
-    assert fn is not None
-    result = fn(n, list(arrays))
-    assert result is not None and len(result) == 2
-    return result
+    return fold(OpType.GRU, n, arrays, 2)
 
 
 def test_folding_runs_the_gates() -> None:
@@ -191,11 +174,9 @@ def test_folding_layout_1_is_layout_0_transposed() -> None:
 @pytest.mark.parametrize("bad", [4, -1])
 def test_folding_declines_lengths_outside_the_sequence(bad: int) -> None:
     """The device kernel reports them (a fault naming the op), not the folder."""
-    fn = evaluate.evaluator_for(OpType.GRU)
-    assert fn is not None
     x, w = np.ones((3, 2, 1), np.float32), np.ones((1, 3, 1), np.float32)
     lens = np.array([1, bad], np.int32)
-    assert fn(node(5), [x, w, w, np.zeros((1, 6), np.float32), lens]) is None
+    assert_declines(OpType.GRU, node(5), [x, w, w, np.zeros((1, 6), np.float32), lens])
 
 
 ATTRS = {"direction": "reverse", "layout": 1, "linear_before_reset": 1, "activations": "HardSigmoid,ScaledTanh",
@@ -203,33 +184,20 @@ ATTRS = {"direction": "reverse", "layout": 1, "linear_before_reset": 1, "activat
 
 
 def test_gru_lowers_to_op_67_with_its_attributes() -> None:
-    op, attrs = lower_node(node(3, **ATTRS))
-    assert op is ExecOp.GRU == 67
-    assert dict(attrs) == ATTRS
-    arity = ARITY[OpType.GRU]
-    assert (arity.min_in, arity.max_in, arity.min_out, arity.max_out) == (3, 6, 2, 2)
+    assert ExecOp.GRU == 67
+    assert_lowers(node(3, **ATTRS), ATTRS, ExecOp.GRU, (3, 6, 2, 2))
 
 
 def _graph(n: Node, layout: int = 0) -> Graph:
-    ts = dict(zip(NAMES, types(F32, 1, layout, 6), strict=True))
-    ts |= (
-        {"y": tt(F32, 5, 1, 2, 3), "yh": tt(F32, 1, 2, 3)}
-        if layout == 0
-        else {"y": tt(F32, 2, 5, 1, 3), "yh": tt(F32, 2, 1, 3)}
-    )
-    return Graph("g", (n,), tuple(n.inputs), ("y", "yh"), ts, {})
+    return recurrent.graph(n, 3, 6, 1, ("y", "yh"), layout)
 
 
 def test_one_output_breaks_the_arity() -> None:
     n = Node.make("gru", OpType.GRU, ["x", "w", "r"], ["y"])
-    with pytest.raises(VerifyError, match=r"1 outputs, expected 2\.\.2") as err:
-        verify(_graph(n))
-    assert err.value.details["check"] == "arity" and err.value.node == "gru"
+    assert_breaks_the_arity(_graph(n), r"1 outputs, expected 2\.\.2")
 
 
 def test_the_graph_compiles_to_one_gru_op() -> None:
-    exe = compile_graph(_graph(node(6, **ATTRS), layout=1)).executable
-    assert [op.op for op in exe.ops] == [ExecOp.GRU]
-    assert dict(exe.ops[0].attrs) == ATTRS
+    exe = compiled(_graph(node(6, **ATTRS), layout=1), ExecOp.GRU, ATTRS)
     assert exe.tensor("l").dtype is ExecDType.I32 and exe.tensor("h").shape == (2, 1, 3)
     assert exe.tensor("y").dtype is ExecDType.F32 and exe.tensor("y").shape == (2, 5, 1, 3)

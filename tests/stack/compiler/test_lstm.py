@@ -10,22 +10,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stack.compiler import (
-    ElemType,
-    Graph,
-    Node,
-    OpType,
-    ShapeInferenceError,
-    TensorType,
-    VerifyError,
-    compile_graph,
-    evaluate,
-    rule_for,
-    verify,
-)
-from stack.compiler.lowering import lower_node
-from stack.compiler.verify import ARITY
+from stack.compiler import ElemType, Graph, Node, OpType, TensorType, rule_for
 from stack.runtime import ExecDType, ExecOp
+from tests.stack.compiler import recurrent
+from tests.stack.compiler.recurrent import (
+    assert_bad_node,
+    assert_breaks_the_arity,
+    assert_declines,
+    assert_lowers,
+    compiled,
+    fold,
+    tt,
+)
 
 F32, F16, F64, I32 = ElemType.F32, ElemType.F16, ElemType.F64, ElemType.I32
 RULE = rule_for(OpType.LSTM)
@@ -41,16 +37,9 @@ def node(n_in: int = 3, **attrs: object) -> Node:
     return Node.make("lstm", OpType.LSTM, NAMES[:n_in], ["y", "yh", "yc"], **attrs)
 
 
-def tt(dtype: ElemType, *shape: int) -> TensorType:
-    return TensorType(dtype, shape)
-
-
 def types(dtype: ElemType, d: int, layout: int, n_in: int) -> list[TensorType]:
     """X [S=5, N=2, I=4] (layout 1: [2, 5, 4]) and H = 3."""
-    x, h0 = ((5, 2, 4), (d, 2, 3)) if layout == 0 else ((2, 5, 4), (2, d, 3))
-    full = [tt(dtype, *x), tt(dtype, d, 12, 4), tt(dtype, d, 12, 3), tt(dtype, d, 24), tt(I32, 2),
-            tt(dtype, *h0), tt(dtype, *h0), tt(dtype, d, 9)]  # fmt: skip
-    return full[:n_in]
+    return recurrent.types(4, dtype, d, layout, n_in)
 
 
 @pytest.mark.parametrize("dtype", [F32, F16, F64], ids=lambda e: e.value)
@@ -91,17 +80,11 @@ B, L, S0 = tt(F32, 1, 24), tt(I32, 2), tt(F32, 1, 2, 3)
          "layout 2", "input_forget 2", "two activations", "unknown activation", "one alpha", "clip 0"],
 )  # fmt: skip
 def test_a_bad_node_is_a_shape_inference_error_naming_it(ins, attrs, message) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ShapeInferenceError, match=message) as err:
-        RULE(node(len(ins), **attrs), ins, {})
-    assert err.value.node == "lstm" and err.value.op == "LSTM"
+    assert_bad_node(RULE, node(len(ins), **attrs), ins, message)
 
 
 def _fold(n: Node, *arrays: np.ndarray) -> list[np.ndarray]:
-    fn = evaluate.evaluator_for(OpType.LSTM)
-    assert fn is not None
-    result = fn(n, list(arrays))
-    assert result is not None and len(result) == 3
-    return result
+    return fold(OpType.LSTM, n, arrays, 3)
 
 
 def test_folding_runs_the_gates_and_the_peepholes() -> None:
@@ -206,11 +189,9 @@ def test_folding_layout_1_is_layout_0_transposed() -> None:
 @pytest.mark.parametrize("bad", [4, -1])
 def test_folding_declines_lengths_outside_the_sequence(bad: int) -> None:
     """The device kernel reports them (a fault naming the op), not the folder."""
-    fn = evaluate.evaluator_for(OpType.LSTM)
-    assert fn is not None
     x, w = np.ones((3, 2, 1), np.float32), np.ones((1, 4, 1), np.float32)
     lens = np.array([1, bad], np.int32)
-    assert fn(node(5), [x, w, w, np.zeros((1, 8), np.float32), lens]) is None
+    assert_declines(OpType.LSTM, node(5), [x, w, w, np.zeros((1, 8), np.float32), lens])
 
 
 ATTRS = {"direction": "reverse", "layout": 1, "input_forget": 1, "activations": "HardSigmoid,ScaledTanh,Affine",
@@ -218,35 +199,21 @@ ATTRS = {"direction": "reverse", "layout": 1, "input_forget": 1, "activations": 
 
 
 def test_lstm_lowers_to_op_69_with_its_attributes() -> None:
-    op, attrs = lower_node(node(3, **ATTRS))
-    assert op is ExecOp.LSTM == 69
-    assert dict(attrs) == ATTRS
-    arity = ARITY[OpType.LSTM]
-    assert (arity.min_in, arity.max_in, arity.min_out, arity.max_out) == (3, 8, 3, 3)
+    assert ExecOp.LSTM == 69
+    assert_lowers(node(3, **ATTRS), ATTRS, ExecOp.LSTM, (3, 8, 3, 3))
 
 
 def _graph(n: Node, layout: int = 0) -> Graph:
-    ts = dict(zip(NAMES, types(F32, 1, layout, 8), strict=True))
-    state = tt(F32, 1, 2, 3) if layout == 0 else tt(F32, 2, 1, 3)
-    ts |= {
-        "y": tt(F32, 5, 1, 2, 3) if layout == 0 else tt(F32, 2, 5, 1, 3),
-        "yh": state,
-        "yc": state,
-    }
-    return Graph("g", (n,), tuple(n.inputs), tuple(n.outputs), ts, {})
+    return recurrent.graph(n, 4, 8, 2, n.outputs, layout)
 
 
 def test_two_outputs_break_the_arity() -> None:
     n = Node.make("lstm", OpType.LSTM, ["x", "w", "r"], ["y", "yh"])
-    with pytest.raises(VerifyError, match=r"2 outputs, expected 3\.\.3") as err:
-        verify(_graph(n))
-    assert err.value.details["check"] == "arity" and err.value.node == "lstm"
+    assert_breaks_the_arity(_graph(n), r"2 outputs, expected 3\.\.3")
 
 
 def test_the_graph_compiles_to_one_lstm_op() -> None:
-    exe = compile_graph(_graph(node(8, **ATTRS), layout=1)).executable
-    assert [op.op for op in exe.ops] == [ExecOp.LSTM]
-    assert dict(exe.ops[0].attrs) == ATTRS
+    exe = compiled(_graph(node(8, **ATTRS), layout=1), ExecOp.LSTM, ATTRS)
     assert exe.tensor("l").dtype is ExecDType.I32 and exe.tensor("c").shape == (2, 1, 3)
     assert exe.tensor("y").dtype is ExecDType.F32 and exe.tensor("y").shape == (2, 5, 1, 3)
     assert exe.tensor("p").shape == (1, 9)
