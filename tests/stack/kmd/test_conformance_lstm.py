@@ -9,18 +9,28 @@ or shape, lengths out of range and unknown codes."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
 from stack.kmd import KernelId
 from stack.kmd.errors import FenceFailedError
-from stack.kmd.kernels.rnn import RnnActivation, RnnDirection
-from tests.stack.kmd.test_conformance_rnn import ACTS, assert_close
+from stack.kmd.kernels.rnn import RnnDirection
+from tests.stack.kmd.recurrent import (
+    ACTS,
+    DTYPES,
+    A,
+    assert_close,
+    assert_defaults_are_the_immediates_left_out,
+    assert_length_zero_leaves_zeros,
+    assert_nan_reaches_its_entry_only,
+    assert_nothing_written,
+    draw_operands,
+)
 
 K = KernelId.LSTM
 RNG = np.random.default_rng(69)
-DTYPES = [np.float32, np.float16, np.float64]
-A = RnnActivation
 DEFAULT = (A.SIGMOID, A.TANH, A.TANH) * 2
 
 
@@ -86,11 +96,7 @@ def run(rig, x, w, r, opt=(), direction=0, layout=0, coupled=0, acts=DEFAULT, cl
     )
 
 
-def operands(dtype, steps=4, n=3, i=5, h=4, d=1, layout=0):  # type: ignore[no-untyped-def]
-    x = RNG.standard_normal((steps, n, i) if layout == 0 else (n, steps, i)).astype(dtype)
-    w = (RNG.standard_normal((d, 4 * h, i)) * 0.5).astype(dtype)
-    r = (RNG.standard_normal((d, 4 * h, h)) * 0.5).astype(dtype)
-    return x, w, r
+operands = partial(draw_operands, RNG, 4)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
@@ -137,35 +143,26 @@ def test_clip_bounds_every_gate_pre_activation(backend_rig) -> None:  # type: ig
 def test_a_length_of_zero_leaves_zeros_even_with_initial_states(backend_rig) -> None:  # type: ignore[no-untyped-def]
     x, w, r = operands(np.float32, d=2)
     h0, c0 = (RNG.standard_normal((2, 3, 4)).astype(np.float32) for _ in range(2))
-    y, y_h, y_c = run(
-        backend_rig, x, w, r, [None, np.array([0, 4, 2], np.int32), h0, c0], direction=2
-    )
-    assert not y[:, :, 0].any() and not y_h[:, 0].any() and not y_c[:, 0].any()
-    assert not y[2:, :, 2].any() and y[:2, :, 2].all()
+    got = run(backend_rig, x, w, r, [None, np.array([0, 4, 2], np.int32), h0, c0], direction=2)
+    assert_length_zero_leaves_zeros(*got)
 
 
 def test_defaults_are_forward_layout_0_sigmoid_tanh_tanh_no_clip(backend_rig) -> None:  # type: ignore[no-untyped-def]
-    x, w, r = operands(np.float32)
-    outs = [((4, 1, 3, 4), np.float32), ((1, 3, 4), np.float32), ((1, 3, 4), np.float32)]
-    got = backend_rig.run_outputs(K, [x, w, r], outs)
-    want = run(backend_rig, x, w, r)
-    assert all(g.tobytes() == v.tobytes() for g, v in zip(got, want, strict=True))
+    assert_defaults_are_the_immediates_left_out(backend_rig, K, operands, run, 3)
 
 
 def test_nan_reaches_its_entry_only(backend_rig) -> None:  # type: ignore[no-untyped-def]
     x, w, r = operands(np.float32)
     x[1, 0, 0] = np.nan
     y, y_h, y_c = run(backend_rig, x, w, r)
-    assert not np.isnan(y[0]).any() and np.isnan(y[1:, 0, 0]).all() and np.isnan(y_h[0, 0]).all()
+    assert_nan_reaches_its_entry_only(y, y_h)
     assert np.isnan(y_c[0, 0]).all() and not np.isnan(y_c[0, 1:]).any()
-    assert not np.isnan(y[:, :, 1:]).any()
 
 
 @pytest.mark.parametrize("layout", [0, 1])
 def test_an_empty_batch_writes_nothing(backend_rig, layout) -> None:  # type: ignore[no-untyped-def]
     x, w, r = operands(np.float32, n=0, layout=layout)
-    got = run(backend_rig, x, w, r, layout=layout)
-    assert [v.size for v in got] == [0, 0, 0]
+    assert_nothing_written(run(backend_rig, x, w, r, layout=layout))
 
 
 F = np.float32
