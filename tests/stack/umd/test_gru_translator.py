@@ -7,28 +7,30 @@ floats; an NHWC Y is written in its logical order and transposed after the kerne
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
-from stack.kmd.blob import decode
 from stack.kmd.kernels.ids import KernelId
 from stack.kmd.kernels.rnn import RnnActivation, RnnDirection
-from stack.umd import DType, Layout, OpKind, OpRequest
+from stack.umd import DType, OpKind, OpRequest
 from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
-from stack.umd.pipeline import Pipeline
 from tests.stack.umd.descs import I32, I64, F, T, refused
+from tests.stack.umd.recurrent import (
+    assert_one_blob_on_the_operands,
+    layout_1_main_blob,
+    one_blob,
+    recurrent_ins,
+    recurrent_outs,
+)
 
 GRU = OpKind.GRU
 K = KernelId.GRU
 F16, F64 = DType.F16, DType.F64
 
 
-def _ins(dtype: DType = F, d: int = 1, n_in: int = 3) -> list:
-    return [T((4, 2, 3), dtype), T((d, 15, 3), dtype), T((d, 15, 5), dtype), T((d, 30), dtype),
-            T((2,), I32), T((d, 2, 5), dtype)][:n_in]  # fmt: skip
-
-
-def _outs(dtype: DType = F, d: int = 1) -> list:
-    return [T((4, d, 2, 5), dtype), T((d, 2, 5), dtype)]
+_ins = partial(recurrent_ins, 3)
+_outs = partial(recurrent_outs, 2)
 
 
 @pytest.mark.parametrize(
@@ -74,15 +76,15 @@ def test_every_float_request_is_one_gru_blob(
     dtype: DType, direction: RnnDirection, n_in: int
 ) -> None:
     d = 2 if direction == RnnDirection.BIDIRECTIONAL else 1
-    ins, outs = _ins(dtype, d, n_in), _outs(dtype, d)
-    prog = Pipeline().compile(OpRequest.make(GRU, ins, outs, direction=direction.name.lower()))
-    assert prog.scratch == ()
-    (blob,) = [decode(x) for x in prog.patch(tuple(t.addr for t in (*ins, *outs)))]
-    assert blob.kernel_id is K and blob.ints == (int(direction), 0, 0, 2, 0, 2, 0)
-    assert blob.floats == (0.0,) * 9
-    assert [(p.addr, p.dtype, p.shape) for p in blob.params] == [
-        (t.addr, t.dtype, t.shape) for t in (*ins, *outs)
-    ]
+    assert_one_blob_on_the_operands(
+        GRU,
+        K,
+        _ins(dtype, d, n_in),
+        _outs(dtype, d),
+        direction,
+        (int(direction), 0, 0, 2, 0, 2, 0),
+        (0.0,) * 9,
+    )
 
 
 def test_activations_cross_with_their_alpha_and_beta_and_linear_before_reset() -> None:
@@ -91,9 +93,7 @@ def test_activations_cross_with_their_alpha_and_beta_and_linear_before_reset() -
                          activations="HardSigmoid,ScaledTanh,Affine,Elu", clip=2.5,
                          activation_alpha=(0.2, 0.3, 0.4, 0.5),
                          activation_beta=(0.6, 0.7, 0.8, 0.0))  # fmt: skip
-    (blob,) = [
-        decode(x) for x in Pipeline().compile(req).patch(tuple(t.addr for t in (*ins, *outs)))
-    ]
+    blob = one_blob(req)
     a = RnnActivation
     codes = (a.HARD_SIGMOID, a.SCALED_TANH, a.AFFINE, a.ELU)
     assert blob.ints == (2, 0, 1, *map(int, codes))
@@ -101,12 +101,5 @@ def test_activations_cross_with_their_alpha_and_beta_and_linear_before_reset() -
 
 
 def test_layout_1_shapes_and_an_nhwc_y_written_in_logical_order() -> None:
-    ins = [T((2, 4, 3)), T((1, 15, 3)), T((1, 15, 5)), T((1, 30)), T((2,), I32), T((2, 1, 5))]
-    outs = [T((2, 1, 5, 4), layout=Layout.NHWC), T((2, 1, 5))]  # Y (2, 4, 1, 5) stored NHWC
-    prog = Pipeline().compile(OpRequest.make(GRU, ins, outs, layout=1))
-    assert prog.scratch == (2 * 4 * 1 * 5 * 4,)
-    s0 = 0xA0000
-    main, post = (decode(b) for b in prog.patch((*(t.addr for t in (*ins, *outs)), s0)))
-    assert main.kernel_id is K and main.ints == (0, 1, 0, 2, 0, 2, 0) and main.params[6].addr == s0
-    assert main.params[6].shape == (2, 4, 1, 5)
-    assert post.kernel_id is KernelId.TRANSPOSE and post.ints == (0, 2, 3, 1)
+    main = layout_1_main_blob(GRU, 3, 2)
+    assert main.kernel_id is K and main.ints == (0, 1, 0, 2, 0, 2, 0)

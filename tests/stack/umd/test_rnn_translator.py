@@ -7,28 +7,30 @@ in its logical order and transposed after the kernel."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
-from stack.kmd.blob import decode
 from stack.kmd.kernels.ids import KernelId
 from stack.kmd.kernels.rnn import RnnActivation, RnnDirection
-from stack.umd import DType, Layout, OpKind, OpRequest
+from stack.umd import DType, OpKind, OpRequest
 from stack.umd.errors import InvalidRequestError, ShapeError, UnsupportedDtypeError
-from stack.umd.pipeline import Pipeline
 from tests.stack.umd.descs import I32, I64, F, T, refused
+from tests.stack.umd.recurrent import (
+    assert_one_blob_on_the_operands,
+    layout_1_main_blob,
+    one_blob,
+    recurrent_ins,
+    recurrent_outs,
+)
 
 RNN = OpKind.RNN
 K = KernelId.RNN
 F16, F64 = DType.F16, DType.F64
 
 
-def _ins(dtype: DType = F, d: int = 1, n_in: int = 3) -> list:
-    return [T((4, 2, 3), dtype), T((d, 5, 3), dtype), T((d, 5, 5), dtype), T((d, 10), dtype),
-            T((2,), I32), T((d, 2, 5), dtype)][:n_in]  # fmt: skip
-
-
-def _outs(dtype: DType = F, d: int = 1) -> list:
-    return [T((4, d, 2, 5), dtype), T((d, 2, 5), dtype)]
+_ins = partial(recurrent_ins, 1)
+_outs = partial(recurrent_outs, 2)
 
 
 @pytest.mark.parametrize(
@@ -80,15 +82,15 @@ def test_every_float_request_is_one_rnn_blob(
     dtype: DType, direction: RnnDirection, n_in: int
 ) -> None:
     d = 2 if direction == RnnDirection.BIDIRECTIONAL else 1
-    ins, outs = _ins(dtype, d, n_in), _outs(dtype, d)
-    prog = Pipeline().compile(OpRequest.make(RNN, ins, outs, direction=direction.name.lower()))
-    assert prog.scratch == ()
-    (blob,) = [decode(x) for x in prog.patch(tuple(t.addr for t in (*ins, *outs)))]
-    assert blob.kernel_id is K and blob.ints == (int(direction), 0, 0, 0)
-    assert blob.floats == (0.0,) * 5
-    assert [(p.addr, p.dtype, p.shape) for p in blob.params] == [
-        (t.addr, t.dtype, t.shape) for t in (*ins, *outs)
-    ]
+    assert_one_blob_on_the_operands(
+        RNN,
+        K,
+        _ins(dtype, d, n_in),
+        _outs(dtype, d),
+        direction,
+        (int(direction), 0, 0, 0),
+        (0.0,) * 5,
+    )
 
 
 @pytest.mark.parametrize("name", ["Relu", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh",
@@ -97,21 +99,12 @@ def test_each_activation_crosses_with_its_alpha_and_beta(name: str) -> None:
     ins, outs = _ins(d=2), _outs(d=2)
     req = OpRequest.make(RNN, ins, outs, direction="bidirectional", activations=f"Tanh,{name}",
                          activation_alpha=(0.0, 0.25), activation_beta=(0.0, 0.75), clip=2.5)  # fmt: skip
-    (blob,) = [
-        decode(x) for x in Pipeline().compile(req).patch(tuple(t.addr for t in (*ins, *outs)))
-    ]
+    blob = one_blob(req)
     code = RnnActivation[{"LeakyRelu": "LEAKY_RELU", "ThresholdedRelu": "THRESHOLDED_RELU",
                           "ScaledTanh": "SCALED_TANH", "HardSigmoid": "HARD_SIGMOID"}.get(name, name.upper())]  # fmt: skip
     assert blob.ints == (2, 0, 0, int(code)) and blob.floats == (2.5, 0.0, 0.0, 0.25, 0.75)
 
 
 def test_layout_1_shapes_and_an_nhwc_y_written_in_logical_order() -> None:
-    ins = [T((2, 4, 3)), T((1, 5, 3)), T((1, 5, 5)), T((1, 10)), T((2,), I32), T((2, 1, 5))]
-    outs = [T((2, 1, 5, 4), layout=Layout.NHWC), T((2, 1, 5))]  # Y (2, 4, 1, 5) stored NHWC
-    prog = Pipeline().compile(OpRequest.make(RNN, ins, outs, layout=1))
-    assert prog.scratch == (2 * 4 * 1 * 5 * 4,)
-    s0 = 0xA0000
-    main, post = (decode(b) for b in prog.patch((*(t.addr for t in (*ins, *outs)), s0)))
-    assert main.kernel_id is K and main.ints == (0, 1, 0, 0) and main.params[6].addr == s0
-    assert main.params[6].shape == (2, 4, 1, 5)
-    assert post.kernel_id is KernelId.TRANSPOSE and post.ints == (0, 2, 3, 1)
+    main = layout_1_main_blob(RNN, 1, 2)
+    assert main.kernel_id is K and main.ints == (0, 1, 0, 0)
