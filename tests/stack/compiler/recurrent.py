@@ -97,3 +97,55 @@ def compiled(g: Graph, exec_op: ExecOp, attrs: dict) -> Executable:
     assert [op.op for op in exe.ops] == [exec_op]
     assert dict(exe.ops[0].attrs) == attrs
     return exe
+
+
+def assert_rule_gives_y_and_states(
+    rule: Callable,
+    n: Node,
+    ins: list[TensorType],
+    dtype: ElemType,
+    d: int,
+    layout: int,
+    states: int,
+) -> None:
+    """The rule gives Y [S=5, D, N=2, H=3] (layout 1: [N, S, D, H]) and ``states`` states
+    [D, N, H] (layout 1: [N, D, H]), all of ``dtype``."""
+    y, *rest = rule(n, ins, {})
+    assert len(rest) == states
+    assert y == (tt(dtype, 5, d, 2, 3) if layout == 0 else tt(dtype, 2, 5, d, 3))
+    assert all(s == (tt(dtype, d, 2, 3) if layout == 0 else tt(dtype, 2, d, 3)) for s in rest)
+
+
+def assert_rounded_once(
+    op: OpType, n: Node, arrays: Sequence[np.ndarray], count: int, y_shape: tuple[int, ...]
+) -> list[np.ndarray]:
+    """Folding ``n`` on float16 ``arrays`` gives Y of ``y_shape`` and every result equal to the
+    float64 fold rounded once to float16; the float64 results are returned."""
+    got = fold(op, n, arrays, count)
+    wide = fold(op, n, [a.astype(np.float64) for a in arrays], count)
+    assert got[0].dtype == np.float16 and got[0].shape == y_shape
+    for g, v in zip(got, wide, strict=True):
+        np.testing.assert_array_equal(g, v.astype(np.float16))
+    return wide
+
+
+def assert_layout_1_is_layout_0_transposed(
+    op: OpType,
+    n0: Node,
+    n1: Node,
+    operands: Sequence[np.ndarray],
+    states: Sequence[np.ndarray],
+    rest: Sequence[np.ndarray] = (),
+) -> None:
+    """Folding ``n1`` (layout 1) on X and the initial ``states`` batch first gives ``n0``'s
+    (layout 0) Y and final states transposed; ``operands`` are X, W, R, B and sequence_lens,
+    ``rest`` what follows the states (LSTM's P)."""
+    t = (1, 0, 2)
+    x, *mid = operands
+    count = 1 + len(states)
+    got0 = fold(op, n0, [x, *mid, *states, *rest], count)
+    batch_first = [s.transpose(t) for s in states]
+    got1 = fold(op, n1, [x.transpose(t), *mid, *batch_first, *rest], count)
+    np.testing.assert_array_equal(got1[0], got0[0].transpose(2, 0, 1, 3))
+    for s1, s0 in zip(got1[1:], got0[1:], strict=True):
+        np.testing.assert_array_equal(s1, s0.transpose(t))

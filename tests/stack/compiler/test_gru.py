@@ -18,7 +18,10 @@ from tests.stack.compiler.recurrent import (
     assert_bad_node,
     assert_breaks_the_arity,
     assert_declines,
+    assert_layout_1_is_layout_0_transposed,
     assert_lowers,
+    assert_rounded_once,
+    assert_rule_gives_y_and_states,
     compiled,
     fold,
     tt,
@@ -44,9 +47,8 @@ def types(dtype: ElemType, d: int, layout: int, n_in: int) -> list[TensorType]:
 @pytest.mark.parametrize("n_in", [3, 4, 5, 6])
 def test_the_rule_gives_y_and_y_h(dtype, direction, layout, n_in) -> None:  # type: ignore[no-untyped-def]
     d = 2 if direction == "bidirectional" else 1
-    y, y_h = RULE(node(n_in, direction=direction, layout=layout), types(dtype, d, layout, n_in), {})
-    assert y == (tt(dtype, 5, d, 2, 3) if layout == 0 else tt(dtype, 2, 5, d, 3))
-    assert y_h == (tt(dtype, d, 2, 3) if layout == 0 else tt(dtype, 2, d, 3))
+    n = node(n_in, direction=direction, layout=layout)
+    assert_rule_gives_y_and_states(RULE, n, types(dtype, d, layout, n_in), dtype, d, layout, 1)
 
 
 X, W, R = tt(F32, 5, 2, 4), tt(F32, 1, 9, 4), tt(F32, 1, 9, 3)
@@ -145,11 +147,7 @@ def test_folding_rounds_once_and_clips() -> None:
         rng.standard_normal((2, 15, 5)).astype(np.float16),
     )
     attrs = {"direction": "bidirectional", "clip": 0.5, "activations": "Sigmoid,Relu,Sigmoid,Relu"}
-    y, y_h = _fold(node(3, **attrs), x, w, r)
-    wide, wide_h = _fold(node(3, **attrs), *(a.astype(np.float64) for a in (x, w, r)))
-    assert y.dtype == np.float16 and y.shape == (4, 2, 2, 5)
-    np.testing.assert_array_equal(y, wide.astype(np.float16))
-    np.testing.assert_array_equal(y_h, wide_h.astype(np.float16))
+    assert_rounded_once(OpType.GRU, node(3, **attrs), [x, w, r], 2, (4, 2, 2, 5))
 
 
 def test_folding_layout_1_is_layout_0_transposed() -> None:
@@ -164,11 +162,8 @@ def test_folding_layout_1_is_layout_0_transposed() -> None:
         np.full(4, 3, np.int32),
         rng.standard_normal((2, 30)),
     )
-    y0, h_0 = _fold(node(6, direction="bidirectional"), x, w, r, b, lens, h0)
-    y1, h_1 = _fold(node(6, direction="bidirectional", layout=1), x.transpose(1, 0, 2), w, r, b, lens,
-                    h0.transpose(1, 0, 2))  # fmt: skip
-    np.testing.assert_array_equal(y1, y0.transpose(2, 0, 1, 3))
-    np.testing.assert_array_equal(h_1, h_0.transpose(1, 0, 2))
+    n0, n1 = node(6, direction="bidirectional"), node(6, direction="bidirectional", layout=1)
+    assert_layout_1_is_layout_0_transposed(OpType.GRU, n0, n1, [x, w, r, b, lens], [h0])
 
 
 @pytest.mark.parametrize("bad", [4, -1])

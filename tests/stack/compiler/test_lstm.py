@@ -17,7 +17,10 @@ from tests.stack.compiler.recurrent import (
     assert_bad_node,
     assert_breaks_the_arity,
     assert_declines,
+    assert_layout_1_is_layout_0_transposed,
     assert_lowers,
+    assert_rounded_once,
+    assert_rule_gives_y_and_states,
     compiled,
     fold,
     tt,
@@ -48,11 +51,8 @@ def types(dtype: ElemType, d: int, layout: int, n_in: int) -> list[TensorType]:
 @pytest.mark.parametrize("n_in", [3, 4, 6, 8])
 def test_the_rule_gives_y_y_h_and_y_c(dtype, direction, layout, n_in) -> None:  # type: ignore[no-untyped-def]
     d = 2 if direction == "bidirectional" else 1
-    y, y_h, y_c = RULE(
-        node(n_in, direction=direction, layout=layout), types(dtype, d, layout, n_in), {}
-    )
-    assert y == (tt(dtype, 5, d, 2, 3) if layout == 0 else tt(dtype, 2, 5, d, 3))
-    assert y_h == y_c == (tt(dtype, d, 2, 3) if layout == 0 else tt(dtype, 2, d, 3))
+    n = node(n_in, direction=direction, layout=layout)
+    assert_rule_gives_y_and_states(RULE, n, types(dtype, d, layout, n_in), dtype, d, layout, 2)
 
 
 X, W, R = tt(F32, 5, 2, 4), tt(F32, 1, 12, 4), tt(F32, 1, 12, 3)
@@ -160,11 +160,7 @@ def test_folding_rounds_once_and_clips() -> None:
         "clip": 0.5,
         "activations": "Sigmoid,Relu,Relu,Sigmoid,Tanh,Relu",
     }
-    got = _fold(node(3, **attrs), x, w, r)
-    wide = _fold(node(3, **attrs), *(a.astype(np.float64) for a in (x, w, r)))
-    assert got[0].dtype == np.float16 and got[0].shape == (4, 2, 2, 5)
-    for g, v in zip(got, wide, strict=True):
-        np.testing.assert_array_equal(g, v.astype(np.float16))
+    assert_rounded_once(OpType.LSTM, node(3, **attrs), [x, w, r], 3, (4, 2, 2, 5))
 
 
 def test_folding_layout_1_is_layout_0_transposed() -> None:
@@ -177,13 +173,8 @@ def test_folding_layout_1_is_layout_0_transposed() -> None:
     h0, c0, b, p = (rng.standard_normal((2, 4, 5)), rng.standard_normal((2, 4, 5)), rng.standard_normal((2, 40)),
                     rng.standard_normal((2, 15)))  # fmt: skip
     lens = np.full(4, 3, np.int32)
-    y0, h_0, c_0 = _fold(node(8, direction="bidirectional"), x, w, r, b, lens, h0, c0, p)
-    t = (1, 0, 2)
-    y1, h_1, c_1 = _fold(node(8, direction="bidirectional", layout=1), x.transpose(t), w, r, b, lens, h0.transpose(t),
-                         c0.transpose(t), p)  # fmt: skip
-    np.testing.assert_array_equal(y1, y0.transpose(2, 0, 1, 3))
-    np.testing.assert_array_equal(h_1, h_0.transpose(t))
-    np.testing.assert_array_equal(c_1, c_0.transpose(t))
+    n0, n1 = node(8, direction="bidirectional"), node(8, direction="bidirectional", layout=1)
+    assert_layout_1_is_layout_0_transposed(OpType.LSTM, n0, n1, [x, w, r, b, lens], [h0, c0], [p])
 
 
 @pytest.mark.parametrize("bad", [4, -1])

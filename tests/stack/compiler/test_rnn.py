@@ -18,7 +18,10 @@ from tests.stack.compiler.recurrent import (
     assert_bad_node,
     assert_breaks_the_arity,
     assert_declines,
+    assert_layout_1_is_layout_0_transposed,
     assert_lowers,
+    assert_rounded_once,
+    assert_rule_gives_y_and_states,
     compiled,
     fold,
     tt,
@@ -44,9 +47,8 @@ def types(dtype: ElemType, d: int, layout: int, n_in: int) -> list[TensorType]:
 @pytest.mark.parametrize("n_in", [3, 4, 5, 6])
 def test_the_rule_gives_y_and_y_h(dtype, direction, layout, n_in) -> None:  # type: ignore[no-untyped-def]
     d = 2 if direction == "bidirectional" else 1
-    y, y_h = RULE(node(n_in, direction=direction, layout=layout), types(dtype, d, layout, n_in), {})
-    assert y == (tt(dtype, 5, d, 2, 3) if layout == 0 else tt(dtype, 2, 5, d, 3))
-    assert y_h == (tt(dtype, d, 2, 3) if layout == 0 else tt(dtype, 2, d, 3))
+    n = node(n_in, direction=direction, layout=layout)
+    assert_rule_gives_y_and_states(RULE, n, types(dtype, d, layout, n_in), dtype, d, layout, 1)
 
 
 X, W, R = tt(F32, 5, 2, 4), tt(F32, 1, 3, 4), tt(F32, 1, 3, 3)
@@ -127,13 +129,7 @@ def test_folding_clips_and_applies_alpha_and_beta_rounded_once() -> None:
     )
     attrs = {"direction": "bidirectional", "activations": "ScaledTanh,HardSigmoid",
              "activation_alpha": (0.5, 0.2), "activation_beta": (1.5, 0.5), "clip": 1.0}  # fmt: skip
-    y, y_h = _fold(node(3, **attrs), x, w, r)
-    wide, wide_h = _fold(
-        node(3, **attrs), x.astype(np.float64), w.astype(np.float64), r.astype(np.float64)
-    )
-    assert y.dtype == np.float16 and y.shape == (4, 2, 2, 5)
-    np.testing.assert_array_equal(y, wide.astype(np.float16))
-    np.testing.assert_array_equal(y_h, wide_h.astype(np.float16))
+    wide, _ = assert_rounded_once(OpType.RNN, node(3, **attrs), [x, w, r], 2, (4, 2, 2, 5))
     assert np.abs(wide[:, 0]).max() <= 0.5 * np.tanh(1.5) and wide[:, 1].min() >= 0.5 - 0.2
 
 
@@ -145,13 +141,9 @@ def test_folding_layout_1_is_layout_0_transposed() -> None:
         rng.standard_normal((2, 5, 5)),
     )
     h0 = rng.standard_normal((2, 4, 5))
-    y0, h_0 = _fold(
-        node(6, direction="bidirectional"), x, w, r, np.zeros((2, 10)), np.full(4, 3, np.int32), h0
-    )
-    y1, h_1 = _fold(node(6, direction="bidirectional", layout=1), x.transpose(1, 0, 2), w, r,
-                    np.zeros((2, 10)), np.full(4, 3, np.int32), h0.transpose(1, 0, 2))  # fmt: skip
-    np.testing.assert_array_equal(y1, y0.transpose(2, 0, 1, 3))
-    np.testing.assert_array_equal(h_1, h_0.transpose(1, 0, 2))
+    operands = [x, w, r, np.zeros((2, 10)), np.full(4, 3, np.int32)]
+    n0, n1 = node(6, direction="bidirectional"), node(6, direction="bidirectional", layout=1)
+    assert_layout_1_is_layout_0_transposed(OpType.RNN, n0, n1, operands, [h0])
 
 
 @pytest.mark.parametrize("bad", [4, -1])
