@@ -16,7 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from stack.adapter import import_model
 from stack.adapter.errors import ModelFormatError, UnsupportedOpError
-from tests.stack.adapter.both import ort_outputs, stack_outputs
+from tests.stack.adapter.both import ort_outputs, reference_outputs, stack_outputs
 
 S, N, IN, H = 5, 3, 4, 6
 TOL = {np.float32: 1e-5, np.float16: 5e-3, np.float64: 1e-12}
@@ -173,3 +173,27 @@ def assert_folds_at_import(model: onnx.ModelProto) -> None:
     """A node of constant operands folds at import, to onnxruntime's results."""
     assert import_model(model).nodes == ()
     assert_close(stack_outputs(model, {}), ort_outputs(model, {}), np.float32)
+
+
+def assert_matches_onnxruntime(model: onnx.ModelProto, arrays: dict[str, np.ndarray]) -> list:
+    """The stack's float32 outputs of ``model`` on ``arrays`` are onnxruntime's; returned."""
+    got = stack_outputs(model, arrays)
+    assert_close(got, ort_outputs(model, arrays), np.float32)
+    return got
+
+
+def assert_matches_the_reference(
+    model: onnx.ModelProto, arrays: dict[str, np.ndarray], dtype: Any
+) -> None:
+    """The stack's outputs are ONNX's reference's, cast to ``dtype`` (the reference's Affine
+    promotes a float16 state to float32; Y it casts back to X's type)."""
+    want = [r.astype(dtype) for r in reference_outputs(model, arrays)]
+    assert_close(stack_outputs(model, arrays), want, dtype)
+
+
+def assert_same_bytes(
+    model: onnx.ModelProto, explicit: onnx.ModelProto, arrays: dict[str, np.ndarray]
+) -> None:
+    """``model`` and ``explicit`` (its defaults spelled out) give the same outputs, bit for bit."""
+    got, want = stack_outputs(model, arrays), stack_outputs(explicit, arrays)
+    assert all(g.tobytes() == w.tobytes() for g, w in zip(got, want, strict=True))

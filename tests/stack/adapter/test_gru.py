@@ -23,19 +23,20 @@ from onnx import TensorProto, helper
 from stack.adapter import import_model
 from stack.compiler import OpType
 from tests.stack.adapter import recurrent
-from tests.stack.adapter.both import ort_outputs, reference_outputs, stack_outputs
 from tests.stack.adapter.recurrent import (
     DIRECTIONS,
     IN,
     H,
     N,
     S,
-    assert_close,
     assert_folds_at_import,
     assert_layout_1_matches,
+    assert_matches_onnxruntime,
+    assert_matches_the_reference,
     assert_model_format_error,
     assert_named_outputs_match,
     assert_runs_between_other_ops,
+    assert_same_bytes,
     assert_unsupported,
     raw_model,
     recurrent_model,
@@ -64,7 +65,7 @@ def test_matches_onnxruntime(direction: str, given: str, linear: int) -> None:
     d = DIRECTIONS[direction]
     arrays = operands(d, given)
     model = gru_model(arrays, hidden_size=H, direction=direction, linear_before_reset=linear)
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize(
@@ -84,7 +85,7 @@ def test_other_activations_match_onnxruntime(direction: str, f: str, g: str) -> 
             "activation_beta": [0.5, 0.4, 0.6, 0.45][: 2 * d],
         }
     model = gru_model(arrays, hidden_size=H, direction=direction, **attrs)
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +106,7 @@ def test_activations_with_their_alpha_and_beta_match_onnxruntime(
     if beta is not None:
         attrs["activation_beta"] = [*beta, beta[0] / 2, beta[1] * 2]
     model = gru_model(arrays, hidden_size=H, direction="bidirectional", **attrs)
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize("linear", [0, 1])
@@ -116,7 +117,7 @@ def test_clip_matches_onnxruntime(linear: int, clip: float) -> None:
     model = gru_model(
         arrays, hidden_size=H, direction="bidirectional", clip=clip, linear_before_reset=linear
     )
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize("opset", [7, 14, 22])
@@ -125,7 +126,7 @@ def test_every_opset_matches_onnxruntime(opset: int) -> None:
     model = gru_model(
         arrays, opset=opset, hidden_size=H, direction="bidirectional", linear_before_reset=1
     )
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize("direction", list(DIRECTIONS))
@@ -144,16 +145,14 @@ def test_matches_the_onnx_reference(dtype, direction, layout, linear) -> None:  
     d = DIRECTIONS[direction]
     arrays = operands(d, "bh", dtype, layout)
     model = gru_model(arrays, direction=direction, layout=layout, linear_before_reset=linear)
-    want = [r.astype(dtype) for r in reference_outputs(model, arrays)]
-    assert_close(stack_outputs(model, arrays), want, dtype)
+    assert_matches_the_reference(model, arrays, dtype)
 
 
 def test_the_defaults_are_forward_sigmoid_tanh_without_clip() -> None:
     arrays = operands(1, "b")
     explicit = gru_model(arrays, hidden_size=H, direction="forward", activations=["Sigmoid", "Tanh"],
                          linear_before_reset=0)  # fmt: skip
-    got, want = stack_outputs(gru_model(arrays), arrays), stack_outputs(explicit, arrays)
-    assert all(g.tobytes() == w.tobytes() for g, w in zip(got, want, strict=True))
+    assert_same_bytes(gru_model(arrays), explicit, arrays)
 
 
 @pytest.mark.parametrize(

@@ -23,19 +23,20 @@ from onnx import TensorProto, helper
 from stack.adapter import import_model
 from stack.compiler import OpType
 from tests.stack.adapter import recurrent
-from tests.stack.adapter.both import ort_outputs, reference_outputs, stack_outputs
 from tests.stack.adapter.recurrent import (
     DIRECTIONS,
     IN,
     H,
     N,
     S,
-    assert_close,
     assert_folds_at_import,
     assert_layout_1_matches,
+    assert_matches_onnxruntime,
+    assert_matches_the_reference,
     assert_model_format_error,
     assert_named_outputs_match,
     assert_runs_between_other_ops,
+    assert_same_bytes,
     assert_unsupported,
     raw_model,
     recurrent_model,
@@ -65,7 +66,7 @@ def test_matches_onnxruntime(direction: str, given: str) -> None:
     d = DIRECTIONS[direction]
     arrays = operands(d, given)
     model = lstm_model(arrays, hidden_size=H, direction=direction)
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize("direction", list(DIRECTIONS))
@@ -74,7 +75,7 @@ def test_input_forget_matches_onnxruntime(direction: str, given: str) -> None:
     d = DIRECTIONS[direction]
     arrays = operands(d, given)
     model = lstm_model(arrays, hidden_size=H, direction=direction, input_forget=1)
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize(
@@ -87,7 +88,7 @@ def test_other_activations_match_onnxruntime(direction: str, acts: tuple[str, ..
     d = DIRECTIONS[direction]
     arrays = operands(d, "blhcp")
     model = lstm_model(arrays, hidden_size=H, direction=direction, activations=list(acts) * d)
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize(
@@ -109,7 +110,7 @@ def test_activations_with_their_alpha_and_beta_match_onnxruntime(
     if beta is not None:
         attrs["activation_beta"] = [*beta, *(b * 2 for b in beta)]
     model = lstm_model(arrays, hidden_size=H, direction="bidirectional", **attrs)
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize("clip", [0.25, 1.0, 10.0])
@@ -118,14 +119,14 @@ def test_clip_matches_onnxruntime(clip: float, given: str) -> None:
     arrays = operands(2, given)
     arrays["X"] *= 3
     model = lstm_model(arrays, hidden_size=H, direction="bidirectional", clip=clip)
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize("opset", [7, 14, 22])
 def test_every_opset_matches_onnxruntime(opset: int) -> None:
     arrays = operands(2, "blhcp")
     model = lstm_model(arrays, opset=opset, hidden_size=H, direction="bidirectional")
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize("direction", list(DIRECTIONS))
@@ -143,16 +144,14 @@ def test_matches_the_onnx_reference(dtype, direction, layout) -> None:  # type: 
     d = DIRECTIONS[direction]
     arrays = operands(d, "bhcp", dtype, layout)
     model = lstm_model(arrays, direction=direction, layout=layout)
-    want = [r.astype(dtype) for r in reference_outputs(model, arrays)]
-    assert_close(stack_outputs(model, arrays), want, dtype)
+    assert_matches_the_reference(model, arrays, dtype)
 
 
 def test_the_defaults_are_forward_sigmoid_tanh_tanh_without_clip() -> None:
     arrays = operands(1, "b")
     explicit = lstm_model(arrays, hidden_size=H, direction="forward", activations=["Sigmoid", "Tanh", "Tanh"],
                           input_forget=0)  # fmt: skip
-    got, want = stack_outputs(lstm_model(arrays), arrays), stack_outputs(explicit, arrays)
-    assert all(g.tobytes() == w.tobytes() for g, w in zip(got, want, strict=True))
+    assert_same_bytes(lstm_model(arrays), explicit, arrays)
 
 
 @pytest.mark.parametrize(

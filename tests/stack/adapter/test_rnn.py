@@ -22,19 +22,20 @@ from onnx import TensorProto, helper
 from stack.adapter import import_model
 from stack.compiler import OpType
 from tests.stack.adapter import recurrent
-from tests.stack.adapter.both import ort_outputs, reference_outputs, stack_outputs
 from tests.stack.adapter.recurrent import (
     DIRECTIONS,
     IN,
     H,
     N,
     S,
-    assert_close,
     assert_folds_at_import,
     assert_layout_1_matches,
+    assert_matches_onnxruntime,
+    assert_matches_the_reference,
     assert_model_format_error,
     assert_named_outputs_match,
     assert_runs_between_other_ops,
+    assert_same_bytes,
     assert_unsupported,
     raw_model,
     recurrent_model,
@@ -65,7 +66,7 @@ def test_matches_onnxruntime(direction: str, given: str, acts: tuple[str, str]) 
     d = DIRECTIONS[direction]
     arrays = operands(d, given)
     model = rnn_model(arrays, hidden_size=H, direction=direction, activations=list(acts[:d]))
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize(
@@ -83,7 +84,7 @@ def test_every_activation_with_its_alpha_and_beta_matches_onnxruntime(
     if beta is not None:
         attrs["activation_beta"] = [beta, beta / 2][:d]
     model = rnn_model(arrays, hidden_size=H, direction=direction, **attrs)
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize("direction", list(DIRECTIONS))
@@ -95,8 +96,7 @@ def test_clip_matches_onnxruntime(direction: str, clip: float) -> None:
     model = rnn_model(
         arrays, hidden_size=H, direction=direction, clip=clip, activations=["Relu"] * d
     )
-    got = stack_outputs(model, arrays)
-    assert_close(got, ort_outputs(model, arrays), np.float32)
+    got = assert_matches_onnxruntime(model, arrays)
     assert got[0].max() <= clip
 
 
@@ -104,7 +104,7 @@ def test_clip_matches_onnxruntime(direction: str, clip: float) -> None:
 def test_every_opset_matches_onnxruntime(opset: int) -> None:
     arrays = operands(2, "blh")
     model = rnn_model(arrays, opset=opset, hidden_size=H, direction="bidirectional")
-    assert_close(stack_outputs(model, arrays), ort_outputs(model, arrays), np.float32)
+    assert_matches_onnxruntime(model, arrays)
 
 
 @pytest.mark.parametrize("direction", list(DIRECTIONS))
@@ -128,16 +128,13 @@ def test_matches_the_onnx_reference(dtype, direction, layout, act) -> None:  # t
         # one alpha and beta for both directions: the reference runs each with the first's
         attrs |= {"activation_alpha": [0.5] * d, "activation_beta": [0.25] * d}
     model = rnn_model(arrays, direction=direction, layout=layout, **attrs)
-    # the reference's Affine promotes its float16 Y_h to float32 (Y it casts back to X's type)
-    want = [r.astype(dtype) for r in reference_outputs(model, arrays)]
-    assert_close(stack_outputs(model, arrays), want, dtype)
+    assert_matches_the_reference(model, arrays, dtype)
 
 
 def test_the_defaults_are_forward_tanh_without_clip() -> None:
     arrays = operands(1, "b")
     explicit = rnn_model(arrays, hidden_size=H, direction="forward", activations=["Tanh"])
-    got, want = stack_outputs(rnn_model(arrays), arrays), stack_outputs(explicit, arrays)
-    assert all(g.tobytes() == w.tobytes() for g, w in zip(got, want, strict=True))
+    assert_same_bytes(rnn_model(arrays), explicit, arrays)
 
 
 @pytest.mark.parametrize(
