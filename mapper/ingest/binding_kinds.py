@@ -22,7 +22,7 @@ class BindingKind(enum.StrEnum):
     IOCTL_ARG = "ioctl_arg"  # ioctl → its argument struct
     INHERIT = "inherit"  # C++ class → its base class
     ENUM_CASE = "enum_case"  # switching function → the enumerator a ``case`` label names
-    ENUM_USE = "enum_use"  # function → an enumerator it assigns, compares or passes
+    ENUM_USE = "enum_use"  # function → an enumerator it assigns, initialises from or passes
 
 
 @dataclass(frozen=True, slots=True)

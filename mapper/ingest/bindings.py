@@ -15,7 +15,7 @@ node id → target node id with the location that shows it. Pure and determinist
   label or an ioctl-table entry naming it; its source is the switching function or the handler.
 - An **enumerator** of the repository named by a function: a ``case`` label that is no ioctl
   (the function dispatches on it: ``case GGML_OP_ADD:`` in a backend's compute function, as a
-  Python registry keyed by an enum member does), or a use (assigned, compared, returned or
+  Python registry keyed by an enum member does), or a use (assigned, initialised from or
   passed: ``result->op = GGML_OP_ADD``, what a Python reference to an enum member is).
 - A **slot** is a function-pointer field ``Struct::field``. A ``bind`` (designated or
   positional initializer) makes the function an implementation of the slot; a call through a

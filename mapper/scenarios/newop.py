@@ -58,6 +58,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
     else:
         token = ranked[0][0]
     new = vocab.compact(name)
+    new_words = vocab.op_words(name)
     values = known[token]
     spelt = vocab.spellings(values)
     others = {s for t, vs in known.items() if t != token for s in vocab.spellings(vs)} - spelt
@@ -81,7 +82,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 node.path,
                 node.line,
                 node.id,
-                vocab.rename(node.name, forms, vocab.op_words(name)),
+                vocab.rename(node.name, forms, new_words),
                 f"add a value for {name} to {family} "
                 f"(like {vocab.short_name(node)} = {node.get('value')})",
                 _definition_hop(view, node),
@@ -128,7 +129,7 @@ def walk_new_op(view: MapView, name: str, like: str | None = None) -> NewOpWalk:
                 node.path,
                 node.line,
                 node.id,
-                vocab.rename(str(node.get("qualname") or node.name), forms, vocab.op_words(name)),
+                vocab.rename(str(node.get("qualname") or node.name), forms, new_words),
                 f"{verb} {node.name}",
                 _definition_hop(view, node),
             )

@@ -133,16 +133,25 @@ def _implemented(view: MapView, value: Value) -> bool:
 
 def op_vocabularies(view: MapView) -> dict[str, list[Value]]:
     """The vocabularies naming operators (see the module docstring), id → values."""
+    return _op_vocabularies(view)[0]
+
+
+def _op_vocabularies(view: MapView) -> tuple[dict[str, list[Value]], set[str]]:
+    """The op vocabularies, and those of them that code dispatches on (:func:`_dispatched`),
+    each vocabulary tested once."""
     vocabs = vocabularies(view)
     links, vocab_of = _same_thing(view, vocabs)
     out: dict[str, list[Value]] = {}
+    dispatched: set[str] = set()
     for group in _kin_groups(vocabs, links, vocab_of):
         implemented = sum(1 for voc in group for v in vocabs[voc] if _implemented(view, v))
-        if len(group) >= 2 and implemented >= 2:
+        if len(group) >= 2 and implemented < 2:
+            continue
+        switched = {voc for voc in group if _dispatched(view, vocabs[voc])}
+        if len(group) >= 2 or switched:
             out.update({voc: vocabs[voc] for voc in sorted(group)})
-        elif len(group) == 1 and _dispatched(view, vocabs[next(iter(group))]):
-            out.update({voc: vocabs[voc] for voc in group})
-    return out
+            dispatched |= switched
+    return out, dispatched
 
 
 def _dispatched(view: MapView, values: list[Value]) -> bool:
@@ -162,7 +171,7 @@ def _dispatched(view: MapView, values: list[Value]) -> bool:
 def ops(view: MapView) -> dict[str, list[Value]]:
     """Op token → the values naming that op, for ops named by at least two vocabularies or by
     one that code dispatches on (:func:`_dispatched`)."""
-    vocabs = op_vocabularies(view)
+    vocabs, dispatched = _op_vocabularies(view)
     links, _ = _same_thing(view, vocabs)
     same = _Union()
     for a, b in links:
@@ -171,13 +180,13 @@ def ops(view: MapView) -> dict[str, list[Value]]:
     for values in vocabs.values():
         for v in values:
             groups[same.find(v.node.id)].append(v)
-    dispatched = {voc for voc, values in vocabs.items() if _dispatched(view, values)}
     out: dict[str, list[Value]] = {}
     for values in groups.values():
         named_by = {v.vocabulary for v in values}
-        lone = named_by <= dispatched and all(_implemented(view, v) for v in values)
-        if len(named_by) < 2 and not lone:  # one vocabulary's sentinel (GGML_OP_COUNT) is none
+        if len(named_by) < 2 and not named_by <= dispatched:
             continue
+        if len(named_by) < 2 and not all(_implemented(view, v) for v in values):
+            continue  # a dispatched vocabulary's sentinel (GGML_OP_COUNT) is no op
         counts = Counter(v.token for v in values)
         token = min(counts, key=lambda t: (-counts[t], len(t), t))
         out[token] = sorted(values, key=lambda v: v.node.id)
